@@ -1,0 +1,1 @@
+"""counterexamples: see README."""

@@ -1,0 +1,1 @@
+"""CLI verbs contributed by the lab's capabilities: each module defines ``register(app)``."""

@@ -1,0 +1,233 @@
+"""Exact numbers: rationals as `Fraction`, irrationals as z3 algebraic numbers.
+
+Every verdict of the lab is decided with these types; floats only ever guide a search.
+
+* `to_fraction` reads a user-supplied number (int, decimal text, ``"p/q"``) exactly, so the JSON
+  float ``0.1`` is 1/10, and rejects NaN, infinities and booleans with an `InputError`.
+* `Algebraic` wraps a real algebraic number computed by z3 (e.g. the CEEI optimum of Theorem 5 of
+  the DRF paper, a root of 63x^2 - 6250x + 62500). It supports exact arithmetic and comparison
+  with `Fraction`s and other `Algebraic`s and collapses to a `Fraction` whenever the value is
+  rational.
+* `format_exact` writes a value for people and JSON: ``"45/11"``, ``"3"``, or a decimal string with
+  20 significant digits for an irrational value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Union
+
+import z3
+
+from fairlab.errors import InputError
+
+_RATIONAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*(/\s*\d+\s*)?$")
+
+
+def to_fraction(value, field: str) -> Fraction:
+    """Read `value` exactly as a rational number, or raise `InputError` naming `field`."""
+    if isinstance(value, bool):
+        raise InputError(f"{field}: expected a number, got {value!r}")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise InputError(f"{field}: expected a finite number, got {value!r}")
+        # Through the shortest decimal text, so 0.1 means 1/10 and not the binary double.
+        return Fraction(repr(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InputError(f"{field}: expected a finite number, got {value!r}")
+        return Fraction(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not _RATIONAL_TEXT.match(text):
+            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {value!r}")
+        try:
+            if "/" in text:
+                num, den = text.split("/")
+                result = Fraction(Decimal(num.strip())) / Fraction(int(den.strip()))
+            else:
+                result = Fraction(Decimal(text))
+        except (ZeroDivisionError, InvalidOperation, ValueError):
+            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {value!r}") from None
+        return result
+    raise InputError(f"{field}: expected a number, got {value!r}")
+
+
+def _z3_value(x) -> z3.ArithRef:
+    if isinstance(x, Algebraic):
+        return x.ref
+    if isinstance(x, Fraction):
+        return z3.RealVal(f"{x.numerator}/{x.denominator}")
+    if isinstance(x, int):
+        return z3.RealVal(x)
+    raise TypeError(f"not an exact number: {x!r}")
+
+
+def _collapse(ref: z3.ArithRef) -> "Exact":
+    """Simplify a z3 numeral expression to a `Fraction` if rational, else an `Algebraic`."""
+    ref = z3.simplify(ref)
+    if z3.is_rational_value(ref):
+        return Fraction(ref.numerator_as_long(), ref.denominator_as_long())
+    if z3.is_algebraic_value(ref):
+        return Algebraic(ref)
+    raise ValueError(f"not a numeral after simplification: {ref}")
+
+
+class Algebraic:
+    """A real algebraic number held exactly by z3 (irrational; rationals are `Fraction`s)."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: z3.ArithRef):
+        self.ref = ref
+
+    @staticmethod
+    def of(ref: z3.ArithRef) -> "Exact":
+        """The exact value of a z3 numeral (rational or algebraic) as a `Fraction` or `Algebraic`."""
+        return _collapse(ref)
+
+    def _op(self, other, fn):
+        if not isinstance(other, (Algebraic, Fraction, int)):
+            return NotImplemented
+        return _collapse(fn(_z3_value(self), _z3_value(other)))
+
+    def __add__(self, other):
+        return self._op(other, lambda a, b: a + b)
+
+    def __radd__(self, other):
+        return self._op(other, lambda a, b: b + a)
+
+    def __sub__(self, other):
+        return self._op(other, lambda a, b: a - b)
+
+    def __rsub__(self, other):
+        return self._op(other, lambda a, b: b - a)
+
+    def __mul__(self, other):
+        return self._op(other, lambda a, b: a * b)
+
+    def __rmul__(self, other):
+        return self._op(other, lambda a, b: b * a)
+
+    def __truediv__(self, other):
+        return self._op(other, lambda a, b: a / b)
+
+    def __rtruediv__(self, other):
+        return self._op(other, lambda a, b: b / a)
+
+    def __neg__(self):
+        return _collapse(-self.ref)
+
+    def __abs__(self):
+        return -self if self < 0 else self
+
+    def _cmp(self, other, fn) -> bool:
+        if not isinstance(other, (Algebraic, Fraction, int)):
+            return NotImplemented
+        return z3.is_true(z3.simplify(fn(_z3_value(self), _z3_value(other))))
+
+    def __lt__(self, other):
+        return self._cmp(other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return self._cmp(other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return self._cmp(other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return self._cmp(other, lambda a, b: a >= b)
+
+    def __eq__(self, other):
+        if not isinstance(other, (Algebraic, Fraction, int)):
+            return NotImplemented
+        return self._cmp(other, lambda a, b: a == b)
+
+    def __hash__(self):
+        return hash(self.decimal(40))
+
+    def __float__(self):
+        return float(self.decimal(20))
+
+    def decimal(self, digits: int = 20) -> str:
+        """The value as a decimal string with `digits` significant digits (truncated)."""
+        return _algebraic_decimal(self.ref, digits)
+
+    def polynomial(self) -> list[int]:
+        """Integer coefficients (constant term first) of a polynomial that has this value as a root."""
+        return [int(str(c)) for c in self.ref.poly()]
+
+    def __repr__(self):
+        return f"Algebraic({self.decimal(20)}…, root of {self.polynomial()})"
+
+    __str__ = decimal
+
+
+Exact = Union[Fraction, Algebraic]
+
+
+def _algebraic_decimal(ref: z3.ArithRef, digits: int) -> str:
+    # z3 gives a rational interval endpoint with `precision` bits after the point;
+    # ask for enough bits that `digits` significant digits are right.
+    approx = ref.approx(digits + 10)
+    value = Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+    return _fraction_decimal(value, digits)
+
+
+def _fraction_decimal(value: Fraction, digits: int) -> str:
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    exponent = math.floor(math.log10(value.numerator) - math.log10(value.denominator))
+    # Fix the exponent exactly (the float estimate can be off by one).
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    scale = digits - 1 - exponent
+    scaled = value * Fraction(10) ** scale
+    integer = scaled.numerator // scaled.denominator
+    text = str(integer)
+    if scale <= 0:
+        return sign + text + "0" * (-scale)
+    if len(text) <= scale:
+        text = "0" * (scale - len(text) + 1) + text
+    whole, frac = text[:-scale], text[-scale:]
+    frac = frac.rstrip("0")
+    return sign + whole + ("." + frac if frac else "")
+
+
+def format_exact(value: Exact) -> str:
+    """``"45/11"``, ``"3"`` for rationals; a 20-significant-digit decimal for irrationals."""
+    if isinstance(value, Algebraic):
+        return value.decimal(20)
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def format_short(value: Exact, digits: int = 6) -> str:
+    """A compact form for tables: exact when short (``45/11``), else a decimal approximation."""
+    if isinstance(value, Fraction) and len(format_exact(value)) <= 12:
+        return format_exact(value)
+    if isinstance(value, Fraction):
+        return "≈" + _fraction_decimal(value, digits)
+    return "≈" + value.decimal(digits)
+
+
+def to_float(value: Exact) -> float:
+    return float(value)
+
+
+def z3_value(value: Exact) -> z3.ArithRef:
+    """The z3 numeral of an exact value (to substitute into symbolic specifications)."""
+    return _z3_value(value)

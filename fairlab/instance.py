@@ -1,0 +1,267 @@
+"""The exact instance model: n users with Leontief demands over m divisible resources.
+
+JSON form (DRF paper §4.1's running example)::
+
+    {"capacities": [9, 18], "demands": [[1, 4], [3, 1]],
+     "weights": [1, 2]            # or a vector per user, §4.3 of the DRF paper
+     "max_tasks": [null, 5],      # per-user task caps, null = unlimited
+     "users": ["A", "B"], "resources": ["CPU", "GB"]}
+
+Numbers are read exactly (`fairlab.exact.to_fraction`). Every way an instance can be malformed
+raises `InputError` with a one-line message naming the field and the offending value.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from fairlab.errors import InputError
+from fairlab.exact import format_exact, to_fraction
+
+KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An exact multi-resource instance. Build with `Instance.build` or `Instance.from_dict`."""
+
+    capacities: tuple[Fraction, ...]
+    demands: tuple[tuple[Fraction, ...], ...]
+    weights: tuple[tuple[Fraction, ...], ...]
+    max_tasks: tuple[Fraction | None, ...]
+    users: tuple[str, ...]
+    resources: tuple[str, ...]
+    weights_given: str = "none"  # "none", "scalar" or "vector": how the weights were written
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def build(cls, capacities, demands, weights=None, max_tasks=None, users=None, resources=None) -> "Instance":
+        """Validate and normalise raw Python values (numbers as int/float/str/Fraction)."""
+        return cls.from_dict(
+            {
+                "capacities": capacities,
+                "demands": demands,
+                "weights": weights,
+                "max_tasks": max_tasks,
+                "users": users,
+                "resources": resources,
+            }
+        )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Instance":
+        if not isinstance(data, Mapping):
+            raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
+        unknown = [k for k in data if k not in KNOWN_KEYS]
+        if unknown:
+            raise InputError(f"instance: unknown key {unknown[0]!r} (known: {', '.join(KNOWN_KEYS)})")
+        if data.get("capacities") is None:
+            raise InputError("capacities: missing")
+        caps_raw = data["capacities"]
+        if not isinstance(caps_raw, Sequence) or isinstance(caps_raw, (str, bytes)) or len(caps_raw) == 0:
+            raise InputError(f"capacities: expected a non-empty list of positive numbers, got {caps_raw!r}")
+        capacities = tuple(to_fraction(v, f"capacities[{j}]") for j, v in enumerate(caps_raw))
+        for j, c in enumerate(capacities):
+            if c <= 0:
+                raise InputError(f"capacities[{j}]: must be positive, got {caps_raw[j]!r}")
+        m = len(capacities)
+
+        if data.get("demands") is None:
+            raise InputError("demands: missing")
+        dem_raw = data["demands"]
+        if not isinstance(dem_raw, Sequence) or isinstance(dem_raw, (str, bytes)) or len(dem_raw) == 0:
+            raise InputError(f"demands: expected a non-empty list of rows, got {dem_raw!r}")
+        demands = []
+        for i, row in enumerate(dem_raw):
+            if not isinstance(row, Sequence) or isinstance(row, (str, bytes)):
+                raise InputError(f"demands[{i}]: expected a list of {m} numbers, got {row!r}")
+            if len(row) != m:
+                raise InputError(f"demands[{i}]: has {len(row)} entries but there are {m} capacities (ragged matrix)")
+            parsed = tuple(to_fraction(v, f"demands[{i}][{j}]") for j, v in enumerate(row))
+            for j, d in enumerate(parsed):
+                if d < 0:
+                    raise InputError(f"demands[{i}][{j}]: must be non-negative, got {row[j]!r}")
+            if all(d == 0 for d in parsed):
+                raise InputError(f"demands[{i}]: all zero; every user must demand some resource")
+            demands.append(parsed)
+        n = len(demands)
+
+        weights, weights_given = _parse_weights(data.get("weights"), n, m)
+        max_tasks = _parse_max_tasks(data.get("max_tasks"), n)
+        users = _parse_names(data.get("users"), n, "users", default=[f"u{i + 1}" for i in range(n)])
+        resources = _parse_names(data.get("resources"), m, "resources", default=[f"r{j + 1}" for j in range(m)])
+        return cls(capacities, tuple(demands), weights, max_tasks, users, resources, weights_given)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "instance") -> "Instance":
+        return cls.from_dict(parse_json(text, source))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Instance":
+        """Read an instance from a JSON file (or a shipped example's name, see `examples()`)."""
+        path_obj = Path(path)
+        if not path_obj.exists():
+            shipped = EXAMPLES_DIR / f"{path}.json"
+            if shipped.exists():
+                path_obj = shipped
+            else:
+                raise InputError(f"instance: no such file or shipped example {str(path)!r}")
+        try:
+            text = path_obj.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"instance: cannot read {str(path)!r}: {exc}") from None
+        return cls.from_json(text, str(path))
+
+    # ----------------------------------------------------------------- views
+    @property
+    def n(self) -> int:
+        return len(self.demands)
+
+    @property
+    def m(self) -> int:
+        return len(self.capacities)
+
+    def scalar_weights(self) -> tuple[Fraction, ...] | None:
+        """Per-user scalar weights, or None if some user's weight vector is not constant."""
+        out = []
+        for row in self.weights:
+            if any(w != row[0] for w in row):
+                return None
+            out.append(row[0])
+        return tuple(out)
+
+    def demand_share(self, i: int, r: int) -> Fraction:
+        """Fraction of resource r one task of user i takes."""
+        return self.demands[i][r] / self.capacities[r]
+
+    def dominant_share_per_task(self, i: int) -> Fraction:
+        """max_r d_ir / c_r: the dominant share one task of user i takes (unweighted)."""
+        return max(self.demand_share(i, r) for r in range(self.m))
+
+    def weighted_dominant_share_per_task(self, i: int) -> Fraction:
+        """max_r d_ir / (c_r w_ir): §4.3 of the DRF paper (equals the unweighted one / w_i for scalar weights)."""
+        return max(self.demand_share(i, r) / self.weights[i][r] for r in range(self.m))
+
+    def solo_tasks(self, i: int) -> Fraction:
+        """Tasks user i runs with the whole system to itself (capped by its task cap)."""
+        best = min(self.capacities[r] / self.demands[i][r] for r in range(self.m) if self.demands[i][r] > 0)
+        cap = self.max_tasks[i]
+        return best if cap is None else min(best, cap)
+
+    def to_dict(self) -> dict:
+        """JSON-shaped dict with exact numbers written as strings ("45/11", "3")."""
+        out: dict[str, Any] = {
+            "capacities": [_num(c) for c in self.capacities],
+            "demands": [[_num(d) for d in row] for row in self.demands],
+        }
+        if self.weights_given == "scalar":
+            out["weights"] = [_num(row[0]) for row in self.weights]
+        elif self.weights_given == "vector":
+            out["weights"] = [[_num(w) for w in row] for row in self.weights]
+        if any(t is not None for t in self.max_tasks):
+            out["max_tasks"] = [None if t is None else _num(t) for t in self.max_tasks]
+        out["users"] = list(self.users)
+        out["resources"] = list(self.resources)
+        return out
+
+    def replace(self, **changes) -> "Instance":
+        """A validated copy with some fields replaced (raw values accepted as in `build`)."""
+        data = self.to_dict()
+        data.update({k: v for k, v in changes.items()})
+        if "demands" in changes and "users" not in changes and len(changes["demands"]) != self.n:
+            data["users"] = None
+            if "max_tasks" not in changes:
+                data["max_tasks"] = None
+            if "weights" not in changes:
+                data["weights"] = None
+        if "capacities" in changes and "resources" not in changes and len(changes["capacities"]) != self.m:
+            data["resources"] = None
+        return Instance.from_dict(data)
+
+
+def _num(x: Fraction) -> int | str:
+    return int(x) if x.denominator == 1 else format_exact(x)
+
+
+def _parse_weights(raw, n: int, m: int):
+    if raw is None:
+        return tuple(tuple(Fraction(1) for _ in range(m)) for _ in range(n)), "none"
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
+        raise InputError(f"weights: expected one weight (or weight vector) per user ({n} users), got {raw!r}")
+    rows = []
+    kinds = set()
+    for i, w in enumerate(raw):
+        if isinstance(w, Sequence) and not isinstance(w, (str, bytes)):
+            if len(w) != m:
+                raise InputError(f"weights[{i}]: a weight vector needs {m} entries (one per resource), got {w!r}")
+            row = tuple(to_fraction(v, f"weights[{i}][{j}]") for j, v in enumerate(w))
+            kinds.add("vector")
+        else:
+            row = (to_fraction(w, f"weights[{i}]"),) * m
+            kinds.add("scalar")
+        for j, v in enumerate(row):
+            if v <= 0:
+                where = f"weights[{i}][{j}]" if "vector" in kinds and isinstance(w, Sequence) else f"weights[{i}]"
+                raise InputError(f"{where}: must be positive, got {w!r}")
+        rows.append(row)
+    if len(kinds) > 1:
+        raise InputError("weights: mix of scalars and vectors; give all users a scalar or all a vector")
+    return tuple(rows), kinds.pop()
+
+
+def _parse_max_tasks(raw, n: int):
+    if raw is None:
+        return (None,) * n
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
+        raise InputError(f"max_tasks: expected one cap (or null) per user ({n} users), got {raw!r}")
+    out = []
+    for i, v in enumerate(raw):
+        if v is None:
+            out.append(None)
+            continue
+        t = to_fraction(v, f"max_tasks[{i}]")
+        if t < 0:
+            raise InputError(f"max_tasks[{i}]: must be non-negative or null, got {v!r}")
+        out.append(t)
+    return tuple(out)
+
+
+def _parse_names(raw, count: int, field: str, default: list[str]):
+    if raw is None:
+        return tuple(default)
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != count:
+        raise InputError(f"{field}: expected {count} names, got {raw!r}")
+    names = []
+    for k, v in enumerate(raw):
+        if not isinstance(v, str) or not v.strip():
+            raise InputError(f"{field}[{k}]: expected a non-empty name, got {v!r}")
+        names.append(v)
+    if len(set(names)) != len(names):
+        raise InputError(f"{field}: names must be distinct, got {raw!r}")
+    return tuple(names)
+
+
+def _reject_constant(name: str):
+    raise InputError(f"number {name} is not allowed; numbers must be finite")
+
+
+def parse_json(text: str, source: str = "input"):
+    """Parse JSON with floats read through their decimal text (0.1 -> 1/10) and NaN/Infinity refused."""
+    try:
+        return json.loads(text, parse_float=Fraction, parse_constant=_reject_constant)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+EXAMPLES_DIR = Path(__file__).with_name("examples")
+
+
+def examples() -> dict[str, Path]:
+    """The shipped example instances, by name (usable wherever an INSTANCE path is)."""
+    return {p.stem: p for p in sorted(EXAMPLES_DIR.glob("*.json"))}

@@ -1,0 +1,242 @@
+"""What every mechanism shares: the allocation result, the symbolic instance, the registry.
+
+A mechanism file defines two things side by side and registers them with `register`:
+
+* a numeric allocator ``allocate(instance, **options) -> Allocation`` computing the exact
+  allocation (tasks per user as `Fraction` or `fairlab.exact.Algebraic`);
+* a symbolic specification ``spec(sym, tasks, **options) -> list[Constraint]``: named z3
+  constraints that characterise the mechanism's allocation `tasks` (z3 Reals) of the symbolic
+  instance `sym`, whose capacities and demands may be numerals or unknowns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
+
+import z3
+
+from fairlab.errors import InputError
+from fairlab.exact import Exact, format_exact, z3_value
+from fairlab.instance import Instance
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class Allocation:
+    """A mechanism's exact allocation: `tasks[i]` tasks (continuous) for user i, in user order."""
+
+    mechanism: str
+    instance: Instance
+    tasks: tuple[Exact, ...]
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    notes: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def bundles(self) -> tuple[tuple[Exact, ...], ...]:
+        """Resource amounts per user: tasks_i * d_ir."""
+        inst = self.instance
+        return tuple(tuple(t * d for d in inst.demands[i]) for i, t in enumerate(self.tasks))
+
+    @property
+    def shares(self) -> tuple[tuple[Exact, ...], ...]:
+        """Fractions of each resource per user: tasks_i * d_ir / c_r."""
+        inst = self.instance
+        return tuple(tuple(t * inst.demand_share(i, r) for r in range(inst.m)) for i, t in enumerate(self.tasks))
+
+    @property
+    def dominant_shares(self) -> tuple[Exact, ...]:
+        """max_r of each user's shares (unweighted)."""
+        inst = self.instance
+        return tuple(t * inst.dominant_share_per_task(i) for i, t in enumerate(self.tasks))
+
+    @property
+    def utilisation(self) -> tuple[Exact, ...]:
+        """Fraction of each resource in use: sum_i tasks_i d_ir / c_r."""
+        inst = self.instance
+        return tuple(
+            sum((t * inst.demand_share(i, r) for i, t in enumerate(self.tasks)), Fraction(0)) for r in range(inst.m)
+        )
+
+    def is_exact_rational(self) -> bool:
+        return all(isinstance(t, Fraction) for t in self.tasks)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: every number as an exact string (irrationals to 20 significant digits)."""
+        inst = self.instance
+        fmt = format_exact
+        return {
+            "mechanism": self.mechanism,
+            "options": {k: _jsonable(v) for k, v in self.options.items()},
+            "users": list(inst.users),
+            "resources": list(inst.resources),
+            "tasks": [fmt(t) for t in self.tasks],
+            "bundles": [[fmt(b) for b in row] for row in self.bundles],
+            "shares": [[fmt(s) for s in row] for row in self.shares],
+            "dominant_shares": [fmt(s) for s in self.dominant_shares],
+            "utilisation": [fmt(u) for u in self.utilisation],
+            "exact": all(isinstance(t, Fraction) for t in self.tasks) and "rational" or "algebraic",
+            "notes": list(self.notes),
+            **{k: _jsonable(v) for k, v in self.extra.items()},
+        }
+
+
+def _jsonable(v):
+    if isinstance(v, Fraction) or hasattr(v, "ref"):
+        return format_exact(v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return v
+
+
+def check_feasible(instance: Instance, tasks: Sequence[Exact], who: str) -> None:
+    """Raise `InputError` unless `tasks` has one non-negative entry per user, within caps and capacities."""
+    if len(tasks) != instance.n:
+        raise InputError(f"{who}: returned {len(tasks)} task counts for {instance.n} users")
+    for i, t in enumerate(tasks):
+        if t < 0:
+            raise InputError(f"{who}: user {i} gets a negative number of tasks {format_exact(t)}")
+        cap = instance.max_tasks[i]
+        if cap is not None and t > cap:
+            raise InputError(f"{who}: user {i} gets {format_exact(t)} tasks, above its cap {format_exact(cap)}")
+    for r in range(instance.m):
+        load = sum((t * instance.demands[i][r] for i, t in enumerate(tasks)), Fraction(0))
+        if load > instance.capacities[r]:
+            raise InputError(
+                f"{who}: infeasible, resource {instance.resources[r]} used {format_exact(load)}"
+                f" > capacity {format_exact(instance.capacities[r])}"
+            )
+
+
+# --------------------------------------------------------------------------- symbolic side
+class Constraint(NamedTuple):
+    """A named z3 constraint; names make unsat cores readable ("drf.bottleneck[2]")."""
+
+    name: str
+    expr: z3.BoolRef
+
+
+@dataclass
+class SymbolicInstance:
+    """An instance whose numbers are z3 terms: numerals for a known instance, unknowns for search."""
+
+    capacities: list[z3.ArithRef]
+    demands: list[list[z3.ArithRef]]
+    weights: list[list[z3.ArithRef]]
+    max_tasks: list[z3.ArithRef | None]
+    domain: list[Constraint] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.demands)
+
+    @property
+    def m(self) -> int:
+        return len(self.capacities)
+
+    @classmethod
+    def from_instance(cls, inst: Instance) -> "SymbolicInstance":
+        return cls(
+            capacities=[z3_value(c) for c in inst.capacities],
+            demands=[[z3_value(d) for d in row] for row in inst.demands],
+            weights=[[z3_value(w) for w in row] for row in inst.weights],
+            max_tasks=[None if t is None else z3_value(t) for t in inst.max_tasks],
+        )
+
+    @classmethod
+    def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> "SymbolicInstance":
+        """Unknown demands d[i][r] >= 0 (each row with a positive entry), unit weights.
+
+        `capacities`: numerals to fix (normalised capacities 1 by default, which loses no
+        generality for scale-invariant mechanisms); pass "unknown" for unknown positive ones.
+        `caps`: give every user an unknown task cap (> 0).
+        """
+        domain: list[Constraint] = []
+        if capacities == "unknown":
+            cs = [z3.Real(f"{prefix}c{r}") for r in range(m)]
+            domain += [Constraint(f"domain.capacity[{r}]>0", c > 0) for r, c in enumerate(cs)]
+        else:
+            cs = [z3_value(Fraction(c)) for c in (capacities or [1] * m)]
+        ds = [[z3.Real(f"{prefix}d{i}_{r}") for r in range(m)] for i in range(n)]
+        for i in range(n):
+            domain += [Constraint(f"domain.demand[{i}][{r}]>=0", ds[i][r] >= 0) for r in range(m)]
+            domain.append(Constraint(f"domain.demand[{i}]!=0", z3.Or([d > 0 for d in ds[i]])))
+        mt: list = [None] * n
+        if caps:
+            mt = [z3.Real(f"{prefix}cap{i}") for i in range(n)]
+            domain += [Constraint(f"domain.cap[{i}]>0", t > 0) for i, t in enumerate(mt)]
+        ones = [[z3.RealVal(1)] * m for _ in range(n)]
+        return cls(cs, ds, ones, mt, domain)
+
+    def load(self, tasks: Sequence[z3.ArithRef], r: int) -> z3.ArithRef:
+        return z3.Sum([tasks[i] * self.demands[i][r] for i in range(self.n)])
+
+    def feasibility(self, tasks: Sequence[z3.ArithRef], prefix: str) -> list[Constraint]:
+        """tasks >= 0, within task caps, and within every capacity."""
+        out = [Constraint(f"{prefix}.nonneg[{i}]", tasks[i] >= 0) for i in range(self.n)]
+        out += [
+            Constraint(f"{prefix}.cap[{i}]", tasks[i] <= cap) for i, cap in enumerate(self.max_tasks) if cap is not None
+        ]
+        out += [Constraint(f"{prefix}.capacity[{r}]", self.load(tasks, r) <= self.capacities[r]) for r in range(self.m)]
+        return out
+
+
+def z3_max(terms: Sequence[z3.ArithRef]) -> z3.ArithRef:
+    """max of z3 terms as an If-chain (a numeral if all terms are numerals)."""
+    best = terms[0]
+    for t in terms[1:]:
+        best = z3.If(t > best, t, best)
+    return z3.simplify(best) if all(z3.is_rational_value(z3.simplify(t)) for t in terms) else best
+
+
+# --------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class Mechanism:
+    """A registered mechanism: its numeric allocator and symbolic specification, side by side."""
+
+    name: str
+    summary: str
+    source: str
+    allocate: Callable[..., Allocation]
+    spec: Callable[..., list[Constraint]] | None = None
+    aliases: tuple[str, ...] = ()
+    options: Mapping[str, str] = field(default_factory=dict)
+    single_valued: bool = True
+    discrete: bool = False
+    module: str = ""
+
+    def __call__(self, instance: Instance | Mapping, **options) -> Allocation:
+        if not isinstance(instance, Instance):
+            instance = Instance.from_dict(instance)
+        unknown = [k for k in options if k not in self.options]
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise InputError(f"option {unknown[0]!r}: not an option of mechanism {self.name!r} (options: {known})")
+        return self.allocate(instance, **options)
+
+
+REGISTRY: dict[str, Mechanism] = {}
+ALIASES: dict[str, str] = {}
+
+
+def register(mechanism: Mechanism) -> Mechanism:
+    for key in (mechanism.name, *mechanism.aliases):
+        if key in REGISTRY or key in ALIASES:
+            raise ValueError(f"mechanism name {key!r} registered twice")
+    REGISTRY[mechanism.name] = mechanism
+    for alias in mechanism.aliases:
+        ALIASES[alias] = mechanism.name
+    return mechanism
+
+
+def choice(options: Mapping[str, Any], key: str, allowed: Sequence[str], default: str) -> str:
+    """Read a string option that must be one of `allowed`."""
+    value = options.get(key, default)
+    if value not in allowed:
+        raise InputError(f"option {key}: expected one of {', '.join(allowed)}, got {value!r}")
+    return value

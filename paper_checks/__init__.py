@@ -1,0 +1,1 @@
+"""paper_checks: see README."""
