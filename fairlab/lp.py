@@ -1,0 +1,468 @@
+"""Exact linear programming for small LPs: a float solver guesses, exact arithmetic decides.
+
+    >>> from fairlab.lp import solve_lp
+    >>> r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True)
+    >>> r.status, r.x, r.value
+    ('optimal', (Fraction(8, 5), Fraction(6, 5)), Fraction(14, 5))
+
+The problem is ``min`` (or ``max``) ``c·x`` subject to ``A_ub x <= b_ub``, ``A_eq x == b_eq`` and
+bounds ``lower <= x <= upper`` (default ``0 <= x``; ``None`` in a bound means unbounded on that
+side). All data are read exactly with `fairlab.exact.to_fraction`.
+
+How a verdict is reached (floats may guide, never decide):
+
+1. HiGHS (through ``highspy``) solves the LP in floating point and reports its optimal *basis*.
+2. The basis is re-solved in `Fraction` arithmetic: nonbasic variables and nonbasic constraints sit
+   exactly at their bounds, the square basic system gives the exact vertex ``x`` and the exact row
+   duals ``y``.
+3. `certify_optimal` checks, exactly, that ``x`` is primal feasible, that ``y`` is dual feasible
+   and that the primal and dual objectives are equal (LP duality, weak-duality bound
+   ``c·x >= Σ_i y_i·bound_i + Σ_j d_j·bound_j`` with reduced costs ``d = c - Aᵀy``). Only a passed
+   certificate makes the answer "optimal" on this path.
+4. Whenever HiGHS does not report an optimum, or its basis fails the exact check (degeneracy,
+   round-off, a singular basis), z3's ``Optimize`` over linear real arithmetic decides exactly.
+   A z3 timeout gives status "unknown", never an answer.
+
+`feasible` is the convenience for "is this polytope non-empty, and give me an exact point".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional, Sequence
+
+import z3
+
+from fairlab.errors import InputError
+from fairlab.exact import to_fraction
+
+OPTIMAL = "optimal"
+INFEASIBLE = "infeasible"
+UNBOUNDED = "unbounded"
+UNKNOWN = "unknown"
+
+DEFAULT_TIMEOUT_MS = 20_000
+
+
+@dataclass(frozen=True)
+class LPResult:
+    """An exact LP answer.
+
+    `status` is "optimal", "infeasible", "unbounded" or "unknown" (z3 gave up; nothing is
+    claimed). For "optimal": `x` is an exact optimal point, `value` the exact optimum of the
+    objective in the sense asked (max or min) and, when the float-guided path certified it,
+    `duals_ub` / `duals_eq` are exact multipliers of the constraint rows that prove optimality
+    (sign convention of the minimisation form, see `certify_optimal`). For "unbounded", `x` is an
+    exact feasible point when z3 gave one. `method` says which path decided: "highs+certificate"
+    or "z3".
+    """
+
+    status: str
+    x: Optional[tuple[Fraction, ...]] = None
+    value: Optional[Fraction] = None
+    method: str = ""
+    duals_ub: Optional[tuple[Fraction, ...]] = None
+    duals_eq: Optional[tuple[Fraction, ...]] = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_feasible(self) -> Optional[bool]:
+        """True if the constraints have a solution, False if not, None if undecided."""
+        if self.status in (OPTIMAL, UNBOUNDED):
+            return True
+        if self.status == INFEASIBLE:
+            return False
+        return None
+
+
+# --------------------------------------------------------------------------- input
+def _vector(values, length: Optional[int], field_name: str) -> list[Fraction]:
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise InputError(f"{field_name}: expected a list of numbers, got {values!r}")
+    out = [to_fraction(v, f"{field_name}[{k}]") for k, v in enumerate(values)]
+    if length is not None and len(out) != length:
+        raise InputError(f"{field_name}: expected {length} entries, got {len(out)}")
+    return out
+
+
+def _matrix(rows, n: int, field_name: str) -> list[list[Fraction]]:
+    if rows is None:
+        return []
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
+        raise InputError(f"{field_name}: expected a list of rows, got {rows!r}")
+    out = []
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise InputError(f"{field_name}[{i}]: expected a list of {n} numbers, got {row!r}")
+        if len(row) != n:
+            raise InputError(f"{field_name}[{i}]: has {len(row)} entries but there are {n} variables")
+        out.append([to_fraction(v, f"{field_name}[{i}][{j}]") for j, v in enumerate(row)])
+    return out
+
+
+def _rhs(values, rows: int, field_name: str, matrix_name: str) -> list[Fraction]:
+    """Right-hand side of `rows` constraint rows; may be omitted only when there are no rows."""
+    if values is None:
+        if rows:
+            raise InputError(f"{field_name}: missing, but {matrix_name} has {rows} rows")
+        return []
+    return _vector(values, rows, field_name)
+
+
+def _bounds(values, n: int, default, field_name: str) -> list[Optional[Fraction]]:
+    """A bound vector: a scalar (same for all), a list with None for 'no bound', or None = default."""
+    if values is None:
+        return [default] * n
+    if isinstance(values, (list, tuple)):
+        if len(values) != n:
+            raise InputError(f"{field_name}: expected {n} entries (one per variable), got {len(values)}")
+        return [None if v is None else to_fraction(v, f"{field_name}[{j}]") for j, v in enumerate(values)]
+    value = to_fraction(values, field_name)
+    return [value] * n
+
+
+@dataclass
+class _Problem:
+    """min c·x s.t. rows (A_ub then A_eq) within [row_lo, row_hi], col_lo <= x <= col_hi (None = infinite)."""
+
+    c: list[Fraction]
+    rows: list[list[Fraction]]
+    row_lo: list[Optional[Fraction]]
+    row_hi: list[Optional[Fraction]]
+    col_lo: list[Optional[Fraction]]
+    col_hi: list[Optional[Fraction]]
+    n_ub: int
+
+    @property
+    def n(self) -> int:
+        return len(self.c)
+
+
+def _build(objective, A_ub, b_ub, A_eq, b_eq, lower, upper, maximize) -> _Problem:
+    c = _vector(objective, None, "objective")
+    n = len(c)
+    if n == 0:
+        raise InputError("objective: needs at least one variable, got []")
+    a_ub = _matrix(A_ub, n, "A_ub")
+    a_eq = _matrix(A_eq, n, "A_eq")
+    bu = _rhs(b_ub, len(a_ub), "b_ub", "A_ub")
+    be = _rhs(b_eq, len(a_eq), "b_eq", "A_eq")
+    col_lo = _bounds(lower, n, Fraction(0), "lower")
+    col_hi = _bounds(upper, n, None, "upper")
+    if maximize:
+        c = [-v for v in c]
+    return _Problem(
+        c=c,
+        rows=a_ub + a_eq,
+        row_lo=[None] * len(a_ub) + list(be),
+        row_hi=list(bu) + list(be),
+        col_lo=col_lo,
+        col_hi=col_hi,
+        n_ub=len(a_ub),
+    )
+
+
+# --------------------------------------------------------------------------- public API
+def solve_lp(
+    objective: Sequence,
+    A_ub: Optional[Sequence[Sequence]] = None,
+    b_ub: Optional[Sequence] = None,
+    A_eq: Optional[Sequence[Sequence]] = None,
+    b_eq: Optional[Sequence] = None,
+    *,
+    lower=None,
+    upper=None,
+    maximize: bool = False,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    use_float_guide: bool = True,
+) -> LPResult:
+    """Solve ``min/max objective·x`` s.t. ``A_ub x <= b_ub``, ``A_eq x == b_eq``, ``lower <= x <= upper`` exactly.
+
+    `lower` defaults to 0 for every variable and `upper` to +infinity; either may be a scalar or a
+    per-variable list in which ``None`` means "no bound". Numbers may be int, Fraction, decimal text
+    or "p/q" (`to_fraction`). Bad shapes or values raise `InputError`. `use_float_guide=False`
+    skips HiGHS and asks z3 directly (used by the tests to cross-check the two exact paths).
+    """
+    prob = _build(objective, A_ub, b_ub, A_eq, b_eq, lower, upper, maximize)
+    sign = -1 if maximize else 1
+    trivially_infeasible = any(
+        lo is not None and hi is not None and lo > hi
+        for lo, hi in list(zip(prob.col_lo, prob.col_hi)) + list(zip(prob.row_lo, prob.row_hi))
+    )
+    if trivially_infeasible:
+        return LPResult(INFEASIBLE, method="bounds")
+    if use_float_guide:
+        certified = _solve_guided(prob)
+        if certified is not None:
+            x, y = certified
+            value = sum((cj * xj for cj, xj in zip(prob.c, x)), Fraction(0))
+            return LPResult(
+                OPTIMAL,
+                tuple(x),
+                sign * value,
+                "highs+certificate",
+                duals_ub=tuple(y[: prob.n_ub]),
+                duals_eq=tuple(y[prob.n_ub :]),
+            )
+    result = _solve_z3(prob, timeout_ms)
+    if result.status == OPTIMAL:
+        return LPResult(OPTIMAL, result.x, sign * result.value, "z3")
+    return result
+
+
+def feasible(
+    A_ub: Optional[Sequence[Sequence]] = None,
+    b_ub: Optional[Sequence] = None,
+    A_eq: Optional[Sequence[Sequence]] = None,
+    b_eq: Optional[Sequence] = None,
+    *,
+    n: Optional[int] = None,
+    lower=None,
+    upper=None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> LPResult:
+    """Is ``{x : A_ub x <= b_ub, A_eq x == b_eq, lower <= x <= upper}`` non-empty? (exact)
+
+    Returns the `LPResult` of minimising 0: `.is_feasible` is True (with `.x` an exact point),
+    False, or None if z3 timed out. `n` (number of variables) is needed only when no matrix row
+    tells it.
+    """
+    if n is None:
+        for rows in (A_ub, A_eq):
+            if rows is not None and len(rows) > 0:
+                n = len(rows[0])
+                break
+    if n is None:
+        for bound in (lower, upper):
+            if isinstance(bound, (list, tuple)):
+                n = len(bound)
+                break
+    if n is None or n <= 0:
+        raise InputError(f"n: number of variables unknown or not positive, got {n!r}; pass n=")
+    return solve_lp([0] * n, A_ub, b_ub, A_eq, b_eq, lower=lower, upper=upper, timeout_ms=timeout_ms)
+
+
+# --------------------------------------------------------------------------- exact certificate
+def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]) -> bool:
+    """Exact LP-duality certificate for ``min c·x`` over `prob`.
+
+    `x` must satisfy every row and bound. With row multipliers `y` and reduced costs
+    ``d = c - Aᵀy``, every feasible x' has ``c·x' = y·(Ax') + d·x' >= Σ_i (y_i⁺ lo_i - y_i⁻ hi_i)
+    + Σ_j (d_j⁺ l_j - d_j⁻ u_j)`` provided each bound used is finite (dual feasibility). If that
+    lower bound equals ``c·x``, x is optimal.
+    """
+    n = prob.n
+    for j in range(n):
+        if prob.col_lo[j] is not None and x[j] < prob.col_lo[j]:
+            return False
+        if prob.col_hi[j] is not None and x[j] > prob.col_hi[j]:
+            return False
+    for i, row in enumerate(prob.rows):
+        act = sum((a * xj for a, xj in zip(row, x) if a), Fraction(0))
+        if prob.row_lo[i] is not None and act < prob.row_lo[i]:
+            return False
+        if prob.row_hi[i] is not None and act > prob.row_hi[i]:
+            return False
+    bound = Fraction(0)
+    for i, yi in enumerate(y):
+        if yi > 0:
+            if prob.row_lo[i] is None:
+                return False
+            bound += yi * prob.row_lo[i]
+        elif yi < 0:
+            if prob.row_hi[i] is None:
+                return False
+            bound += yi * prob.row_hi[i]
+    for j in range(n):
+        dj = prob.c[j] - sum((yi * prob.rows[i][j] for i, yi in enumerate(y) if yi), Fraction(0))
+        if dj > 0:
+            if prob.col_lo[j] is None:
+                return False
+            bound += dj * prob.col_lo[j]
+        elif dj < 0:
+            if prob.col_hi[j] is None:
+                return False
+            bound += dj * prob.col_hi[j]
+    primal = sum((cj * xj for cj, xj in zip(prob.c, x)), Fraction(0))
+    return primal == bound
+
+
+def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) -> Optional[list[Fraction]]:
+    """Exact Gaussian elimination for a square system; None if it is singular."""
+    k = len(matrix)
+    aug = [list(row) + [b] for row, b in zip(matrix, rhs)]
+    for col in range(k):
+        pivot = next((r for r in range(col, k) if aug[r][col] != 0), None)
+        if pivot is None:
+            return None
+        aug[col], aug[pivot] = aug[pivot], aug[col]
+        prow = aug[col]
+        inv = 1 / prow[col]
+        for r in range(k):
+            if r != col and aug[r][col] != 0:
+                f = aug[r][col] * inv
+                row = aug[r]
+                for cc in range(col, k + 1):
+                    if prow[cc]:
+                        row[cc] -= f * prow[cc]
+    return [aug[r][k] / aug[r][r] for r in range(k)]
+
+
+# --------------------------------------------------------------------------- float guide
+def _highs_basis(prob: _Problem):
+    """Run HiGHS in floats; return (column statuses, row statuses) of an optimal basis, or None."""
+    import highspy
+    import numpy as np
+
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    n, mr = prob.n, len(prob.rows)
+    lp.num_col_ = n
+    lp.num_row_ = mr
+    lp.col_cost_ = np.array([float(v) for v in prob.c], dtype=float)
+    lp.col_lower_ = np.array([-inf if v is None else float(v) for v in prob.col_lo], dtype=float)
+    lp.col_upper_ = np.array([inf if v is None else float(v) for v in prob.col_hi], dtype=float)
+    lp.row_lower_ = np.array([-inf if v is None else float(v) for v in prob.row_lo], dtype=float)
+    lp.row_upper_ = np.array([inf if v is None else float(v) for v in prob.row_hi], dtype=float)
+    starts, index, values = [0], [], []
+    for row in prob.rows:
+        for j, v in enumerate(row):
+            if v:
+                index.append(j)
+                values.append(float(v))
+        starts.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = mr
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(values, dtype=float)
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    basis = h.getBasis()
+    if not basis.valid:
+        return None
+    s = highspy.HighsBasisStatus
+    code = {s.kBasic: "B", s.kLower: "L", s.kUpper: "U", s.kZero: "Z"}
+    cols = [code.get(v, "?") for v in basis.col_status]
+    rows = [code.get(v, "?") for v in basis.row_status]
+    if "?" in cols or "?" in rows:
+        return None
+    return cols, rows
+
+
+def _at(status: str, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[Fraction]:
+    """The exact value a nonbasic variable/row sits at (None if that bound is infinite)."""
+    if status == "L":
+        return lo if lo is not None else hi  # an equality row may be reported at either side
+    if status == "U":
+        return hi if hi is not None else lo
+    return Fraction(0)  # "Z": nonbasic free
+
+
+def _solve_guided(prob: _Problem) -> Optional[tuple[list[Fraction], list[Fraction]]]:
+    """Exact vertex and duals from HiGHS's optimal basis, returned only if `certify_optimal` passes."""
+    try:
+        guess = _highs_basis(prob)
+    except Exception:  # a float solver failing is never a verdict; z3 decides instead
+        return None
+    if guess is None:
+        return None
+    col_status, row_status = guess
+    n, mr = prob.n, len(prob.rows)
+    x: list[Optional[Fraction]] = [None] * n
+    for j, st in enumerate(col_status):
+        if st != "B":
+            x[j] = _at(st, prob.col_lo[j], prob.col_hi[j])
+            if x[j] is None:
+                return None
+    basic_cols = [j for j in range(n) if col_status[j] == "B"]
+    tight_rows = [i for i in range(mr) if row_status[i] != "B"]
+    if len(basic_cols) != len(tight_rows):
+        return None
+    row_values = []
+    for i in tight_rows:
+        v = _at(row_status[i], prob.row_lo[i], prob.row_hi[i])
+        if v is None:
+            return None
+        row_values.append(v)
+    # Primal: tight rows hold with equality, nonbasic columns at their bounds.
+    basis_matrix = [[prob.rows[i][j] for j in basic_cols] for i in tight_rows]
+    rhs = [
+        row_values[k] - sum((prob.rows[i][j] * x[j] for j in range(n) if col_status[j] != "B"), Fraction(0))
+        for k, i in enumerate(tight_rows)
+    ]
+    xb = solve_square(basis_matrix, rhs)
+    if xb is None:
+        return None
+    for j, v in zip(basic_cols, xb):
+        x[j] = v
+    # Dual: basic rows have y = 0, basic columns have reduced cost 0.
+    transposed = [[prob.rows[i][j] for i in tight_rows] for j in basic_cols]
+    yt = solve_square(transposed, [prob.c[j] for j in basic_cols])
+    if yt is None:
+        return None
+    y = [Fraction(0)] * mr
+    for i, v in zip(tight_rows, yt):
+        y[i] = v
+    if not certify_optimal(prob, x, y):
+        return None
+    return x, y  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- exact fallback
+def _solve_z3(prob: _Problem, timeout_ms: int) -> LPResult:
+    """Exact optimum by z3 Optimize (linear real arithmetic); "unknown" on timeout."""
+    xs = [z3.Real(f"x{j}") for j in range(prob.n)]
+    opt = z3.Optimize()
+    opt.set("timeout", int(timeout_ms))
+
+    def num(v: Fraction):
+        return z3.RealVal(f"{v.numerator}/{v.denominator}")
+
+    for j, x in enumerate(xs):
+        if prob.col_lo[j] is not None:
+            opt.add(x >= num(prob.col_lo[j]))
+        if prob.col_hi[j] is not None:
+            opt.add(x <= num(prob.col_hi[j]))
+    for i, row in enumerate(prob.rows):
+        act = z3.Sum([num(a) * x for a, x in zip(row, xs) if a]) if any(row) else z3.RealVal(0)
+        lo, hi = prob.row_lo[i], prob.row_hi[i]
+        if lo is not None and hi is not None and lo == hi:
+            opt.add(act == num(lo))
+            continue
+        if lo is not None:
+            opt.add(act >= num(lo))
+        if hi is not None:
+            opt.add(act <= num(hi))
+    terms = [num(cj) * x for cj, x in zip(prob.c, xs) if cj]
+    objective = z3.Sum(terms) if terms else z3.RealVal(0)
+    handle = opt.minimize(objective)
+    verdict = opt.check()
+    if verdict == z3.unsat:
+        return LPResult(INFEASIBLE, method="z3")
+    if verdict != z3.sat:
+        return LPResult(UNKNOWN, method="z3", notes=(f"z3: {opt.reason_unknown()}",))
+    model = opt.model()
+    x = tuple(_model_value(model, v) for v in xs)
+    bound = handle.value()
+    if z3.is_int_value(bound):  # a constant objective comes back as an integer numeral
+        value = Fraction(bound.as_long())
+    elif z3.is_rational_value(bound):
+        value = Fraction(bound.numerator_as_long(), bound.denominator_as_long())
+    else:  # -oo (or an infinity/epsilon term): no finite optimum
+        return LPResult(UNBOUNDED, x=x, method="z3")
+    exact = sum((cj * xj for cj, xj in zip(prob.c, x)), Fraction(0))
+    if exact != value:  # the model must attain the reported optimum; otherwise claim nothing
+        return LPResult(UNKNOWN, method="z3", notes=("z3 model does not attain its reported optimum",))
+    return LPResult(OPTIMAL, x=x, value=value, method="z3")
+
+
+def _model_value(model: z3.ModelRef, var: z3.ArithRef) -> Fraction:
+    v = model.eval(var, model_completion=True)
+    return Fraction(v.numerator_as_long(), v.denominator_as_long())

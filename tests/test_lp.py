@@ -1,0 +1,191 @@
+"""Exact LP helper (fairlab/lp.py): known optima, infeasible, unbounded, degenerate, random cross-checks."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+import z3
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from fairlab import lp
+from fairlab.errors import InputError
+from fairlab.lp import feasible, solve_lp
+
+
+def test_textbook_maximum_is_exact_with_certificate():
+    # max x + y s.t. x + 2y <= 4, 3x + y <= 6: vertex (8/5, 6/5), value 14/5.
+    r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True)
+    assert r.status == "optimal"
+    assert r.x == (F(8, 5), F(6, 5))
+    assert r.value == F(14, 5)
+    assert r.method == "highs+certificate"
+    # Minimisation-form duals of max x+y (= min -x-y): y = (-2/5, -1/5); b·y = -14/5.
+    assert r.duals_ub == (F(-2, 5), F(-1, 5))
+
+
+def test_z3_path_agrees_on_textbook_lp():
+    r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True, use_float_guide=False)
+    assert (r.status, r.x, r.value, r.method) == ("optimal", (F(8, 5), F(6, 5)), F(14, 5), "z3")
+
+
+def test_thirds_and_sevenths_stay_exact():
+    # min x/3 + y/7 s.t. x + y >= 1/3 (as -x - y <= -1/3), x <= 1/11: optimum puts all on y.
+    r = solve_lp(["1/3", "1/7"], A_ub=[[-1, -1]], b_ub=["-1/3"], upper=["1/11", None])
+    assert r.status == "optimal"
+    assert r.x == (F(0), F(1, 3))
+    assert r.value == F(1, 21)
+
+
+def test_equality_and_free_variables():
+    # min x + 2y s.t. x - y == 1/3, x + y >= 1, x, y free: x = 2/3, y = 1/3 -> 4/3.
+    r = solve_lp([1, 2], A_ub=[[-1, -1]], b_ub=[-1], A_eq=[[1, -1]], b_eq=["1/3"], lower=[None, None])
+    assert r.status == "optimal"
+    assert r.x == (F(2, 3), F(1, 3))
+    assert r.value == F(4, 3)
+
+
+def test_infeasible():
+    r = solve_lp([1, 1], A_ub=[[1, 1], [-1, -1]], b_ub=[1, -3])
+    assert r.status == "infeasible"
+    assert r.is_feasible is False
+    assert r.x is None and r.value is None
+
+
+def test_crossed_bounds_are_infeasible_not_an_error():
+    r = solve_lp([1], lower=[2], upper=[1])
+    assert r.status == "infeasible"
+
+
+def test_unbounded():
+    r = solve_lp([1, 1], A_ub=[[1, -1]], b_ub=[1], maximize=True)
+    assert r.status == "unbounded"
+    assert r.is_feasible is True
+    assert r.value is None
+    assert r.x is not None and r.x[0] - r.x[1] <= 1
+
+
+def test_unbounded_free_variable_minimised():
+    assert solve_lp([1], lower=[None]).status == "unbounded"
+
+
+def test_degenerate_vertex():
+    # Four constraints meet at (1, 1); max x + y = 2 there.
+    r = solve_lp([1, 1], A_ub=[[1, 0], [0, 1], [1, 1], [2, 1], [1, 2]], b_ub=[1, 1, 2, 3, 3], maximize=True)
+    assert r.status == "optimal"
+    assert r.x == (F(1), F(1))
+    assert r.value == F(2)
+
+
+def test_alternative_optima_value_is_exact():
+    r = solve_lp([1, 1], A_ub=[[1, 1]], b_ub=[1], maximize=True)
+    assert r.status == "optimal"
+    assert r.value == F(1)
+    assert sum(r.x) == 1 and all(v >= 0 for v in r.x)
+
+
+def test_zero_objective_and_feasible_point():
+    r = feasible(A_ub=[[1, 1], [-1, 0]], b_ub=[1, "-1/2"])
+    assert r.is_feasible is True
+    x = r.x
+    assert x[0] + x[1] <= 1 and x[0] >= F(1, 2) and min(x) >= 0
+    assert feasible(A_eq=[[1, 1]], b_eq=[-1]).is_feasible is False
+    assert feasible(n=2, upper=[3, 4]).is_feasible is True
+
+
+def test_certificate_rejects_a_suboptimal_point():
+    prob = lp._build([1, 1], [[1, 2], [3, 1]], [4, 6], None, None, None, None, maximize=True)
+    assert lp.certify_optimal(prob, [F(8, 5), F(6, 5)], [F(-2, 5), F(-1, 5)])
+    assert not lp.certify_optimal(prob, [F(1), F(1)], [F(-2, 5), F(-1, 5)])  # feasible, not optimal
+    assert not lp.certify_optimal(prob, [F(2), F(1)], [F(-2, 5), F(-1, 5)])  # infeasible point
+    assert not lp.certify_optimal(prob, [F(8, 5), F(6, 5)], [F(2, 5), F(1, 5)])  # dual infeasible
+
+
+def test_certificate_failure_falls_back_to_z3(monkeypatch):
+    monkeypatch.setattr(lp, "certify_optimal", lambda prob, x, y: False)
+    r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True)
+    assert (r.status, r.value, r.method) == ("optimal", F(14, 5), "z3")
+
+
+def test_z3_unknown_is_reported_as_unknown(monkeypatch):
+    monkeypatch.setattr(z3.Optimize, "check", lambda self, *a: z3.unknown)
+    r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True, use_float_guide=False)
+    assert r.status == "unknown"
+    assert r.is_feasible is None and r.value is None
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(objective=[1, 1], A_ub=[[1]], b_ub=[1]), "A_ub[0]"),
+        (dict(objective=[1], A_ub=[[1]]), "b_ub"),
+        (dict(objective=[1], A_ub=[[1]], b_ub=[1, 2]), "b_ub"),
+        (dict(objective=[float("nan")]), "objective[0]"),
+        (dict(objective=[]), "objective"),
+        (dict(objective=[1, 2], lower=[0]), "lower"),
+        (dict(objective="x"), "objective"),
+        (dict(objective=[1], A_eq=[["a"]], b_eq=[1]), "A_eq[0][0]"),
+    ],
+)
+def test_bad_input_is_one_line_input_error(kwargs, fragment):
+    with pytest.raises(InputError) as info:
+        solve_lp(**kwargs)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- random cross-checks
+small = st.integers(-6, 6)
+
+
+@st.composite
+def random_lp(draw):
+    n = draw(st.integers(1, 5))
+    k = draw(st.integers(0, 5))
+    keq = draw(st.integers(0, 2))
+    den = draw(st.sampled_from([1, 2, 3, 7]))
+    A = [[F(draw(small), den) for _ in range(n)] for _ in range(k)]
+    b = [F(draw(st.integers(-3, 12)), den) for _ in range(k)]
+    Aeq = [[F(draw(small), den) for _ in range(n)] for _ in range(keq)]
+    beq = [F(draw(st.integers(-3, 6)), den) for _ in range(keq)]
+    c = [F(draw(small), draw(st.sampled_from([1, 2, 5]))) for _ in range(n)]
+    upper = [draw(st.sampled_from([None, 1, 4, F(5, 2)])) for _ in range(n)]
+    return c, A, b, Aeq, beq, upper
+
+
+def _exactly_feasible(x, A, b, Aeq, beq, upper):
+    return (
+        all(v >= 0 for v in x)
+        and all(u is None or v <= u for v, u in zip(x, upper))
+        and all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(A, b))
+        and all(sum(a * v for a, v in zip(row, x)) == bi for row, bi in zip(Aeq, beq))
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_lp(), st.booleans())
+def test_random_lps_agree_with_scipy_and_with_z3(problem, maximize):
+    c, A, b, Aeq, beq, upper = problem
+    r = solve_lp(c, A or None, b or None, Aeq or None, beq or None, upper=upper, maximize=maximize)
+    ref = linprog(
+        [(-1 if maximize else 1) * float(v) for v in c],
+        A_ub=np.array([[float(v) for v in row] for row in A]) if A else None,
+        b_ub=[float(v) for v in b] if A else None,
+        A_eq=np.array([[float(v) for v in row] for row in Aeq]) if Aeq else None,
+        b_eq=[float(v) for v in beq] if Aeq else None,
+        bounds=[(0, None if u is None else float(u)) for u in upper],
+        method="highs",
+    )
+    expected_status = {0: "optimal", 2: "infeasible", 3: "unbounded"}[ref.status]
+    assert r.status == expected_status
+    exact_z3 = solve_lp(c, A or None, b or None, Aeq or None, beq or None, upper=upper, maximize=maximize,
+                        use_float_guide=False)
+    assert exact_z3.status == r.status
+    if r.status == "optimal":
+        assert _exactly_feasible(r.x, A, b, Aeq, beq, upper)
+        assert r.value == sum(ci * xi for ci, xi in zip(c, r.x))
+        assert r.value == exact_z3.value  # two independent exact paths, one answer
+        assert abs(float(r.value) - (-1 if maximize else 1) * ref.fun) < 1e-6
