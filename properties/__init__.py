@@ -1,1 +1,55 @@
-"""properties: see README."""
+"""Fairness properties: the eight of the DRF paper (§3) and no-justified-complaints (Bonald & Roberts §2.4).
+
+    >>> import properties
+    >>> properties.check("si", "asset", {"capacities": [30, 30], "demands": [[1, 3], [1, 1]]}).verdict
+    'violated'
+
+One property per module (si, ef, pe, sp, pm, rm, bf, srf, njc); each exposes its definition
+and source, an exact `check` returning a typed `Verdict` with a re-verifiable witness, and a z3
+`encode` that is satisfiable iff the property is violated (see `properties.base`). Every module
+in this package defining ``NAME`` is loaded on import, so adding a property is adding a file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+from fairlab.errors import InputError
+from properties.base import Encoding, Verdict, Violation
+
+PROPERTIES: dict[str, ModuleType] = {}
+
+for _info in pkgutil.iter_modules(__path__):
+    if _info.name.startswith("_") or _info.name in ("base", "leontief"):
+        continue
+    _module = importlib.import_module(f"{__name__}.{_info.name}")
+    if hasattr(_module, "NAME"):
+        PROPERTIES[_module.NAME] = _module
+
+# The order of the DRF paper §3 (the four required, then the four nice-to-have), then njc.
+ORDER = ("si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc")
+
+
+def names() -> list[str]:
+    return [n for n in ORDER if n in PROPERTIES] + sorted(n for n in PROPERTIES if n not in ORDER)
+
+
+def get(name: str) -> ModuleType:
+    """The property module called `name` (e.g. "si")."""
+    if not isinstance(name, str) or name not in PROPERTIES:
+        raise InputError(f"property {name!r}: unknown (known: {', '.join(names())})")
+    return PROPERTIES[name]
+
+
+def check(property: str, mechanism, instance, **budget) -> Verdict:
+    """Check `property` of `mechanism` (name, plug-in ``file.py:function`` or Mechanism) on `instance`.
+
+    Budget keywords: ``time_limit`` (seconds, default 30), ``evaluations`` (mechanism runs a
+    deviation search may spend, default 300), ``seed``, ``options`` (mechanism options),
+    ``symbolic`` (use z3 when the mechanism has a spec, default True)."""
+    return get(property).check(mechanism, instance, **budget)
+
+
+__all__ = ["check", "get", "names", "PROPERTIES", "Verdict", "Violation", "Encoding"]

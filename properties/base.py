@@ -1,0 +1,302 @@
+"""What every property shares: the typed verdict, the re-verifiable violation, budgets, runs.
+
+A property module (one per file in this package) defines
+
+* ``NAME``, ``TITLE``, ``DEFINITION`` (one paragraph citing its source) and ``WITNESS`` (the
+  witness shape);
+* ``check(mechanism, instance, **budget) -> Verdict``: the exact check on one instance;
+* ``confirm(mechanism, instance, witness, options) -> str | None``: recompute the violation the
+  witness claims from scratch (a fresh mechanism run, exact arithmetic) and explain it, or None
+  if it is not a violation. `Violation.verify` calls it;
+* ``encode(sym, spec, prefix) -> Encoding``: named z3 constraints, including the mechanism's
+  specification applied to fresh task variables (and to derived instances for sp, pm, rm), that
+  are satisfiable iff the property is VIOLATED on the symbolic instance `sym`.
+
+Verdicts: ``violated`` (with a witness that passed `verify`), ``holds`` (proved for this
+instance: exact check of the allocation, an exhaustive finite search, or z3 unsat),
+``none-found`` (a search within the stated budget found nothing), ``unknown`` (time out or the
+solver gave up; never reported as holds).
+
+Set-valued mechanisms (BMF) are checked on the allocation their allocator selects.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Sequence
+
+import z3
+
+from fairlab.errors import InputError
+from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
+from fairlab.instance import Instance
+from mechanisms.base import Constraint, Mechanism, check_feasible
+
+VERDICTS = ("violated", "holds", "none-found", "unknown")
+
+DEFAULT_BUDGET = {"time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True}
+
+
+# --------------------------------------------------------------------------- budgets
+@dataclass
+class Budget:
+    """What a check may spend: seconds, mechanism runs (deviation searches), seed, z3 on/off."""
+
+    time_limit: float
+    evaluations: int
+    seed: int
+    options: dict
+    symbolic: bool
+    started: float = field(default_factory=time.monotonic)
+    used_evaluations: int = 0
+
+    def remaining(self) -> float:
+        return self.time_limit - (time.monotonic() - self.started)
+
+    def exhausted(self) -> bool:
+        return self.remaining() <= 0 or self.used_evaluations >= self.evaluations
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def used(self, **extra) -> dict:
+        return {
+            "time_limit": self.time_limit,
+            "evaluations": self.used_evaluations,
+            "max_evaluations": self.evaluations,
+            **extra,
+        }
+
+
+def parse_budget(budget: Mapping[str, Any]) -> Budget:
+    """Validate `**budget` keywords: time_limit (s > 0), evaluations (int >= 1), seed, options, symbolic."""
+    unknown = [k for k in budget if k not in DEFAULT_BUDGET]
+    if unknown:
+        raise InputError(f"budget {unknown[0]!r}: unknown (known: {', '.join(DEFAULT_BUDGET)})")
+    merged = {**DEFAULT_BUDGET, **{k: v for k, v in budget.items() if v is not None}}
+    limit = to_fraction(merged["time_limit"], "time_limit")
+    if limit <= 0:
+        raise InputError(f"time_limit: must be positive, got {merged['time_limit']!r}")
+    evals = merged["evaluations"]
+    if isinstance(evals, bool) or not isinstance(evals, int) or evals < 1:
+        raise InputError(f"evaluations: expected a positive integer, got {evals!r}")
+    seed = merged["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InputError(f"seed: expected an integer, got {seed!r}")
+    options = merged["options"]
+    if not isinstance(options, Mapping):
+        raise InputError(f"options: expected a mapping of mechanism options, got {options!r}")
+    return Budget(float(limit), evals, seed, dict(options), bool(merged["symbolic"]))
+
+
+# --------------------------------------------------------------------------- mechanisms and instances
+def resolve_mechanism(mechanism) -> Mechanism:
+    """A `Mechanism`, or a registered name / alias / ``file.py:function`` plug-in."""
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    import mechanisms
+
+    return mechanisms.get(mechanism)
+
+
+def resolve_instance(instance) -> Instance:
+    if isinstance(instance, Instance):
+        return instance
+    if isinstance(instance, Mapping):
+        return Instance.from_dict(instance)
+    if isinstance(instance, str):
+        return Instance.load(instance)
+    raise InputError(f"instance: expected an Instance, a JSON-shaped dict or a path, got {type(instance).__name__}")
+
+
+def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
+    """Tasks per user of a fresh run, checked exactly feasible (caps, capacities, non-negative)."""
+    allocation = mechanism(instance, **dict(options))
+    tasks = tuple(allocation.tasks)
+    check_feasible(instance, tasks, f"mechanism {mechanism.name!r}")
+    return tasks
+
+
+def rebuild(instance: Instance, keep_users: Sequence[int] | None = None, demands=None, capacities=None) -> Instance:
+    """A copy of `instance` with some users only, replaced demand rows, or new capacities."""
+    users = list(range(instance.n)) if keep_users is None else list(keep_users)
+    rows = instance.demands if demands is None else demands
+    weights = None
+    if instance.weights_given == "scalar":
+        weights = [instance.weights[i][0] for i in users]
+    elif instance.weights_given == "vector":
+        weights = [list(instance.weights[i]) for i in users]
+    return Instance.build(
+        capacities=list(instance.capacities if capacities is None else capacities),
+        demands=[list(rows[i]) for i in users],
+        weights=weights,
+        max_tasks=[instance.max_tasks[i] for i in users],
+        users=[instance.users[i] for i in users],
+        resources=list(instance.resources),
+    )
+
+
+# --------------------------------------------------------------------------- witness numbers
+def number(value: Exact):
+    """A witness number for JSON: an int if integral, else ``"p/q"`` (irrationals to 20 digits)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    if isinstance(value, int):
+        return value
+    return format_exact(value)
+
+
+def read_vector(raw, length: int, field_name: str) -> tuple[Fraction, ...]:
+    if not isinstance(raw, (list, tuple)) or len(raw) != length:
+        raise InputError(f"witness {field_name}: expected {length} numbers, got {raw!r}")
+    return tuple(to_fraction(v, f"witness {field_name}[{k}]") for k, v in enumerate(raw))
+
+
+def read_index(raw, bound: int, field_name: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < bound:
+        raise InputError(f"witness {field_name}: expected an index in 0..{bound - 1}, got {raw!r}")
+    return raw
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class Violation:
+    """A claimed violation: `verify()` recomputes it from scratch (fresh run, exact arithmetic)."""
+
+    property: str
+    mechanism: Mechanism
+    instance: Instance
+    witness: dict
+    options: dict = field(default_factory=dict)
+
+    def explain(self) -> str | None:
+        """The recomputed explanation, or None if the witness does not show a violation."""
+        from properties import get
+
+        try:
+            return get(self.property).confirm(self.mechanism, self.instance, self.witness, self.options)
+        except InputError:
+            return None
+
+    def verify(self) -> bool:
+        return self.explain() is not None
+
+
+@dataclass
+class Verdict:
+    """The typed outcome of checking one property of one mechanism on one instance."""
+
+    property: str
+    mechanism: str
+    verdict: str
+    witness: dict | None
+    budget: dict
+    seconds: float
+    explanation: str
+    violation: Violation | None = None
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} not one of {VERDICTS}")
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": self.mechanism,
+            "property": self.property,
+            "verdict": self.verdict,
+            "witness": self.witness,
+            "budget": self.budget,
+            "seconds": round(self.seconds, 3),
+            "explanation": self.explanation,
+        }
+
+
+def violated(name: str, mechanism: Mechanism, instance: Instance, witness: dict, budget: Budget, **used) -> Verdict:
+    """A `violated` verdict, only if the witness passes its own from-scratch verification."""
+    violation = Violation(name, mechanism, instance, witness, dict(budget.options))
+    explanation = violation.explain()
+    if explanation is None:  # an engine bug or a non-deterministic mechanism: never print it
+        return Verdict(
+            name, mechanism.name, "unknown", None, budget.used(**used), budget.elapsed(),
+            f"a candidate witness {witness} failed its exact re-verification; not reported",
+        )
+    return Verdict(name, mechanism.name, "violated", witness, budget.used(**used), budget.elapsed(), explanation, violation)
+
+
+def verdict(name: str, mechanism: Mechanism, kind: str, budget: Budget, explanation: str, **used) -> Verdict:
+    return Verdict(name, mechanism.name, kind, None, budget.used(**used), budget.elapsed(), explanation)
+
+
+def static_check(name: str, mechanism, instance, budget: Mapping[str, Any], find: Callable) -> Verdict:
+    """Check a property of the allocation itself: `find(instance, tasks)` returns a witness or None.
+
+    An exact check of the one allocation decides the property at this instance, so no witness
+    means `holds`."""
+    b = parse_budget(budget)
+    mech = resolve_mechanism(mechanism)
+    inst = resolve_instance(instance)
+    tasks = run(mech, inst, b.options)
+    b.used_evaluations = 1
+    witness = find(inst, tasks)
+    if witness is not None:
+        return violated(name, mech, inst, witness, b)
+    return verdict(name, mech, "holds", b, f"exact check of the allocation {fmt_tasks(tasks)}")
+
+
+def fmt_tasks(tasks: Sequence[Exact]) -> str:
+    return "<" + ", ".join(format_exact(t) for t in tasks) + ">"
+
+
+# --------------------------------------------------------------------------- symbolic side
+@dataclass
+class Encoding:
+    """Named z3 constraints satisfiable iff the property is violated, and how to read a witness.
+
+    `constraints` include the mechanism specification(s) on fresh task variables; `domain`
+    constraints of the symbolic instance are NOT included (add ``sym.domain`` yourself).
+    `witness(model)` turns a model into the property's witness dict (numbers as in `number`)."""
+
+    constraints: list[Constraint]
+    witness: Callable[[z3.ModelRef], dict]
+    variables: dict = field(default_factory=dict)
+
+
+def fresh_tasks(prefix: str, n: int) -> list[z3.ArithRef]:
+    return [z3.Real(f"{prefix}.t{i}") for i in range(n)]
+
+
+def require_spec(spec, name: str):
+    if spec is None:
+        raise InputError(f"mechanism {name!r}: has no symbolic specification (numeric engines only)")
+    return spec
+
+
+def model_value(model: z3.ModelRef, term) -> Exact:
+    """Exact value of `term` in `model` (Fraction, or Algebraic for an irrational value)."""
+    return Algebraic.of(model.eval(term, model_completion=True))
+
+
+def model_index(model: z3.ModelRef, choices: Sequence[tuple[Any, z3.BoolRef]]):
+    """The first choice whose guard is true in the model."""
+    for value, guard in choices:
+        if z3.is_true(model.eval(guard, model_completion=True)):
+            return value
+    return None
+
+
+def solve(constraints: Sequence[Constraint], seconds: float) -> tuple[str, z3.ModelRef | None]:
+    """Run z3 on named constraints: ("sat", model), ("unsat", None) or ("unknown", None)."""
+    if seconds <= 0:
+        return "unknown", None
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(seconds * 1000)))
+    for c in constraints:
+        solver.add(c.expr)
+    result = solver.check()
+    if result == z3.sat:
+        return "sat", solver.model()
+    if result == z3.unsat:
+        return "unsat", None
+    return "unknown", None
