@@ -1,0 +1,98 @@
+"""`fairlab properties` (the property list with definitions) and `fairlab check` (one verdict).
+
+    fairlab check asset si drf-paper --format json
+    fairlab check path/to/mine.py:allocate sp instance.json --time-limit 10
+
+`check` exits 0 whatever the verdict and 2 on bad input (including a failing plug-in). A
+violation is printed only after its witness passed `Violation.verify` (a from-scratch exact
+recomputation); a witness that fails it is reported as verdict "unknown".
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from fairlab.errors import InputError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("properties")
+    def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
+        """List the fairness properties with their definitions, sources and witness shapes."""
+        import properties
+        from fairlab.cli import check_format, console, emit_json
+
+        check_format(fmt)
+        rows = [properties.get(name) for name in properties.names()]
+        if fmt == "json":
+            emit_json([
+                {"name": p.NAME, "title": p.TITLE, "definition": p.DEFINITION, "witness": p.WITNESS} for p in rows
+            ])
+            return
+        table = Table(title="fairness properties (Leontief utilities)")
+        for col in ("name", "property", "definition and source", "witness"):
+            table.add_column(col)
+        for p in rows:
+            table.add_row(p.NAME, p.TITLE, escape(p.DEFINITION), escape(p.WITNESS))
+        console.print(table)
+
+    @app.command("check")
+    def check_cmd(
+        mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+        property: str = typer.Argument(..., help="property name (see `fairlab properties`)"),
+        instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+        time_limit: float = typer.Option(30.0, "--time-limit", help="seconds for deviation searches and z3"),
+        evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
+        seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
+        no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
+        option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
+        none-found (within the budget) or unknown."""
+        import properties
+        from fairlab.cli import check_format, fail, parse_options, read_instance
+
+        check_format(fmt)
+        try:
+            inst = read_instance(instance)
+            module = properties.get(property)
+            result = module.check(
+                mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
+                options=parse_options(option), symbolic=not no_z3,
+            )
+        except InputError as exc:
+            fail(str(exc))
+        if result.verdict == "violated" and (result.violation is None or not result.violation.verify()):
+            result.verdict, result.witness = "unknown", None
+            result.explanation = "the violation found failed its own exact re-verification; not printed"
+        if fmt == "json":
+            from fairlab.cli import emit_json
+
+            emit_json(result.to_dict())
+            return
+        print_verdict(result, inst)
+
+
+def print_verdict(result, inst) -> None:
+    from fairlab.cli import console
+
+    colour = {"violated": "red", "holds": "green", "none-found": "yellow", "unknown": "yellow"}[result.verdict]
+    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{result.verdict}[/bold {colour}]")
+    if result.witness:
+        named = []
+        for key, value in result.witness.items():
+            if key in ("user", "envied", "removed") and isinstance(value, int):
+                named.append(f"{key} = {value} ({inst.users[value]})")
+            elif key == "resource" and isinstance(value, int):
+                named.append(f"{key} = {value} ({inst.resources[value]})")
+            else:
+                named.append(f"{key} = {value}")
+        console.print("witness: " + ", ".join(named), markup=False)
+    console.print(result.explanation, markup=False)
+    spent = ", ".join(f"{k} {v}" for k, v in result.budget.items())
+    console.print(f"budget: {spent}; {result.seconds:.2f} s", markup=False)
