@@ -1,0 +1,130 @@
+"""Shrink a violation to a small, readable one, re-verifying exactly at every step.
+
+Greedy and deterministic: drop users, drop resources, write each resource column with the
+smallest integers (`space.integerise`), then lower single entries (to 0, 1, half, minus one)
+while the property stays violated. Every accepted step is a fresh exact check by the caller's
+`violates(instance)` (which returns the verified verdict or None), so the result is always a
+verified violation.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Callable, Optional
+
+from fairlab.errors import InputError
+from fairlab.instance import Instance
+from search.space import integerise
+
+
+def _try(candidate_builder, violates, best):
+    try:
+        candidate = candidate_builder()
+    except InputError:  # e.g. a row became all zero
+        return None
+    verdict = violates(candidate)
+    return (candidate, verdict) if verdict is not None else None
+
+
+def shrink(
+    instance: Instance,
+    verdict,
+    violates: Callable[[Instance], Optional[object]],
+    seconds: float = 10.0,
+    min_users: int = 1,
+) -> tuple[Instance, object, int]:
+    """Returns (smallest instance found, its verdict, accepted steps)."""
+    deadline = time.monotonic() + seconds
+    best, best_verdict, steps = instance, verdict, 0
+
+    def accept(result):
+        nonlocal best, best_verdict, steps
+        best, best_verdict = result
+        steps += 1
+
+    result = _try(lambda: integerise(best), violates, best)
+    if result:
+        accept(result)
+    changed = True
+    while changed and time.monotonic() < deadline:
+        changed = False
+        for i in range(best.n):
+            if best.n <= min_users or time.monotonic() >= deadline:
+                break
+            keep = [k for k in range(best.n) if k != i]
+            result = _try(lambda: _drop_user(best, keep), violates, best)
+            if result:
+                accept(result)
+                changed = True
+                break
+        if changed:
+            continue
+        for r in range(best.m):
+            if best.m <= 1 or time.monotonic() >= deadline:
+                break
+            result = _try(lambda: _drop_resource(best, r), violates, best)
+            if result:
+                accept(result)
+                changed = True
+                break
+        if changed:
+            continue
+        for position, value in _entries(best):
+            if time.monotonic() >= deadline:
+                break
+            for smaller in _smaller_values(value, position[0] == "c"):
+                result = _try(lambda: integerise(_set_entry(best, position, smaller)), violates, best)
+                if result:
+                    accept(result)
+                    changed = True
+                    break
+            if changed:
+                break
+    return best, best_verdict, steps
+
+
+def _drop_user(inst: Instance, keep: list[int]) -> Instance:
+    data = inst.to_dict()
+    data["demands"] = [data["demands"][i] for i in keep]
+    data["users"] = [data["users"][i] for i in keep]
+    if "weights" in data:
+        data["weights"] = [data["weights"][i] for i in keep]
+    if "max_tasks" in data:
+        data["max_tasks"] = [data["max_tasks"][i] for i in keep]
+    return Instance.from_dict(data)
+
+
+def _drop_resource(inst: Instance, r: int) -> Instance:
+    data = inst.to_dict()
+    data["capacities"] = [c for j, c in enumerate(data["capacities"]) if j != r]
+    data["demands"] = [[d for j, d in enumerate(row) if j != r] for row in data["demands"]]
+    data["resources"] = [x for j, x in enumerate(data["resources"]) if j != r]
+    if inst.weights_given == "vector":
+        data["weights"] = [[w for j, w in enumerate(row) if j != r] for row in data["weights"]]
+    return Instance.from_dict(data)
+
+
+def _entries(inst: Instance):
+    for r, c in enumerate(inst.capacities):
+        yield ("c", r), c
+    for i, row in enumerate(inst.demands):
+        for r, d in enumerate(row):
+            yield ("d", i, r), d
+
+
+def _smaller_values(value: Fraction, is_capacity: bool):
+    out = []
+    for v in ([] if is_capacity else [Fraction(0)]) + [Fraction(1), Fraction(int(value) // 2), value - 1]:
+        if (v > 0 or (v == 0 and not is_capacity)) and v < value and v not in out:
+            out.append(v)
+    return out
+
+
+def _set_entry(inst: Instance, position, value) -> Instance:
+    data = inst.to_dict()
+    if position[0] == "c":
+        data["capacities"][position[1]] = str(value)
+    else:
+        data["demands"][position[1]][position[2]] = str(value)
+    return Instance.from_dict(data)
