@@ -20,7 +20,6 @@ import importlib.util
 import hashlib
 import sys
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from pathlib import Path
 
 from fairlab.errors import InputError
@@ -124,7 +123,7 @@ def tasks_of(result, instance: Instance, name: str) -> tuple:
         if isinstance(v, Algebraic):
             out.append(v)
             continue
-        if hasattr(v, "item") and not isinstance(v, (Fraction, int, float, str)):  # numpy scalars
+        if type(v).__module__ == "numpy" and hasattr(v, "item"):  # numpy scalars -> int / float
             v = v.item()
         out.append(to_fraction(v, f"mechanism {name!r}: tasks[{i}]"))
     return tuple(out)

@@ -1,0 +1,24 @@
+"""A plug-in with a symbolic specification: DRF re-exported, its spec attached as `.spec`."""
+
+import mechanisms
+from mechanisms import drf
+
+
+def drf_copy(instance):
+    """DRF, through the plug-in interface (returns an Allocation)."""
+    return mechanisms.allocate("drf", instance)
+
+
+drf_copy.spec = drf.spec
+
+
+def numpy_tasks(instance):
+    """DRF tasks as a numpy array of floats (the half-integers are exact in binary)."""
+    import numpy as np
+
+    return np.array([float(t) for t in mechanisms.allocate("drf", instance).tasks])
+
+
+def ceei_without_spec(instance):
+    """CEEI through the plug-in interface, without its spec: only the numeric engines serve it."""
+    return mechanisms.allocate("ceei", instance).tasks

@@ -1,0 +1,89 @@
+"""Plug-in mechanisms `path/to/file.py:function`: loading, result shapes, failures, and checks."""
+
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import mechanisms
+import properties
+from fairlab.cli import app
+from fairlab.errors import InputError
+from fairlab.instance import Instance
+
+PLUGINS = Path(__file__).parent / "plugins"
+UNFAIR = f"{PLUGINS / 'unfair.py'}"
+THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
+
+
+def test_a_deliberately_unfair_plugin_is_caught():
+    name = f"{UNFAIR}:dictator"
+    assert mechanisms.allocate(name, THM1).tasks == (10, 0)
+    si = properties.check("si", name, THM1)
+    assert (si.verdict, si.witness) == ("violated", {"user": 1})
+    assert si.violation.verify()
+    ef = properties.check("ef", name, THM1)
+    assert (ef.verdict, ef.witness) == ("violated", {"user": 1, "envied": 0})
+    assert properties.check("pe", name, THM1).verdict == "holds"  # a dictatorship wastes nothing
+
+
+def test_plugin_without_spec_uses_numeric_search_only():
+    thm4 = Instance.build([100, 100], [[16, 1], [1, 2]])
+    v = properties.check("sp", f"{PLUGINS / 'with_spec.py'}:ceei_without_spec", thm4, evaluations=60)
+    assert v.verdict == "violated" and v.budget["z3"] == "not used"
+    assert v.violation.verify()
+    v = properties.check("sp", f"{UNFAIR}:equal_split", THM1, evaluations=30)
+    assert v.verdict == "none-found" and v.budget["candidates"] == 29
+
+
+def test_plugin_with_spec_gets_z3_proofs():
+    name = f"{PLUGINS / 'with_spec.py'}:drf_copy"
+    assert mechanisms.get(name).spec is not None
+    v = properties.check("sp", name, THM1)
+    assert (v.verdict, v.budget["z3"]) == ("holds", "unsat")
+
+
+def test_result_shapes():
+    assert mechanisms.allocate(f"{UNFAIR}:equal_split", THM1).tasks == (5, 15)  # a mapping
+    assert mechanisms.allocate(f"{UNFAIR}:as_floats", THM1).tasks == (F(5, 2), F(15, 2))  # floats
+    assert mechanisms.allocate(f"{PLUGINS / 'with_spec.py'}:numpy_tasks", THM1).tasks == (5, 15)
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        (f"{UNFAIR}:raises", "raised RuntimeError: boom"),
+        (f"{UNFAIR}:wrong_length", "returned 3 task counts for 2 users"),
+        (f"{UNFAIR}:not_numbers", "tasks[0]: expected a number"),
+        (f"{UNFAIR}:scalar", "returned int, expected one task count per user"),
+        (f"{UNFAIR}:infeasible", "infeasible, resource r1 used 60000 > capacity 30"),
+        (f"{UNFAIR}:NOT_CALLABLE", "is not callable"),
+        (f"{UNFAIR}:missing", "defines no function 'missing'"),
+        (f"{PLUGINS / 'nowhere.py'}:f", "no such file"),
+        (f"{PLUGINS / 'broken_import.py'}:f", "importing"),
+        (f"{UNFAIR}:not-a-name", "with a Python function name"),
+    ],
+)
+def test_plugin_failures_are_one_line_input_errors(target, message):
+    with pytest.raises(InputError) as info:
+        mechanisms.allocate(target, THM1)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_plugin_failures_exit_2_in_the_cli(tmp_path):
+    inst = tmp_path / "thm1.json"
+    inst.write_text('{"capacities": [30, 30], "demands": [[1, 3], [1, 1]]}')
+    runner = CliRunner()
+    result = runner.invoke(app, ["check", f"{UNFAIR}:raises", "si", str(inst)])
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["allocate", f"{UNFAIR}:infeasible", str(inst)])
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["check", f"{UNFAIR}:dictator", "si", str(inst), "--format", "json"])
+    assert result.exit_code == 0 and '"verdict": "violated"' in result.stdout
+
+
+def test_plugins_take_no_options():
+    with pytest.raises(InputError, match="not an option"):
+        mechanisms.allocate(f"{UNFAIR}:dictator", THM1, method="x")
