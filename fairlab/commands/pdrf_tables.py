@@ -1,0 +1,139 @@
+"""`fairlab pdrf-tables`: regenerate the statistics of PDRF Tables 1-2 (Metin §4), seeded.
+
+    fairlab pdrf-tables --table 1                      # the paper's Table 1 configuration
+    fairlab pdrf-tables --users 1000 --resources 10 --runs 1000 --demands 1-10 --demands 1-20
+
+Prints, per demand interval, our numbers next to the published ones when the configuration is
+the paper's (see mechanisms/_pdrf_stats.py for the definitions and the seeding).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fairlab.errors import InputError
+
+
+def _chunk(args):
+    from mechanisms import _pdrf_stats
+
+    config, chunk = args
+    return config.demands, _pdrf_stats.chunk_stats(config, chunk)
+
+
+def compute(configs, jobs: int = 1, show_progress: bool = True) -> dict:
+    """Rows for each config, keyed by demand interval; chunks spread over `jobs` processes."""
+    from mechanisms import _pdrf_stats
+
+    work = [(config, k) for config in configs for k in range(_pdrf_stats.chunks(config))]
+    per_row: dict = {config.demands: [] for config in configs}
+    total_runs = sum(config.runs for config in configs)
+    progress = Progress(
+        TextColumn("PDRF vs DRF loop"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        disable=not show_progress, transient=False,
+    )
+    with progress:
+        bar = progress.add_task("runs", total=total_runs)
+        if jobs <= 1:
+            results = map(_chunk, work)
+            for demands, stats in results:
+                per_row[demands] += stats
+                progress.advance(bar, len(stats))
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for demands, stats in pool.map(_chunk, work):
+                    per_row[demands] += stats
+                    progress.advance(bar, len(stats))
+    return {config.demands: _pdrf_stats.aggregate(per_row[config.demands]) for config in configs}
+
+
+def _fmt(value) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3f}"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("pdrf-tables")
+    def pdrf_tables_cmd(
+        table: Optional[int] = typer.Option(None, "--table", help="1 or 2: the paper's configuration"),
+        users: int = typer.Option(1000, "--users"),
+        resources: Optional[int] = typer.Option(None, "--resources", help="default 10 (2 with --table 2)"),
+        runs: int = typer.Option(1000, "--runs"),
+        demands: Optional[List[str]] = typer.Option(None, "--demands", help="LO-HI, repeatable"),
+        reserves: str = typer.Option("50000-100000", "--reserves", help="LO-HI"),
+        seed: int = typer.Option(0, "--seed"),
+        tie: str = typer.Option("paper", "--tie", help="DRF loop tie rule: paper | index"),
+        on_blocked: str = typer.Option("stop", "--on-blocked", help="DRF loop: stop | skip"),
+        jobs: int = typer.Option(1, "--jobs", help="worker processes"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+        no_progress: bool = typer.Option(False, "--no-progress"),
+    ):
+        """Regenerate PDRF Tables 1-2: users PDRF under/over-allocates vs the DRF task loop."""
+        from fairlab.cli import check_format, console, emit_json, fail
+        from mechanisms import _pdrf_stats
+
+        check_format(fmt)
+        try:
+            if table is not None and table not in _pdrf_stats.PRESETS:
+                raise InputError(f"--table: expected 1 or 2, got {table}")
+            if tie not in ("paper", "index"):
+                raise InputError(f"--tie: expected paper or index, got {tie!r}")
+            if on_blocked not in ("stop", "skip"):
+                raise InputError(f"--on-blocked: expected stop or skip, got {on_blocked!r}")
+            if jobs < 1:
+                raise InputError(f"--jobs: must be at least 1, got {jobs}")
+            preset = _pdrf_stats.PRESETS.get(table, {"resources": 10, "demands": [(1, 10)]})
+            m = resources if resources is not None else preset["resources"]
+            intervals = [_pdrf_stats.parse_range(d, "--demands") for d in demands] if demands else preset["demands"]
+            reserve_range = _pdrf_stats.parse_range(reserves, "--reserves")
+            configs = [
+                _pdrf_stats.Config(users, m, iv, reserve_range, runs, seed, tie, on_blocked) for iv in intervals
+            ]
+            for config in configs:
+                config.validate()
+        except InputError as exc:
+            fail(str(exc))
+        rows = compute(configs, jobs, show_progress=not no_progress and fmt == "table")
+        if fmt == "json":
+            out = []
+            for config in configs:
+                match = _pdrf_stats.published_row(config)
+                out.append(
+                    {
+                        "demands": list(config.demands),
+                        "ours": rows[config.demands],
+                        "published": None if match is None else {"table": match[0], **match[1]},
+                    }
+                )
+            emit_json({"users": users, "resources": m, "reserves": list(reserve_range), "runs": runs,
+                       "seed": seed, "tie": tie, "on_blocked": on_blocked, "rows": out})
+            return
+        for kind in _pdrf_stats.KINDS:
+            title = (
+                f"{kind}-allocations: {users} users, {m} resources, reserves {reserve_range[0]}-{reserve_range[1]},"
+                f" {runs} runs, seed {seed}"
+            )
+            grid = Table(title=title)
+            grid.add_column("demands")
+            grid.add_column("source")
+            for col in _pdrf_stats.COLUMNS:
+                grid.add_column({"1": "1 task", "2": "2 tasks", ">2": "> 2 tasks", "max": "maximum",
+                                 "avg": "avg.", "sd": "st. dev."}[col], justify="right")
+            for config in configs:
+                label = f"{config.demands[0]}-{config.demands[1]}"
+                ours = rows[config.demands][kind]
+                grid.add_row(label, "ours", *[_fmt(ours[c]) for c in _pdrf_stats.COLUMNS])
+                match = _pdrf_stats.published_row(config)
+                if match is not None:
+                    theirs = match[1][kind]
+                    grid.add_row("", f"paper T{match[0]}", *[_fmt(theirs[c]) for c in _pdrf_stats.COLUMNS],
+                                 end_section=True)
+            console.print(grid)
+        console.print("avg./st. dev.: users per run (population sd). Printed-table inconsistencies: "
+                      "paper_checks/pdrf_tables_published.json")

@@ -1,0 +1,154 @@
+"""Statistics of PDRF Tables 1-2 (Metin §4): how far PDRF's task counts are from the DRF loop's.
+
+One run: `users` users with demands drawn uniformly from the integers [lo, hi] per resource,
+reserves uniformly from [reserve_lo, reserve_hi] (both ends included), PDRF vs the DRF task loop
+(``tie=paper, on_blocked=stop`` by default: the loop of the DRF paper as the PDRF experiments ran
+it), both exact. Per run: the number of users under-allocated by 1, 2, >2 tasks and the largest
+shortfall, likewise over-allocated. A table row aggregates runs: means of those counts, the maximum
+deviation over all runs, and the mean and standard deviation (population, ddof=0 — the paper does
+not say which) of the number of users under- / over-allocated per run.
+
+Seeding: runs are drawn in fixed chunks of `CHUNK`, chunk c of a row from
+``numpy.random.default_rng([seed, lo, hi, c])``, so the numbers do not depend on how many worker
+processes computed them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources as importlib_resources
+from typing import Iterable
+
+import numpy as np
+
+from fairlab.errors import InputError
+from mechanisms import _tasks
+
+CHUNK = 25
+KINDS = ("under", "over")
+COLUMNS = ("1", "2", ">2", "max", "avg", "sd")
+
+
+@dataclass(frozen=True)
+class Config:
+    users: int
+    resources: int
+    demands: tuple[int, int]
+    reserves: tuple[int, int]
+    runs: int
+    seed: int = 0
+    tie: str = "paper"
+    on_blocked: str = "stop"
+
+    def validate(self) -> None:
+        if self.users < 1:
+            raise InputError(f"--users: must be at least 1, got {self.users}")
+        if self.resources < 1:
+            raise InputError(f"--resources: must be at least 1, got {self.resources}")
+        if self.runs < 1:
+            raise InputError(f"--runs: must be at least 1, got {self.runs}")
+        lo, hi = self.demands
+        if not 0 <= lo <= hi or hi == 0:
+            raise InputError(f"--demands: expected LO-HI with 0 <= LO <= HI and HI >= 1, got {lo}-{hi}")
+        rlo, rhi = self.reserves
+        if not 1 <= rlo <= rhi:
+            raise InputError(f"--reserves: expected LO-HI with 1 <= LO <= HI, got {rlo}-{rhi}")
+
+
+def parse_range(text: str, field: str) -> tuple[int, int]:
+    """'1-10' -> (1, 10); one-line InputError naming `field` otherwise."""
+    parts = str(text).replace("–", "-").split("-")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        lo, hi = int(parts[0].strip().replace("_", "")), int(parts[1].strip().replace("_", ""))
+    except ValueError:
+        raise InputError(f"{field}: expected an integer range such as 1-10, got {text!r}") from None
+    return lo, hi
+
+
+def draw(rng: np.random.Generator, config: Config):
+    """One random run's reserves and demands (each user's demand vector has a positive entry)."""
+    caps = rng.integers(config.reserves[0], config.reserves[1], size=config.resources, endpoint=True)
+    dem = rng.integers(config.demands[0], config.demands[1], size=(config.users, config.resources), endpoint=True)
+    zero = ~(dem > 0).any(axis=1)
+    while zero.any():  # only possible when the range starts at 0: redraw those users
+        dem[zero] = rng.integers(config.demands[0], config.demands[1], size=(int(zero.sum()), config.resources), endpoint=True)
+        zero = ~(dem > 0).any(axis=1)
+    return caps.tolist(), dem
+
+
+def deviations(caps, dem, tie: str = "paper", on_blocked: str = "stop") -> np.ndarray:
+    """PDRF tasks minus DRF-loop tasks, per user (exact integers)."""
+    problem = _tasks.from_integers(caps, dem)
+    pdrf = _tasks.pdrf_counts(problem)
+    drf = _tasks.fast_loop(problem, tie, on_blocked).counts
+    return np.asarray(pdrf, dtype=np.int64) - np.asarray(drf, dtype=np.int64)
+
+
+def run_stats(dev: np.ndarray) -> list[int]:
+    """[under 1, under 2, under >2, max shortfall, over 1, over 2, over >2, max excess]."""
+    out = []
+    for side in (-dev, dev):
+        out += [int((side == 1).sum()), int((side == 2).sum()), int((side > 2).sum()), int(max(side.max(), 0))]
+    return out
+
+
+def chunk_stats(config: Config, chunk: int) -> list[list[int]]:
+    rng = np.random.default_rng([config.seed, config.demands[0], config.demands[1], chunk])
+    count = min(CHUNK, config.runs - chunk * CHUNK)
+    out = []
+    for _ in range(count):
+        caps, dem = draw(rng, config)
+        out.append(run_stats(deviations(caps, dem, config.tie, config.on_blocked)))
+    return out
+
+
+def chunks(config: Config) -> int:
+    return math.ceil(config.runs / CHUNK)
+
+
+def aggregate(per_run: Iterable[list[int]]) -> dict:
+    """A table row: {'under': {'1', '2', '>2', 'max', 'avg', 'sd'}, 'over': {...}}."""
+    arr = np.asarray(list(per_run), dtype=np.int64).reshape(-1, 8)
+    row = {}
+    for k, kind in enumerate(KINDS):
+        block = arr[:, 4 * k : 4 * k + 4]
+        total = block[:, :3].sum(axis=1)
+        row[kind] = {
+            "1": float(block[:, 0].mean()),
+            "2": float(block[:, 1].mean()),
+            ">2": float(block[:, 2].mean()),
+            "max": int(block[:, 3].max()),
+            "avg": float(total.mean()),
+            "sd": float(total.std(ddof=0)),
+        }
+    return row
+
+
+def published() -> dict:
+    """The transcription of the paper's Tables 1-2 (paper_checks/pdrf_tables_published.json)."""
+    text = importlib_resources.files("paper_checks").joinpath("pdrf_tables_published.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def published_row(config: Config) -> tuple[int, dict] | None:
+    """(table number, row) of the paper for this configuration, if the paper has one."""
+    for table in published()["tables"]:
+        if (
+            table["users"] == config.users
+            and table["resources"] == config.resources
+            and tuple(table["reserves"]) == tuple(config.reserves)
+        ):
+            for row in table["rows"]:
+                if tuple(row["demands"]) == tuple(config.demands):
+                    return table["table"], row
+    return None
+
+
+PRESETS = {
+    1: {"resources": 10, "demands": [(1, 10), (1, 20), (10, 20)]},
+    2: {"resources": 2, "demands": [(1, 100), (1, 1000)]},
+}
