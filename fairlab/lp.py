@@ -28,6 +28,7 @@ How a verdict is reached (floats may guide, never decide):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional, Sequence
@@ -80,7 +81,7 @@ class LPResult:
 def _vector(values, length: Optional[int], field_name: str) -> list[Fraction]:
     if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise InputError(f"{field_name}: expected a list of numbers, got {values!r}")
-    out = [to_fraction(v, f"{field_name}[{k}]") for k, v in enumerate(values)]
+    out = [v if type(v) is Fraction else to_fraction(v, f"{field_name}[{k}]") for k, v in enumerate(values)]
     if length is not None and len(out) != length:
         raise InputError(f"{field_name}: expected {length} entries, got {len(out)}")
     return out
@@ -97,7 +98,7 @@ def _matrix(rows, n: int, field_name: str) -> list[list[Fraction]]:
             raise InputError(f"{field_name}[{i}]: expected a list of {n} numbers, got {row!r}")
         if len(row) != n:
             raise InputError(f"{field_name}[{i}]: has {len(row)} entries but there are {n} variables")
-        out.append([to_fraction(v, f"{field_name}[{i}][{j}]") for j, v in enumerate(row)])
+        out.append([v if type(v) is Fraction else to_fraction(v, f"{field_name}[{i}][{j}]") for j, v in enumerate(row)])
     return out
 
 
@@ -137,6 +138,24 @@ class _Problem:
     @property
     def n(self) -> int:
         return len(self.c)
+
+    def sparse_rows(self) -> list[list[tuple[int, Fraction]]]:
+        """Rows as (column, nonzero coefficient) pairs (the certificate loops over these)."""
+        if not hasattr(self, "_sparse"):
+            self._sparse = [[(j, a) for j, a in enumerate(row) if a] for row in self.rows]
+        return self._sparse
+
+    def integer_rows(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """Each row as (scale, [(column, integer coefficient)]) with scale · row integral."""
+        if not hasattr(self, "_integer"):
+            out = []
+            for row in self.sparse_rows():
+                scale = 1
+                for _, a in row:
+                    scale = scale * a.denominator // math.gcd(scale, a.denominator)
+                out.append((scale, [(j, a.numerator * (scale // a.denominator)) for j, a in row]))
+            self._integer = out
+        return self._integer
 
 
 def _build(objective, A_ub, b_ub, A_eq, b_eq, lower, upper, maximize) -> _Problem:
@@ -258,12 +277,20 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
             return False
         if prob.col_hi[j] is not None and x[j] > prob.col_hi[j]:
             return False
-    for i, row in enumerate(prob.rows):
-        act = sum((a * xj for a, xj in zip(row, x) if a), Fraction(0))
-        if prob.row_lo[i] is not None and act < prob.row_lo[i]:
+    # Row activities in integers: with D the common denominator of x, scale_i · D · (A_i x) is an integer.
+    common = 1
+    for v in x:
+        common = common * v.denominator // math.gcd(common, v.denominator)
+    xs = [v.numerator * (common // v.denominator) for v in x]
+    for i, (scale, row) in enumerate(prob.integer_rows()):
+        act = sum(a * xs[j] for j, a in row)
+        factor = scale * common
+        lo, hi = prob.row_lo[i], prob.row_hi[i]
+        if lo is not None and act * lo.denominator < lo.numerator * factor:
             return False
-        if prob.row_hi[i] is not None and act > prob.row_hi[i]:
+        if hi is not None and act * hi.denominator > hi.numerator * factor:
             return False
+    sparse = prob.sparse_rows()
     bound = Fraction(0)
     for i, yi in enumerate(y):
         if yi > 0:
@@ -274,8 +301,12 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
             if prob.row_hi[i] is None:
                 return False
             bound += yi * prob.row_hi[i]
-    for j in range(n):
-        dj = prob.c[j] - sum((yi * prob.rows[i][j] for i, yi in enumerate(y) if yi), Fraction(0))
+    reduced = list(prob.c)  # d = c - Aᵀy
+    for i, yi in enumerate(y):
+        if yi:
+            for j, a in sparse[i]:
+                reduced[j] -= yi * a
+    for j, dj in enumerate(reduced):
         if dj > 0:
             if prob.col_lo[j] is None:
                 return False
@@ -289,24 +320,43 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
 
 
 def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) -> Optional[list[Fraction]]:
-    """Exact Gaussian elimination for a square system; None if it is singular."""
+    """Exact solution of a square system, or None if it is singular.
+
+    Rows are scaled to integers and eliminated fraction-free (Bareiss: every division is exact),
+    then back-substituted in `Fraction`s; much faster than Gaussian elimination on `Fraction`s.
+    """
     k = len(matrix)
-    aug = [list(row) + [b] for row, b in zip(matrix, rhs)]
+    aug: list[list[int]] = []
+    for row, b in zip(matrix, rhs):
+        entries = [Fraction(v) for v in row] + [Fraction(b)]
+        scale = 1
+        for v in entries:
+            scale = scale * v.denominator // math.gcd(scale, v.denominator)
+        aug.append([v.numerator * (scale // v.denominator) for v in entries])
+    prev = 1
     for col in range(k):
         pivot = next((r for r in range(col, k) if aug[r][col] != 0), None)
         if pivot is None:
             return None
         aug[col], aug[pivot] = aug[pivot], aug[col]
         prow = aug[col]
-        inv = 1 / prow[col]
-        for r in range(k):
-            if r != col and aug[r][col] != 0:
-                f = aug[r][col] * inv
-                row = aug[r]
-                for cc in range(col, k + 1):
-                    if prow[cc]:
-                        row[cc] -= f * prow[cc]
-    return [aug[r][k] / aug[r][r] for r in range(k)]
+        p = prow[col]
+        for r in range(col + 1, k):
+            row = aug[r]
+            f = row[col]
+            for cc in range(col + 1, k + 1):
+                row[cc] = (row[cc] * p - f * prow[cc]) // prev
+            row[col] = 0
+        prev = p
+    x: list[Fraction] = [Fraction(0)] * k
+    for r in range(k - 1, -1, -1):
+        row = aug[r]
+        acc = Fraction(row[k])
+        for cc in range(r + 1, k):
+            if row[cc]:
+                acc -= row[cc] * x[cc]
+        x[r] = acc / row[r]
+    return x
 
 
 # --------------------------------------------------------------------------- float guide

@@ -278,11 +278,16 @@ def _checked(result, what: str):
     return result
 
 
-def _leximin_point(model: _Model, mapping: Sequence[Option]) -> Optional[tuple[Fraction, ...]]:
+def _leximin_point(
+    model: _Model, mapping: Sequence[Option], to_beat: Optional[Sequence[Fraction]] = None
+) -> Optional[tuple[Fraction, ...]]:
     """The leximin-maximal point of P_σ in weighted dominant shares s_i = σ_i φ_i (lexicographic LPs).
 
     Each round maximises the least share t of the unfixed users; users that cannot exceed t while
-    every unfixed user keeps t are fixed at t (at least one per round on a convex polytope).
+    every unfixed user keeps t are fixed at t (at least one per round on a convex polytope). The
+    levels only grow, so after a round the sorted shares of the final point start with the fixed
+    levels followed by t. If that prefix is already below `to_beat` (sorted shares of the best point
+    so far) the polytope cannot win and None is returned early.
     """
     n = model.inst.n
     a_ub, b_ub, a_eq, b_eq, upper = _polytope(model, mapping)
@@ -311,9 +316,13 @@ def _leximin_point(model: _Model, mapping: Sequence[Option]) -> Optional[tuple[F
                      b_eq + rhs_eq, lower=lower, upper=upper_t, maximize=True),
             "maximising the least share",
         )
-        if res.status != OPTIMAL:
-            return None
+        if res.status != OPTIMAL:  # z3 said P_σ is non-empty; the exact LP must agree
+            raise SolverUndecided(f"bmf: mapping {tuple(mapping)} feasible for z3 but LP says {res.status}")
         level = res.value
+        if to_beat is not None:
+            prefix = sorted(fixed.values()) + [level]
+            if prefix < list(to_beat[: len(prefix)]):
+                return None
         # With t fixed at `level`, can user i get more? Users above `level` at this optimum can.
         floor_ub = [row[:] for row in extra_ub]
         for i in free:
@@ -350,14 +359,18 @@ def allocate(instance: Instance) -> Allocation:
     if not enum.mappings:
         raise NoBMFAllocation(f"bmf: no feasible bottleneck mapping after {enum.checks} checks")
     best: Optional[tuple[Fraction, ...]] = None
-    points = set()
+    best_key = None
+    skipped = 0
     for mapping in enum.mappings:
-        phi = _leximin_point(model, mapping)
-        if phi is None:  # z3 said the polytope is non-empty; an exact LP must agree
-            raise SolverUndecided(f"bmf: mapping {mapping} feasible for z3 but not for the LP helper")
-        points.add(phi)
-        if best is None or _leximin_key(_shares(model, phi)) > _leximin_key(_shares(model, best)):
-            best = phi
+        phi = _leximin_point(model, mapping, None if best_key is None else best_key[0])
+        if phi is None:
+            skipped += 1
+            continue
+        key = _leximin_key(_shares(model, phi))
+        if best_key is None or key > best_key:
+            best, best_key = phi, key
+    if best is None:  # z3 said the polytopes are non-empty; the exact LPs must agree
+        raise SolverUndecided("bmf: z3 found feasible mappings but the LP helper found no point")
     check = is_bmf(instance, best)
     if not check.holds:  # the chosen point lies in some P_σ, so this is a bug, never an answer
         raise AssertionError(f"bmf: chosen allocation fails the definition: {check.reason}")
@@ -371,7 +384,7 @@ def allocate(instance: Instance) -> Allocation:
             "feasible_mappings": len(enum.mappings),
             "solver_checks": enum.checks,
             "user_groups": enum.groups,
-            "distinct_leximin_points": len(points),
+            "mappings_pruned_by_leximin_bound": skipped,
             "bottlenecks": [b if b == CAP else instance.resources[b] for b in check.bottlenecks],
         },
     )
@@ -394,7 +407,12 @@ class BMFUniqueness:
 
 
 def uniqueness(instance: Instance) -> BMFUniqueness:
-    """Is the BMF set a single point? Exact: per feasible mapping, min and max of every φ_i by LP."""
+    """Is the BMF set a single point? Exact, by LPs over every feasible mapping polytope P_σ.
+
+    With p the first point found, P_σ ⊆ {p} iff max c·φ over P_σ is attained only at p for the
+    n + 1 directions c = e_1, ..., e_n, -(1, ..., 1): they positively span R^n, so any q ≠ p in
+    P_σ has c·q > c·p for one of them, and that LP returns a point other than p.
+    """
     model = _Model.of(instance)
     enum = enumerate_mappings(instance)
     if not enum.mappings:
@@ -403,25 +421,25 @@ def uniqueness(instance: Instance) -> BMFUniqueness:
     reference: Optional[tuple[Fraction, ...]] = None
     for mapping in enum.mappings:
         a_ub, b_ub, a_eq, b_eq, upper = _polytope(model, mapping)
-        for i in range(n):
-            objective = [Fraction(0)] * n
-            objective[i] = Fraction(1)
-            for maximize in (False, True):
-                res = _checked(solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=maximize),
-                               "testing uniqueness")
-                if res.status != OPTIMAL:
-                    raise SolverUndecided(f"bmf: mapping {mapping} feasible for z3 but LP says {res.status}")
-                if reference is None:
-                    reference = res.x
-                    continue
-                if res.x != reference:
-                    for point in (reference, res.x):
-                        assert is_bmf(instance, point).holds, "bmf: a polytope point fails the definition"
-                    sense = "max" if maximize else "min"
-                    return BMFUniqueness(
-                        False, (reference, res.x), len(enum.mappings),
-                        f"{sense} of tasks of {instance.users[i]} over mapping {list(mapping)} differs",
-                    )
+        directions = [[Fraction(int(k == i)) for k in range(n)] for i in range(n)] + [[Fraction(-1)] * n]
+        for d, objective in enumerate(directions):
+            res = _checked(solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=True),
+                           "testing uniqueness")
+            if res.status != OPTIMAL:
+                raise SolverUndecided(f"bmf: mapping {tuple(mapping)} feasible for z3 but LP says {res.status}")
+            if reference is None:
+                reference = res.x
+                continue
+            if res.x != reference:
+                for point in (reference, res.x):
+                    if not is_bmf(instance, point).holds:  # a bug, never an answer
+                        raise AssertionError("bmf: a point of a mapping polytope fails the definition")
+                what = f"tasks of {instance.users[d]}" if d < n else "total tasks"
+                sense = "max" if d < n else "min"
+                return BMFUniqueness(
+                    False, (reference, res.x), len(enum.mappings),
+                    f"{sense} of {what} over mapping {list(mapping)} differs from the first BMF point",
+                )
     return BMFUniqueness(True, (reference,), len(enum.mappings))
 
 

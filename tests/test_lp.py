@@ -189,3 +189,26 @@ def test_random_lps_agree_with_scipy_and_with_z3(problem, maximize):
         assert r.value == sum(ci * xi for ci, xi in zip(c, r.x))
         assert r.value == exact_z3.value  # two independent exact paths, one answer
         assert abs(float(r.value) - (-1 if maximize else 1) * ref.fun) < 1e-6
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda k: st.tuples(
+    st.lists(st.lists(st.fractions(-3, 3, max_denominator=5), min_size=k, max_size=k), min_size=k, max_size=k),
+    st.lists(st.fractions(-5, 5, max_denominator=7), min_size=k, max_size=k))))
+def test_solve_square_is_exact_or_reports_singular(system):
+    matrix, x = system
+    rhs = [sum((a * v for a, v in zip(row, x)), F(0)) for row in matrix]
+    sol = lp.solve_square(matrix, rhs)
+    if sol is None:  # singular: z3 finds a non-zero kernel vector
+        ks = [z3.Real(f"k{j}") for j in range(len(x))]
+        s = z3.Solver()
+        s.add(*[z3.Sum([z3.RealVal(str(a)) * kv for a, kv in zip(row, ks)]) == 0 for row in matrix])
+        s.add(z3.Or([kv != 0 for kv in ks]))
+        assert s.check() == z3.sat
+    else:
+        assert all(sum((a * v for a, v in zip(row, sol)), F(0)) == b for row, b in zip(matrix, rhs))
+
+
+def test_solve_square_singular_and_permuted():
+    assert lp.solve_square([[F(1), F(2)], [F(2), F(4)]], [F(1), F(2)]) is None
+    assert lp.solve_square([[F(0), F(1)], [F(1), F(0)]], [F(3), F(4)]) == [F(4), F(3)]
