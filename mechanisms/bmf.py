@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence, Union
 
 import z3
 
@@ -108,6 +108,15 @@ class BMFCheck:
         return self.holds
 
 
+def _as_instance(instance) -> Instance:
+    """Accept an `Instance` or its JSON-shaped dict (validated by `Instance.from_dict`)."""
+    if isinstance(instance, Instance):
+        return instance
+    if isinstance(instance, Mapping):
+        return Instance.from_dict(instance)
+    raise InputError(f"instance: expected an Instance or a JSON object, got {type(instance).__name__}")
+
+
 def _read_tasks(inst: Instance, tasks: Sequence) -> tuple[Exact, ...]:
     if isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__len__"):
         raise InputError(f"tasks: expected a list of {inst.n} numbers, got {tasks!r}")
@@ -118,6 +127,7 @@ def _read_tasks(inst: Instance, tasks: Sequence) -> tuple[Exact, ...]:
 
 def is_bmf(instance: Instance, tasks: Sequence) -> BMFCheck:
     """Exact test of the BMF definition (module docstring) for the allocation `tasks`."""
+    instance = _as_instance(instance)
     phi = _read_tasks(instance, tasks)
     model = _Model.of(instance)
     inst = instance
@@ -169,6 +179,7 @@ class Enumeration:
 
 def enumerate_mappings(instance: Instance, timeout_ms: int = ENUMERATION_TIMEOUT_MS) -> Enumeration:
     """All bottleneck mappings σ whose polytope P_σ is non-empty (exact, z3 incremental DFS)."""
+    instance = _as_instance(instance)
     model = _Model.of(instance)
     inst = instance
     phi = [z3.Real(f"phi{i}") for i in range(inst.n)]
@@ -413,6 +424,7 @@ def uniqueness(instance: Instance) -> BMFUniqueness:
     n + 1 directions c = e_1, ..., e_n, -(1, ..., 1): they positively span R^n, so any q ≠ p in
     P_σ has c·q > c·p for one of them, and that LP returns a point other than p.
     """
+    instance = _as_instance(instance)
     model = _Model.of(instance)
     enum = enumerate_mappings(instance)
     if not enum.mappings:
