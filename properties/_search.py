@@ -47,8 +47,11 @@ def search(
     if witness is not None:
         return violated(name, mech, inst, witness, budget, candidates=tried, z3=z3_status)
     if symbolic is not None and budget.remaining() > 0:
-        domain, encoding = symbolic()
-        status, model = solve(domain + encoding.constraints, budget.remaining() * Z3_TIME_SHARE)
+        try:
+            domain, encoding = symbolic()
+            status, model = solve(domain + encoding.constraints, budget.remaining() * Z3_TIME_SHARE)
+        except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
+            status, model = f"error ({type(exc).__name__}: {exc})", None
         z3_status = status
         if status == "unsat":
             return verdict(

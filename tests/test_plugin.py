@@ -87,3 +87,9 @@ def test_plugin_failures_exit_2_in_the_cli(tmp_path):
 def test_plugins_take_no_options():
     with pytest.raises(InputError, match="not an option"):
         mechanisms.allocate(f"{UNFAIR}:dictator", THM1, method="x")
+
+
+def test_a_broken_plugin_spec_falls_back_to_numeric_search():
+    v = properties.check("sp", f"{PLUGINS / 'with_spec.py'}:broken_spec", THM1, evaluations=20)
+    assert v.verdict == "none-found"
+    assert v.budget["z3"].startswith("error (ValueError")

@@ -22,3 +22,15 @@ def numpy_tasks(instance):
 def ceei_without_spec(instance):
     """CEEI through the plug-in interface, without its spec: only the numeric engines serve it."""
     return mechanisms.allocate("ceei", instance).tasks
+
+
+def broken_spec(instance):
+    """DRF with a symbolic spec that raises: the numeric search must still run."""
+    return mechanisms.allocate("drf", instance)
+
+
+def _raising_spec(sym, tasks):
+    raise ValueError("spec not implemented")
+
+
+broken_spec.spec = _raising_spec
