@@ -72,6 +72,29 @@ def test_paper_example_is_not_unique():
     assert all(isinstance(v, F) for v in first + second)
 
 
+def test_paper_family_is_the_whole_bmf_set():
+    """Every feasible mapping polytope lies on B&R's segment {φ(x) : 0 <= x <= 1} (the line
+    2φ1 + 3φ2 = 2, φ2 = φ3, 1/3 <= φ1 <= 2/5), and one of them is the whole segment."""
+    from fairlab.lp import solve_lp
+
+    model = bmf._Model.of(THREE)
+    mappings = bmf.enumerate_mappings(THREE).mappings
+    assert len(mappings) == 6
+    ranges = []
+    for mapping in mappings:
+        a_ub, b_ub, a_eq, b_eq, upper = bmf._polytope(model, mapping)
+
+        def extremes(objective):
+            return tuple(solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=mx).value for mx in (False, True))
+
+        assert extremes([2, 3, 0]) == (2, 2)
+        assert extremes([0, 1, -1]) == (0, 0)
+        low, high = extremes([1, 0, 0])
+        assert F(1, 3) <= low <= high <= F(2, 5)
+        ranges.append((low, high))
+    assert (F(1, 3), F(2, 5)) in ranges
+
+
 def test_paper_example_allocation_is_leximin_and_recorded():
     a = allocate("bmf", THREE)
     # φ(0) has least dominant share 2/5 > 1/3 = least share of φ(1): the leximin rule picks φ(0).
