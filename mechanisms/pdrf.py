@@ -6,8 +6,9 @@ k = min_r R_r / sum_i (ds*/ds_i) D_ir times; user i gets floor(k ds*/ds_i) tasks
 quantity is exact (the paper's floats made it prefer k over the equal k' = k ds*; exactly they
 agree, see `mechanisms._tasks.pdrf_counts`). Weights scale the dominant shares (§6.3).
 
-Example: <9, 18>, A <1, 4>, B <3, 1> -> k = 3/2 cycles, A floor(3/2 * 3/2) = 2, B floor(3/2) = 1
-(the DRF loop gives 3 and 2: PDRF under-allocates, as in the paper's Tables 1-2).
+Examples: <9, 18>, A <1, 4>, B <3, 1> -> ds* = 1/3 (B), cycle = 3/2 A + 1 B, k = 2 cycles:
+A floor(3) = 3, B 2 (as the DRF loop). <59, 19> (PDRF §6.2) -> k = 19/8, A 2, B floor(19/2) = 9,
+one task more for B than the DRF loop's `stop` outcome (2, 8).
 
 Beyond the paper (which has neither): a user whose single task exceeds a capacity takes no part
 (it could never run; keeping it would make ds* > 1 and shrink every allocation); task caps clamp
