@@ -171,39 +171,40 @@ def random_lp(draw):
     beq = [F(draw(st.integers(-3, 6)), den) for _ in range(keq)]
     c = [F(draw(small), draw(st.sampled_from([1, 2, 5]))) for _ in range(n)]
     upper = [draw(st.sampled_from([None, 1, 4, F(5, 2)])) for _ in range(n)]
-    return c, A, b, Aeq, beq, upper
+    lower = [draw(st.sampled_from([0, 0, None, -1, F(1, 3)])) for _ in range(n)]
+    return c, A, b, Aeq, beq, lower, upper
 
 
-def _exactly_feasible(x, A, b, Aeq, beq, upper):
+def _exactly_feasible(x, A, b, Aeq, beq, lower, upper):
     return (
-        all(v >= 0 for v in x)
+        all(lo is None or v >= lo for v, lo in zip(x, lower))
         and all(u is None or v <= u for v, u in zip(x, upper))
         and all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(A, b))
         and all(sum(a * v for a, v in zip(row, x)) == bi for row, bi in zip(Aeq, beq))
     )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_lp(), st.booleans())
 def test_random_lps_agree_with_scipy_and_with_z3(problem, maximize):
-    c, A, b, Aeq, beq, upper = problem
-    r = solve_lp(c, A or None, b or None, Aeq or None, beq or None, upper=upper, maximize=maximize)
+    c, A, b, Aeq, beq, lower, upper = problem
+    r = solve_lp(c, A or None, b or None, Aeq or None, beq or None, lower=lower, upper=upper, maximize=maximize)
     ref = linprog(
         [(-1 if maximize else 1) * float(v) for v in c],
         A_ub=np.array([[float(v) for v in row] for row in A]) if A else None,
         b_ub=[float(v) for v in b] if A else None,
         A_eq=np.array([[float(v) for v in row] for row in Aeq]) if Aeq else None,
         b_eq=[float(v) for v in beq] if Aeq else None,
-        bounds=[(0, None if u is None else float(u)) for u in upper],
+        bounds=[(None if lo is None else float(lo), None if u is None else float(u)) for lo, u in zip(lower, upper)],
         method="highs",
     )
     expected_status = {0: "optimal", 2: "infeasible", 3: "unbounded"}[ref.status]
     assert r.status == expected_status
-    exact_z3 = solve_lp(c, A or None, b or None, Aeq or None, beq or None, upper=upper, maximize=maximize,
-                        use_float_guide=False)
+    exact_z3 = solve_lp(c, A or None, b or None, Aeq or None, beq or None, lower=lower, upper=upper,
+                        maximize=maximize, use_float_guide=False)
     assert exact_z3.status == r.status
     if r.status == "optimal":
-        assert _exactly_feasible(r.x, A, b, Aeq, beq, upper)
+        assert _exactly_feasible(r.x, A, b, Aeq, beq, lower, upper)
         assert r.value == sum(ci * xi for ci, xi in zip(c, r.x))
         assert r.value == exact_z3.value  # two independent exact paths, one answer
         assert abs(float(r.value) - (-1 if maximize else 1) * ref.fun) < 1e-6
