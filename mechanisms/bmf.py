@@ -233,11 +233,7 @@ def enumerate_mappings(instance: Instance, timeout_ms: int = ENUMERATION_TIMEOUT
                 del choice[g]
             solver.pop()
 
-    solver.push()
-    checks += 1
-    if solver.check() == z3.sat:  # always: φ = 0 is feasible; kept for the count's honesty
-        dfs(0)
-    solver.pop()
+    dfs(0)  # the root (feasibility alone) needs no check: φ = 0 is feasible
     return Enumeration(tuple(sorted(found, key=_mapping_key)), checks, len(model.groups))
 
 

@@ -239,3 +239,12 @@ def test_every_bmf_point_lies_in_an_enumerated_polytope(inst):
         inside += [z3.Sum([z3_value(c) * t for c, t in zip(row, ts)]) == z3_value(b) for row, b in zip(a_eq, b_eq)]
         solver.add(z3.Not(z3.And(inside)))
     assert solver.check() == z3.unsat
+
+
+def test_solver_unknown_is_never_an_answer(monkeypatch):
+    """A z3 'unknown' during the enumeration raises instead of returning an incomplete BMF set."""
+    monkeypatch.setattr(z3.Solver, "check", lambda self, *a: z3.unknown)
+    with pytest.raises(bmf.SolverUndecided):
+        allocate("bmf", THREE)
+    with pytest.raises(bmf.SolverUndecided):
+        bmf.uniqueness(THREE)
