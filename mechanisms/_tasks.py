@@ -47,6 +47,11 @@ class TaskProblem:
     too_big: list[int] = field(default_factory=list)  # users with a task exceeding a capacity
     mult: list[int] | None = None  # resource r was multiplied by mult[r] to make it integral
     _np_demand: np.ndarray | None = None
+    # sigma_i = p[i] / q[i] as int64 arrays and scale = lcm * 2**shift, when small enough for the
+    # vectorised exact probes of `_dyadic_bracket` (None otherwise: big-integer path only).
+    p: np.ndarray | None = None
+    q: np.ndarray | None = None
+    shift: int = 0
 
     @property
     def n(self) -> int:
@@ -67,6 +72,12 @@ class TaskProblem:
             self._np_demand = np.array(self.demand, dtype=np.int64).reshape(self.n, self.m)
         return self._np_demand
 
+    def eligible_users(self) -> list[int]:
+        """The users that can ever launch a task, in index order."""
+        if not self.too_big and all(c is None for c in self.cap):
+            return list(range(self.n))
+        return [i for i in range(self.n) if self.eligible(i)]
+
     def eligible(self, i: int) -> bool:
         """Can user i ever launch a task (fits alone and a cap of at least one)?"""
         return i not in self._too_big_set and self.cap[i] != 0
@@ -86,30 +97,43 @@ def from_integers(capacity: Sequence[int], demand: Sequence[Sequence[int]], cap=
     capacity = [int(c) for c in capacity]
     n, m = len(demand), len(capacity)
     cap = list(cap) if cap is not None else [None] * n
-    scale = math.lcm(*capacity)
+    lcm = math.lcm(*capacity)
     if max(capacity) < 2**31 and (n == 0 or max(max(row) for row in demand) < 2**31):
         dem = np.asarray(demand, dtype=np.int64).reshape(n, m)
         caps = np.asarray(capacity, dtype=np.int64)
         best = np.argmax(dem / caps, axis=1)
         # exact check: D[i,b] * C[r] >= D[i,r] * C[b] for all r
-        ok = (dem[np.arange(n), best][:, None] * caps[None, :] >= dem * caps[best][:, None]).all(axis=1)
-        best = best.tolist()
+        rows = np.arange(n)
+        ok = (dem[rows, best][:, None] * caps[None, :] >= dem * caps[best][:, None]).all(axis=1)
         for i in np.flatnonzero(~ok).tolist():
             best[i] = _exact_argmax(demand[i], capacity)
-        demand_list = dem.tolist()
-        too_big = np.flatnonzero((dem > caps[None, :]).any(axis=1)).tolist()
+        num, den = dem[rows, best], caps[best]
+        g = np.gcd(num, den)
+        p, q = num // g, den // g
+        shift = _dyadic_shift(int(p.max(initial=1)), int(q.max(initial=1)))
+        scale = lcm << shift
         factor = [scale // c for c in capacity]
-        unit = [demand_list[i][b] * factor[b] for i, b in enumerate(best)]
-        problem = TaskProblem(capacity, demand_list, unit, scale, cap, too_big)
-        problem._np_demand = dem
+        demand_list = dem.tolist()
+        unit = [d * factor[b] for d, b in zip(num.tolist(), best.tolist())]
+        too_big = np.flatnonzero((dem > caps[None, :]).any(axis=1)).tolist()
+        problem = TaskProblem(capacity, demand_list, unit, scale, cap, too_big, None, dem,
+                              p if shift else None, q if shift else None, shift)
         return problem
-    else:
-        demand_list = [[int(d) for d in row] for row in demand]
-        best = [_exact_argmax(row, capacity) for row in demand_list]
-        too_big = [i for i, row in enumerate(demand_list) if any(d > c for d, c in zip(row, capacity))]
-    factor = [scale // c for c in capacity]
+    demand_list = [[int(d) for d in row] for row in demand]
+    best = [_exact_argmax(row, capacity) for row in demand_list]
+    too_big = [i for i, row in enumerate(demand_list) if any(d > c for d, c in zip(row, capacity))]
+    factor = [lcm // c for c in capacity]
     unit = [demand_list[i][b] * factor[b] for i, b in enumerate(best)]
-    return TaskProblem(capacity, demand_list, unit, scale, cap, too_big)
+    return TaskProblem(capacity, demand_list, unit, lcm, cap, too_big)
+
+
+def _dyadic_shift(p_max: int, q_max: int) -> int:
+    """Bits K of the dyadic probe levels a / 2**K: p << K and a * q (shares up to 4) stay < 2**62."""
+    shift = min(40, 61 - p_max.bit_length(), 59 - K_MARGIN - q_max.bit_length())
+    return shift if shift >= 8 else 0
+
+
+K_MARGIN = 2  # shares up to 2**K_MARGIN are probed in int64
 
 
 def _exact_argmax(row: Sequence[int], capacity: Sequence[int]) -> int:
@@ -142,17 +166,22 @@ def from_instance(instance) -> TaskProblem:
         problem.mult = mult
         return problem
     sigma = [instance.weighted_dominant_share_per_task(i) for i in range(n)]
-    scale = math.lcm(*(s.denominator for s in sigma))
+    p_max = max(s.numerator for s in sigma)
+    q_max = max(s.denominator for s in sigma)
+    shift = _dyadic_shift(p_max, q_max) if p_max < 2**31 and q_max < 2**40 else 0
+    scale = math.lcm(*(s.denominator for s in sigma)) << shift
     unit = [s.numerator * (scale // s.denominator) for s in sigma]
     too_big = [i for i in range(n) if any(demand[i][r] > capacity[r] for r in range(m))]
-    return TaskProblem(capacity, demand, unit, scale, cap, too_big, mult)
+    p = np.array([s.numerator for s in sigma], dtype=np.int64) if shift else None
+    q = np.array([s.denominator for s in sigma], dtype=np.int64) if shift else None
+    return TaskProblem(capacity, demand, unit, scale, cap, too_big, mult, None, p, q, shift)
 
 
 # --------------------------------------------------------------------------- helpers
 def matvec(counts: Sequence[int], problem: TaskProblem, users: Sequence[int]) -> list[int]:
     """Exact resource usage sum_i counts[k] * D[users[k]][r], in int64 when provably safe."""
     dem = problem.np_demand()
-    if dem is not None and users and max(counts) * problem.max_demand * len(users) < INT64_SAFE:
+    if dem is not None and len(users) and int(max(counts)) * problem.max_demand * len(users) < INT64_SAFE:
         vec = np.asarray(counts, dtype=np.int64)
         return (vec @ dem[np.asarray(users, dtype=np.intp)]).tolist()
     usage = [0] * problem.m
@@ -176,10 +205,17 @@ def pdrf_counts(problem: TaskProblem) -> list[int]:
     In exact arithmetic k * ds*/ds_i = K / ds_i with K = min_r R_r / sum_i (D_ir / ds_i) (the
     paper's k', §3.4); it is computed with integers: ds_i = p_i / q_i reduced, P = lcm(p_i).
     Users that cannot run a task (too big, cap 0) take no part; caps clamp the counts."""
-    users = [i for i in range(problem.n) if problem.eligible(i)]
+    users = problem.eligible_users()
     counts = [0] * problem.n
     if not users:
         return counts
+    if problem.p is not None and problem.np_demand() is not None:
+        fast = _pdrf_counts_int64(problem, users)
+        if fast is not None:
+            for i, t in zip(users, fast):
+                cap = problem.cap[i]
+                counts[i] = t if cap is None else min(t, cap)
+            return counts
     p, q = [], []
     for i in users:
         g = math.gcd(problem.unit[i], problem.scale)
@@ -188,18 +224,41 @@ def pdrf_counts(problem: TaskProblem) -> list[int]:
     big_p = math.lcm(*p)
     coef = [qi * (big_p // pi) for pi, qi in zip(p, q)]  # = P / ds_i
     totals = matvec(coef, problem, users)  # N_r = P * sum_i D_ir / ds_i
-    best = None  # K = C_r * P / N_r, minimised by cross-multiplication
-    for r, total in enumerate(totals):
-        if total > 0 and (best is None or problem.capacity[r] * totals[best] < problem.capacity[best] * total):
-            best = r
-    if best is None:  # unreachable: every user demands some resource
-        raise AssertionError("no resource is demanded")
+    best = _pdrf_binding(problem, totals)
     num, den = problem.capacity[best] * big_p, totals[best]
     for k, i in enumerate(users):
         t = (num * q[k]) // (den * p[k])
         cap = problem.cap[i]
         counts[i] = t if cap is None else min(t, cap)
     return counts
+
+
+def _pdrf_binding(problem: TaskProblem, totals) -> int:
+    """The resource minimising C_r / N_r (cross-multiplied), i.e. the one that bounds k."""
+    best = None
+    for r, total in enumerate(totals):
+        if total > 0 and (best is None or problem.capacity[r] * totals[best] < problem.capacity[best] * total):
+            best = r
+    if best is None:  # unreachable: every user demands some resource
+        raise AssertionError("no resource is demanded")
+    return best
+
+
+def _pdrf_counts_int64(problem: TaskProblem, users) -> list[int] | None:
+    """`pdrf_counts` vectorised in int64 when every intermediate provably fits (else None)."""
+    idx = np.asarray(users, dtype=np.intp)
+    p, q = problem.p[idx], problem.q[idx]
+    big_p = math.lcm(*set(p.tolist()))
+    q_max, p_max = int(q.max()), int(p.max())
+    if big_p * q_max * problem.max_demand * len(users) >= INT64_SAFE:
+        return None
+    coef = q * (big_p // p)
+    totals = (coef @ problem.np_demand()[idx]).tolist()
+    best = _pdrf_binding(problem, totals)
+    num, den = problem.capacity[best] * big_p, totals[best]
+    if num * q_max >= INT64_SAFE or den * p_max >= INT64_SAFE:
+        return None
+    return ((num * q) // (den * p)).tolist()
 
 
 # --------------------------------------------------------------------------- DRF task loop, fast
@@ -225,7 +284,7 @@ def fast_loop(problem: TaskProblem, tie: str = "paper", on_blocked: str = "stop"
     tb = tie_keys(problem, tie)
     counts = [0] * n
     used = [0] * problem.m
-    active = [i for i in range(n) if problem.eligible(i)]
+    active = problem.eligible_users()
     blocked: list[tuple[int, int]] = []
     while active:
         active, done = _fast_phase(problem, tb, counts, used, active, on_blocked, blocked)
@@ -251,8 +310,78 @@ def _fast_phase(problem, tb, counts, used, active, on_blocked, blocked):
     unit, caps, capacity, dem = problem.unit, problem.cap, problem.capacity, problem.demand
     limit = [math.inf if caps[i] is None else caps[i] for i in active]
     start = [counts[i] for i in active]
-    units = [unit[i] for i in active]
     remaining = [capacity[r] - used[r] for r in range(problem.m)]
+    lo = min(t0 * unit[i] for i, t0 in zip(active, start)) if any(start) else 0
+    bracket = _dyadic_bracket(problem, active, start, limit, remaining, lo)
+    if bracket == "all":  # every remaining task fits: caps end the loop
+        _launch(problem, counts, used, active, [lim - t0 for lim, t0 in zip(limit, start)])
+        return [], True
+    if bracket is not None:
+        lo, hi, take_lo, take_hi = bracket
+        _launch(problem, counts, used, active, take_lo)
+        idx = np.asarray(active)
+        between = np.flatnonzero(take_hi > take_lo)
+        window_users = [(i, counts[i] + k) for i, k in zip(idx[between].tolist(), (take_hi - take_lo)[between].tolist())]
+    else:
+        prefix, fits, everything_fits_at = _bigint_probes(problem, active, start, limit, remaining)
+        lo, hi = _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start, remaining)
+        _launch(problem, counts, used, active, prefix(lo))
+        if hi is None:
+            return [], True
+        window_users = [(i, min(_ceil_div(hi, unit[i]), lim)) for i, lim in zip(active, limit)]
+    # Keys with lo <= share < hi, in the loop's order; the first one that does not fit decides.
+    window_keys = [(j * unit[i], tb[i], i) for i, stop_at in window_users for j in range(counts[i], stop_at)]
+    window_keys.sort()
+    if (
+        on_blocked == "stop"
+        and window_keys
+        and problem.np_demand() is not None
+        and max(problem.capacity) + len(window_keys) * problem.max_demand < INT64_SAFE
+    ):
+        ended = _stop_in_window(problem, window_keys, counts, used, blocked)
+        if ended is not None:
+            return ended
+        window_keys = []  # all launched (cannot happen when hi is infeasible); continue as usual
+    frozen = set()
+    for _, _, i in window_keys:
+        if i in frozen:
+            continue
+        row = dem[i]
+        over = next((r for r in range(problem.m) if used[r] + row[r] > capacity[r]), None)
+        if over is None:
+            counts[i] += 1
+            for r in range(problem.m):
+                used[r] += row[r]
+            continue
+        blocked.append((i, over))
+        if on_blocked == "stop":
+            return [], True
+        frozen.add(i)
+    still = [i for i, lim in zip(active, limit) if i not in frozen and counts[i] < lim]
+    return still, not still
+
+
+def _stop_in_window(problem, window_keys, counts, used, blocked):
+    """`stop` within the sorted window, vectorised: launch keys until the first that overflows."""
+    who = np.fromiter((k[2] for k in window_keys), dtype=np.intp, count=len(window_keys))
+    load = np.cumsum(problem.np_demand()[who], axis=0) + np.asarray(used, dtype=np.int64)
+    over = load > np.asarray(problem.capacity, dtype=np.int64)
+    bad = over.any(axis=1)
+    first = int(np.argmax(bad)) if bool(bad.any()) else len(window_keys)
+    for i in who[:first].tolist():
+        counts[i] += 1
+    if first:
+        used[:] = load[first - 1].tolist()
+    if first < len(window_keys):
+        blocked.append((int(who[first]), int(np.argmax(over[first]))))
+        return [], True
+    return None  # unreachable when the window ends at an infeasible level
+
+
+def _bigint_probes(problem, active, start, limit, remaining):
+    """prefix(level), fits(level), everything_fits_at(level) in exact big-integer arithmetic."""
+    unit = problem.unit
+    units = [unit[i] for i in active]
     capped = any(lim != math.inf for lim in limit)
     fresh = not any(start)
     memo: dict[int, list[int]] = {}
@@ -276,8 +405,12 @@ def _fast_phase(problem, tb, counts, used, active, on_blocked, blocked):
     def everything_fits_at(level: int) -> bool:
         return capped and all(lim != math.inf and _ceil_div(level, u) >= lim for u, lim in zip(units, limit))
 
-    lo = min(t0 * unit[i] for i, t0 in zip(active, start))
-    # Floats guide the first probes (the fluid level of the remaining resources); exact checks decide.
+    return prefix, fits, everything_fits_at
+
+
+def _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start, remaining):
+    """Levels lo < hi (1/scale units) with prefix(lo) fitting, prefix(hi) not, and few keys between;
+    hi None if every remaining task fits at lo. Big-integer fallback of `_dyadic_bracket`."""
     hi = None
     guess_lo, guess_hi = _fluid_guesses(problem, active, start, remaining)
     if guess_lo is not None and guess_lo > lo:
@@ -288,53 +421,113 @@ def _fast_phase(problem, tb, counts, used, active, on_blocked, blocked):
     if hi is None:
         probe = max(guess_hi if guess_hi is not None else lo + 1, lo + 1)
         while fits(probe):
-            if everything_fits_at(probe):  # every remaining task fits: caps end the loop
-                take = prefix(probe)
-                _launch(problem, counts, used, active, take)
-                return [], True
+            if everything_fits_at(probe):
+                return probe, None
             lo, probe = probe, lo + 2 * (probe - lo)
         hi = probe
     batch = 4 * len(active) + 64
     while hi - lo > 1:
-        window = sum(prefix(hi)) - sum(prefix(lo))
-        if window <= batch:
+        if sum(prefix(hi)) - sum(prefix(lo)) <= batch:
             break
         mid = (lo + hi) // 2
         if fits(mid):
             lo = mid
         else:
             hi = mid
-    _launch(problem, counts, used, active, prefix(lo))
-    # Keys with lo <= share < hi, in the loop's order; the first one that does not fit decides.
-    window_keys = []
-    for i, lim in zip(active, limit):
-        stop_at = min(_ceil_div(hi, unit[i]), lim)
-        for j in range(counts[i], stop_at):
-            window_keys.append((j * unit[i], tb[i], i))
-    window_keys.sort()
-    frozen = set()
-    for _, _, i in window_keys:
-        if i in frozen:
-            continue
-        row = dem[i]
-        over = next((r for r in range(problem.m) if used[r] + row[r] > capacity[r]), None)
-        if over is None:
-            counts[i] += 1
-            for r in range(problem.m):
-                used[r] += row[r]
-            continue
-        blocked.append((i, over))
-        if on_blocked == "stop":
-            return [], True
-        frozen.add(i)
-    still = [i for i, lim in zip(active, limit) if i not in frozen and counts[i] < lim]
-    return still, not still
+    return lo, hi
+
+
+WINDOW = 64  # stop bisecting once this few keys separate the two probe levels
+
+
+def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
+    """Like `_bigint_bracket` but probing only levels a / 2**shift, where the prefix counts
+    ceil(a q_i / (p_i 2**shift)) and the usage are exact in int64 (vectorised). Returns
+    (lo, hi, take_lo, take_hi) in 1/scale units, "all" if every remaining task fits, or None when
+    the instance is outside the int64 bounds (the caller then uses big integers)."""
+    if problem.p is None or problem.np_demand() is None:
+        return None
+    shift = problem.shift
+    idx = np.asarray(active, dtype=np.intp)
+    p, q = problem.p[idx], problem.q[idx]
+    den = p << shift
+    capped = np.array([-1 if lim == math.inf else lim for lim in limit], dtype=np.int64)
+    has_cap = capped >= 0
+    any_cap = bool(has_cap.any())
+    lim = np.where(has_cap, capped, np.int64(2**62))
+    t0 = np.asarray(start, dtype=np.int64)
+    rows = problem.np_demand()[idx]
+    rem = np.asarray(remaining, dtype=np.int64)
+    a_max = 2 ** (shift + K_MARGIN)
+    bound = INT64_SAFE // max(1, problem.max_demand * len(active))
+    low_units = problem.scale >> shift  # 1/scale units per probe step
+
+    def take(a: int):
+        tops = -((-a * q) // den)
+        if any_cap:
+            np.minimum(tops, lim, out=tops)
+        tops -= t0
+        np.maximum(tops, 0, out=tops)
+        return tops
+
+    def fits(tk):
+        if int(tk.max(initial=0)) >= bound:
+            raise OverflowError
+        return bool(((tk @ rows) <= rem).all())
+
+    try:
+        a_lo = lo_units // low_units  # prefix(a_lo) is empty: it fits
+        # Floats guide the first probe (fluid level minus half a task per user); exact checks decide.
+        inv = q / p
+        dem_f = rows.astype(float)
+        rate = inv @ dem_f
+        base = t0 @ dem_f + rem
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mid = np.where(rate > 0, (base - dem_f.sum(axis=0) / 2) / rate, np.inf).min()
+            span = np.where(rate > 0, dem_f.sum(axis=0) / rate, np.inf).min()
+        step = max(1, int(span * 2.0**shift / 64)) if np.isfinite(span) else 1
+        probe = int(mid * 2.0**shift) if np.isfinite(mid) else a_lo + 1
+        probe = min(max(probe, a_lo + 1), a_max)
+        a_hi = None
+        while True:  # gallop up from a feasible level
+            tk = take(probe)
+            if fits(tk):
+                if any_cap and bool(((tk + t0) >= lim).all()) and bool(has_cap.all()):
+                    return "all"
+                a_lo = probe
+                if probe >= a_max:
+                    return None
+                probe = min(probe + step, a_max)
+                step *= 2
+            else:
+                a_hi = probe
+                break
+        t_lo, t_hi = take(a_lo), take(a_hi)
+        keys, stalled = int((t_hi - t_lo).sum()), 0
+        while a_hi - a_lo > 1 and keys > WINDOW and stalled < 2:  # bisect to a few keys
+            probe = (a_lo + a_hi) // 2
+            tk = take(probe)
+            if fits(tk):
+                a_lo, t_lo = probe, tk
+            else:
+                a_hi, t_hi = probe, tk
+            fewer = int((t_hi - t_lo).sum())
+            stalled = stalled + 1 if fewer == keys else 0  # equal shares: a tie group cannot be split
+            keys = fewer
+        return a_lo * low_units, a_hi * low_units, t_lo, t_hi
+    except OverflowError:
+        return None
 
 
 def _launch(problem, counts, used, active, take):
     usage = matvec(take, problem, active)
-    for k, i in enumerate(active):
-        counts[i] += take[k]
+    if isinstance(take, np.ndarray):
+        arr = np.asarray(counts, dtype=object if problem.np_demand() is None else np.int64)
+        arr[np.asarray(active, dtype=np.intp)] += take
+        counts[:] = arr.tolist()
+    else:
+        for k, i in enumerate(active):
+            counts[i] += take[k]
     for r in range(problem.m):
         used[r] += usage[r]
 

@@ -171,3 +171,25 @@ def test_theorem_7_is_not_a_per_resource_bound():
     continuous = allocate("drf", PARETO).tasks
     assert continuous == (Fraction(19, 8), Fraction(19, 2))
     assert (continuous[1] - discrete[1]) * 3 == Fraction(9, 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["stop", "skip"]), st.sampled_from(["paper", "index"]))
+def test_dyadic_and_big_integer_probes_agree_with_the_loop_on_larger_instances(seed, on_blocked, tie):
+    """Dozens of users and capacities in the thousands, so the level search really bisects; the
+    int64 dyadic probes and the big-integer fallback must land on the loop's allocation."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(20, 60)), int(rng.integers(1, 4))
+    caps = rng.integers(1000, 6000, size=m).tolist()
+    dem = rng.integers(0, 12, size=(n, m))
+    dem[dem.sum(axis=1) == 0, 0] = 1
+    inst = Instance.build(caps, dem.tolist())
+    loop = allocate("drf-tasks", inst, tie=tie, on_blocked=on_blocked, method="loop").tasks
+    dyadic = _tasks.from_integers(caps, dem.tolist())
+    assert dyadic.p is not None
+    big = _tasks.from_integers(caps, dem.tolist())
+    big.p = big.q = None
+    for problem in (dyadic, big):
+        assert tuple(_tasks.fast_loop(problem, tie, on_blocked).counts) == loop
