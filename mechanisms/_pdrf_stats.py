@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import resources as importlib_resources
 from typing import Iterable
 
@@ -111,19 +112,27 @@ def chunks(config: Config) -> int:
 
 
 def aggregate(per_run: Iterable[list[int]]) -> dict:
-    """A table row: {'under': {'1', '2', '>2', 'max', 'avg', 'sd'}, 'over': {...}}."""
-    arr = np.asarray(list(per_run), dtype=np.int64).reshape(-1, 8)
+    """A table row: {'under': {'1', '2', '>2', 'max', 'avg', 'sd'}, 'over': {...}}.
+
+    Sums are exact integers (means and variance as Fractions), so the row does not depend on the
+    order the runs arrive in; floats only at the end, for printing."""
+    runs = [list(map(int, run)) for run in per_run]
+    count = len(runs)
+    if count == 0:
+        raise InputError("--runs: no runs to aggregate")
     row = {}
     for k, kind in enumerate(KINDS):
-        block = arr[:, 4 * k : 4 * k + 4]
-        total = block[:, :3].sum(axis=1)
+        cols = [[run[4 * k + c] for run in runs] for c in range(4)]
+        totals = [a + b + c for a, b, c in zip(cols[0], cols[1], cols[2])]
+        mean = Fraction(sum(totals), count)
+        variance = Fraction(sum(t * t for t in totals), count) - mean * mean
         row[kind] = {
-            "1": float(block[:, 0].mean()),
-            "2": float(block[:, 1].mean()),
-            ">2": float(block[:, 2].mean()),
-            "max": int(block[:, 3].max()),
-            "avg": float(total.mean()),
-            "sd": float(total.std(ddof=0)),
+            "1": float(Fraction(sum(cols[0]), count)),
+            "2": float(Fraction(sum(cols[1]), count)),
+            ">2": float(Fraction(sum(cols[2]), count)),
+            "max": max(cols[3]),
+            "avg": float(mean),
+            "sd": math.sqrt(variance),
         }
     return row
 
