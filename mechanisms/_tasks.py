@@ -437,7 +437,7 @@ def _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start
     return lo, hi
 
 
-WINDOW = 64  # stop bisecting once this few keys separate the two probe levels
+WINDOW = 128  # stop bisecting once this few keys separate the two probe levels
 
 
 def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
