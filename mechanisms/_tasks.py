@@ -74,9 +74,18 @@ class TaskProblem:
 
     def eligible_users(self) -> list[int]:
         """The users that can ever launch a task, in index order."""
-        if not self.too_big and all(c is None for c in self.cap):
-            return list(range(self.n))
-        return [i for i in range(self.n) if self.eligible(i)]
+        if self._eligible is None:
+            if not self.too_big and not self.any_cap:
+                self._eligible = list(range(self.n))
+            else:
+                self._eligible = [i for i in range(self.n) if self.eligible(i)]
+        return list(self._eligible)
+
+    def cap_array(self) -> np.ndarray:
+        """Caps as int64 with 2**62 for "unlimited" (for the vectorised probes)."""
+        if self._cap_array is None:
+            self._cap_array = np.array([2**62 if c is None else min(c, 2**62) for c in self.cap], dtype=np.int64)
+        return self._cap_array
 
     def eligible(self, i: int) -> bool:
         """Can user i ever launch a task (fits alone and a cap of at least one)?"""
@@ -84,6 +93,9 @@ class TaskProblem:
 
     def __post_init__(self):
         self._too_big_set = set(self.too_big)
+        self._eligible = None
+        self._cap_array = None
+        self.any_cap = any(c is not None for c in self.cap)
         self.max_demand = max((max(row) for row in self.demand), default=0)
         if self.mult is None:
             self.mult = [1] * len(self.capacity)
@@ -270,67 +282,69 @@ class LoopOutcome:
     trace: list[int] | None = None
 
 
-def tie_keys(problem: TaskProblem, tie: str) -> list[int]:
+def tie_key(problem: TaskProblem, tie: str, i: int) -> int:
     """Second key component: `paper` launches the larger per-task dominant share first (PDRF §3.1
     reading of the DRF paper's Table 1), `index` only the user index (third component)."""
-    if tie == "paper":
-        return [-u for u in problem.unit]
-    return [0] * problem.n
+    return -problem.unit[i] if tie == "paper" else 0
 
 
 def fast_loop(problem: TaskProblem, tie: str = "paper", on_blocked: str = "stop", trace: bool = False) -> LoopOutcome:
     """The exact final allocation of the DRF task loop without simulating it task by task."""
-    n = problem.n
-    tb = tie_keys(problem, tie)
-    counts = [0] * n
+    counts = [0] * problem.n
     used = [0] * problem.m
     active = problem.eligible_users()
     blocked: list[tuple[int, int]] = []
+    first = True
     while active:
-        active, done = _fast_phase(problem, tb, counts, used, active, on_blocked, blocked)
+        active, done = _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first)
+        first = False
         if done:
             break
     unused = [Fraction(problem.capacity[r] - used[r], problem.mult[r]) for r in range(problem.m)]
     out = LoopOutcome(counts, blocked, unused)
     if trace:
-        out.trace = trace_of(problem, tb, counts)
+        out.trace = trace_of(problem, tie, counts)
     return out
 
 
-def trace_of(problem: TaskProblem, tb: Sequence[int], counts: Sequence[int]) -> list[int]:
+def trace_of(problem: TaskProblem, tie: str, counts: Sequence[int]) -> list[int]:
     """The loop's launch order for final `counts`: launches come in increasing key order."""
-    keys = [(j * problem.unit[i], tb[i], i) for i in range(problem.n) for j in range(counts[i])]
+    keys = [(j * problem.unit[i], tie_key(problem, tie, i), i) for i in range(problem.n) for j in range(counts[i])]
     keys.sort()
     return [k[2] for k in keys]
 
 
-def _fast_phase(problem, tb, counts, used, active, on_blocked, blocked):
+def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=False):
     """One phase: from the current state, launch the prefix of the merged key order up to the first
-    task that does not fit. Returns (users still active, whether the loop has ended)."""
+    task that does not fit. Returns (users still active, whether the loop has ended).
+    `first`: no task launched yet (every count is 0)."""
     unit, caps, capacity, dem = problem.unit, problem.cap, problem.capacity, problem.demand
-    limit = [math.inf if caps[i] is None else caps[i] for i in active]
-    start = [counts[i] for i in active]
     remaining = [capacity[r] - used[r] for r in range(problem.m)]
-    lo = min(t0 * unit[i] for i, t0 in zip(active, start)) if any(start) else 0
-    bracket = _dyadic_bracket(problem, active, start, limit, remaining, lo)
+    lo = 0 if first else min(counts[i] * unit[i] for i in active)
+    bracket = _dyadic_bracket(problem, active, counts, remaining, lo, first)
     if bracket == "all":  # every remaining task fits: caps end the loop
-        _launch(problem, counts, used, active, [lim - t0 for lim, t0 in zip(limit, start)])
+        _launch(problem, counts, used, active, [caps[i] - counts[i] for i in active])
         return [], True
     if bracket is not None:
-        lo, hi, take_lo, take_hi = bracket
-        _launch(problem, counts, used, active, take_lo)
-        idx = np.asarray(active)
+        lo, hi, take_lo, take_hi, idx = bracket
+        _launch(problem, counts, used, active, take_lo, idx, first)
         between = np.flatnonzero(take_hi > take_lo)
-        window_users = [(i, counts[i] + k) for i, k in zip(idx[between].tolist(), (take_hi - take_lo)[between].tolist())]
+        users = between if idx is None else idx[between]
+        window_users = [(i, counts[i] + k) for i, k in zip(users.tolist(), (take_hi - take_lo)[between].tolist())]
     else:
+        limit = [math.inf if caps[i] is None else caps[i] for i in active]
+        start = [counts[i] for i in active]
         prefix, fits, everything_fits_at = _bigint_probes(problem, active, start, limit, remaining)
         lo, hi = _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start, remaining)
         _launch(problem, counts, used, active, prefix(lo))
         if hi is None:
             return [], True
         window_users = [(i, min(_ceil_div(hi, unit[i]), lim)) for i, lim in zip(active, limit)]
+    paper = tie == "paper"
     # Keys with lo <= share < hi, in the loop's order; the first one that does not fit decides.
-    window_keys = [(j * unit[i], tb[i], i) for i, stop_at in window_users for j in range(counts[i], stop_at)]
+    window_keys = [
+        (j * unit[i], -unit[i] if paper else 0, i) for i, stop_at in window_users for j in range(counts[i], stop_at)
+    ]
     window_keys.sort()
     if (
         on_blocked == "stop"
@@ -357,7 +371,7 @@ def _fast_phase(problem, tb, counts, used, active, on_blocked, blocked):
         if on_blocked == "stop":
             return [], True
         frozen.add(i)
-    still = [i for i, lim in zip(active, limit) if i not in frozen and counts[i] < lim]
+    still = [i for i in active if i not in frozen and (caps[i] is None or counts[i] < caps[i])]
     return still, not still
 
 
@@ -440,23 +454,25 @@ def _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start
 WINDOW = 128  # stop bisecting once this few keys separate the two probe levels
 
 
-def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
+def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
     """Like `_bigint_bracket` but probing only levels a / 2**shift, where the prefix counts
     ceil(a q_i / (p_i 2**shift)) and the usage are exact in int64 (vectorised). Returns
-    (lo, hi, take_lo, take_hi) in 1/scale units, "all" if every remaining task fits, or None when
-    the instance is outside the int64 bounds (the caller then uses big integers)."""
+    (lo, hi, take_lo, take_hi, idx) in 1/scale units (idx: the active users as an array, None for
+    all), "all" if every remaining task fits, or None when the instance is outside the int64
+    bounds (the caller then uses big integers)."""
     if problem.p is None or problem.np_demand() is None:
         return None
     shift = problem.shift
-    idx = np.asarray(active, dtype=np.intp)
-    p, q = problem.p[idx], problem.q[idx]
+    idx = None if first and len(active) == problem.n else np.asarray(active, dtype=np.intp)
+    if idx is None:
+        p, q, rows, lim = problem.p, problem.q, problem.np_demand(), problem.cap_array()
+        t0 = np.zeros(problem.n, dtype=np.int64)
+    else:
+        p, q, rows, lim = problem.p[idx], problem.q[idx], problem.np_demand()[idx], problem.cap_array()[idx]
+        t0 = np.asarray(counts, dtype=np.int64)[idx]
     den = p << shift
-    capped = np.array([-1 if lim == math.inf else lim for lim in limit], dtype=np.int64)
-    has_cap = capped >= 0
-    any_cap = bool(has_cap.any())
-    lim = np.where(has_cap, capped, np.int64(2**62))
-    t0 = np.asarray(start, dtype=np.int64)
-    rows = problem.np_demand()[idx]
+    any_cap = problem.any_cap
+    all_capped = any_cap and bool((lim < 2**62).all())
     rem = np.asarray(remaining, dtype=np.int64)
     a_max = 2 ** (shift + K_MARGIN)
     bound = INT64_SAFE // max(1, problem.max_demand * len(active))
@@ -492,7 +508,7 @@ def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
         while True:  # gallop up from a feasible level
             tk = take(probe)
             if fits(tk):
-                if any_cap and bool(((tk + t0) >= lim).all()) and bool(has_cap.all()):
+                if all_capped and bool(((tk + t0) >= lim).all()):
                     return "all"
                 a_lo = probe
                 if probe >= a_max:
@@ -502,6 +518,14 @@ def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
             else:
                 a_hi = probe
                 break
+        if a_lo < a_hi - step:  # the first probe did not fit: gallop down
+            down = step
+            while a_hi - down > a_lo:
+                probe = a_hi - down
+                if fits(take(probe)):
+                    a_lo = probe
+                    break
+                a_hi, down = probe, down * 2
         t_lo, t_hi = take(a_lo), take(a_hi)
         keys, stalled = int((t_hi - t_lo).sum()), 0
         while a_hi - a_lo > 1 and keys > WINDOW and stalled < 2:  # bisect to a few keys
@@ -514,17 +538,20 @@ def _dyadic_bracket(problem, active, start, limit, remaining, lo_units):
             fewer = int((t_hi - t_lo).sum())
             stalled = stalled + 1 if fewer == keys else 0  # equal shares: a tie group cannot be split
             keys = fewer
-        return a_lo * low_units, a_hi * low_units, t_lo, t_hi
+        return a_lo * low_units, a_hi * low_units, t_lo, t_hi, idx
     except OverflowError:
         return None
 
 
-def _launch(problem, counts, used, active, take):
+def _launch(problem, counts, used, active, take, idx=None, first=False):
+    """Add `take[k]` tasks to user active[k] (idx: active as an array, None for all users)."""
     usage = matvec(take, problem, active)
     if isinstance(take, np.ndarray):
-        arr = np.asarray(counts, dtype=object if problem.np_demand() is None else np.int64)
-        arr[np.asarray(active, dtype=np.intp)] += take
-        counts[:] = arr.tolist()
+        if first and idx is None:
+            counts[:] = take.tolist()
+        else:
+            for i, k in zip(active, take.tolist()):
+                counts[i] += k
     else:
         for k, i in enumerate(active):
             counts[i] += take[k]
