@@ -193,3 +193,16 @@ def test_dyadic_and_big_integer_probes_agree_with_the_loop_on_larger_instances(s
     big.p = big.q = None
     for problem in (dyadic, big):
         assert tuple(_tasks.fast_loop(problem, tie, on_blocked).counts) == loop
+
+
+def test_theorem_7_bound_is_for_the_loop_as_printed_not_for_skip():
+    """With `skip` the unblocked users keep going, and the bound can fail (found by hypothesis):
+    max-task <8, 9> has dominant share 1/24, yet u4 ends 5/12 - 41/121 > 1/24 above continuous DRF."""
+    inst = {"capacities": [192, 328], "demands": [[2, 3], [2, 9], [1, 9], [8, 1]]}
+    assert allocate("drf", inst).dominant_shares == (Fraction(41, 121),) * 4
+    stop = allocate("drf-tasks", inst).dominant_shares
+    skip = allocate("drf-tasks", inst, on_blocked="skip").dominant_shares
+    assert stop == (Fraction(1, 3), Fraction(27, 82), Fraction(27, 82), Fraction(1, 3))
+    assert skip == (Fraction(17, 48), Fraction(27, 82), Fraction(27, 82), Fraction(5, 12))
+    assert all(abs(s - Fraction(41, 121)) <= Fraction(1, 24) for s in stop)
+    assert skip[3] - Fraction(41, 121) > Fraction(1, 24)
