@@ -15,6 +15,7 @@ Every verdict of the lab is decided with these types; floats only ever guide a s
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -35,7 +36,10 @@ def to_fraction(value, field: str) -> Fraction:
         return value
     if isinstance(value, int):
         return Fraction(value)
-    if isinstance(value, float):
+    if isinstance(value, numbers.Integral):  # numpy integers too
+        return Fraction(int(value))
+    if isinstance(value, (float, numbers.Real)) and not isinstance(value, Decimal):
+        value = float(value)  # numpy floats: their repr is "np.float64(...)"
         if math.isnan(value) or math.isinf(value):
             raise InputError(f"{field}: expected a finite number, got {value!r}")
         # Through the shortest decimal text, so 0.1 means 1/10 and not the binary double.

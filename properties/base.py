@@ -239,7 +239,8 @@ def static_check(name: str, mechanism, instance, budget: Mapping[str, Any], find
     inst = resolve_instance(instance)
     tasks = run(mech, inst, b.options)
     b.used_evaluations = 1
-    witness = find(inst, tasks)
+    # Discrete mechanisms hand out whole tasks: utilities count whole tasks (see leontief.utility).
+    witness = find(inst, tasks, integral=mech.discrete)
     if witness is not None:
         return violated(name, mech, inst, witness, b)
     return verdict(name, mech, "holds", b, f"exact check of the allocation {fmt_tasks(tasks)}")

@@ -61,7 +61,8 @@ def short_user(instance, tasks, r):
     return None
 
 
-def find(instance, tasks):
+def find(instance, tasks, integral=False):
+    """`integral` (discrete mechanisms) is ignored: this property compares shares, not whole tasks."""
     for r in common_bottlenecks(instance):
         i = short_user(instance, tasks, r)
         if i is not None:

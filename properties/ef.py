@@ -33,10 +33,10 @@ def envied_bundle(instance, i, j, tasks_j):
     )
 
 
-def find(instance, tasks):
+def find(instance, tasks, integral=False):
     for i in range(instance.n):
         for j in range(instance.n):
-            if i != j and leontief.utility(instance, i, envied_bundle(instance, i, j, tasks[j])) > tasks[i]:
+            if i != j and leontief.utility(instance, i, envied_bundle(instance, i, j, tasks[j]), integral) > tasks[i]:
                 return {"user": i, "envied": j}
     return None
 
@@ -51,8 +51,9 @@ def confirm(mechanism, instance, witness, options):
     j = read_index(witness.get("envied"), inst.n, "envied")
     if i == j:
         return None
-    tasks = run(resolve_mechanism(mechanism), inst, options)
-    theirs = leontief.utility(inst, i, envied_bundle(inst, i, j, tasks[j]))
+    mech = resolve_mechanism(mechanism)
+    tasks = run(mech, inst, options)
+    theirs = leontief.utility(inst, i, envied_bundle(inst, i, j, tasks[j]), mech.discrete)
     if theirs > tasks[i]:
         return (
             f"user {inst.users[i]} runs {format_exact(tasks[i])} tasks but would run {format_exact(theirs)}"

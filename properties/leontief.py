@@ -15,6 +15,7 @@ division so that they stay linear whenever the demands are numerals.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Sequence
 
@@ -30,10 +31,15 @@ def bundle(instance: Instance, i: int, tasks_i: Exact) -> tuple[Exact, ...]:
     return tuple(tasks_i * d for d in instance.demands[i])
 
 
-def utility(instance: Instance, i: int, bundle_: Sequence[Exact]) -> Exact:
-    """Leontief utility of user i for `bundle_`: tasks it runs, capped by its task cap."""
+def utility(instance: Instance, i: int, bundle_: Sequence[Exact], integral: bool = False) -> Exact:
+    """Leontief utility of user i for `bundle_`: tasks it runs, capped by its task cap.
+
+    `integral`: tasks are indivisible (discrete mechanisms such as drf-tasks and pdrf), so the
+    utility is the number of WHOLE tasks the bundle runs (the floor)."""
     row = instance.demands[i]
     value = min(bundle_[r] / row[r] for r in range(instance.m) if row[r] > 0)
+    if integral:
+        value = Fraction(math.floor(value))
     cap = instance.max_tasks[i]
     return value if cap is None or value < cap else cap
 

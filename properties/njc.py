@@ -37,7 +37,8 @@ def complaint(instance, tasks, i) -> bool:
     return True
 
 
-def find(instance, tasks):
+def find(instance, tasks, integral=False):
+    """`integral` (discrete mechanisms) is ignored: this property compares shares, not whole tasks."""
     for i in range(instance.n):
         if complaint(instance, tasks, i):
             return {"user": i}

@@ -8,7 +8,8 @@ Fractions with a duality certificate, z3 otherwise) and reports its optimum as t
 Equivalently (non-wastefulness, the lecture's "efficient" slide and the DRF paper's appendix
 argument): t is Pareto efficient iff every user below its cap uses a saturated resource; this
 exact test decides allocations with irrational (algebraic) entries, where the witness is t with
-one such user grown by its slack. Weights do not enter.
+one such user grown by its slack. Weights do not enter. For discrete mechanisms (whole
+tasks) an improvement must add whole tasks: one exists iff some user fits one more task.
 """
 
 from __future__ import annotations
@@ -77,7 +78,28 @@ def best_improvement(instance, tasks):
     return result.status, result.x
 
 
-def find(instance, tasks):
+def whole_task_room(instance, tasks) -> list[int]:
+    """Users who can run one more WHOLE task in what is left (and stay within their cap)."""
+    out = []
+    for i, t in enumerate(tasks):
+        cap = instance.max_tasks[i]
+        if cap is not None and t + 1 > cap:
+            continue
+        if all(leontief.load(instance, tasks, r) + instance.demands[i][r] <= instance.capacities[r]
+               for r in range(instance.m)):
+            out.append(i)
+    return out
+
+
+def find(instance, tasks, integral=False):
+    if integral:
+        # Indivisible tasks: a Pareto improvement adds whole tasks, and adding tasks only uses
+        # more of every resource, so one exists iff some user fits one more task alone.
+        room = whole_task_room(instance, tasks)
+        if not room:
+            return None
+        i = room[0]
+        return {"improvement": [number(t + 1 if k == i else t) for k, t in enumerate(tasks)], "user": i}
     wasted = wasted_users(instance, tasks)
     user = wasted[0] if wasted else None
     if all(isinstance(t, Fraction) for t in tasks):
@@ -99,8 +121,11 @@ def check(mechanism, instance, **budget):
 def confirm(mechanism, instance, witness, options):
     inst = resolve_instance(instance)
     i = read_index(witness.get("user"), inst.n, "user")
-    tasks = run(resolve_mechanism(mechanism), inst, options)
+    mech = resolve_mechanism(mechanism)
+    tasks = run(mech, inst, options)
     raw = witness.get("improvement")
+    if mech.discrete and any(Fraction(x).denominator != 1 for x in read_vector(raw, inst.n, "improvement")):
+        return None  # whole tasks only
     if any(isinstance(t, Algebraic) for t in tasks):
         # Irrational allocation: the improvement is t grown for user i, recomputed exactly here;
         # its printed (20-digit) form must be the one in the witness.

@@ -27,14 +27,14 @@ DEFINITION = (
 WITNESS = '{"user": i}  (0-based index of a user below its equal-split utility)'
 
 
-def equal_split_utility(instance, i):
-    """Utility of user i for its weighted equal-split bundle."""
-    return leontief.utility(instance, i, leontief.entitlement(instance, i))
+def equal_split_utility(instance, i, integral=False):
+    """Utility of user i for its weighted equal-split bundle (whole tasks if `integral`)."""
+    return leontief.utility(instance, i, leontief.entitlement(instance, i), integral)
 
 
-def find(instance, tasks):
+def find(instance, tasks, integral=False):
     for i, t in enumerate(tasks):
-        if t < equal_split_utility(instance, i):
+        if t < equal_split_utility(instance, i, integral):
             return {"user": i}
     return None
 
@@ -46,8 +46,9 @@ def check(mechanism, instance, **budget):
 def confirm(mechanism, instance, witness, options):
     inst = resolve_instance(instance)
     i = read_index(witness.get("user"), inst.n, "user")
-    tasks = run(resolve_mechanism(mechanism), inst, options)
-    split = equal_split_utility(inst, i)
+    mech = resolve_mechanism(mechanism)
+    tasks = run(mech, inst, options)
+    split = equal_split_utility(inst, i, mech.discrete)
     if tasks[i] < split:
         return (
             f"user {inst.users[i]} runs {format_exact(tasks[i])} tasks but its equal-split bundle "

@@ -40,9 +40,9 @@ WITNESS = '{"user": i, "misreport": [demand vector]}  (0-based user; the declare
 SCALES = (Fraction(2), Fraction(8), Fraction(4), Fraction(1, 2), Fraction(16), Fraction(1, 4), Fraction(3, 2), Fraction(3))
 
 
-def true_utility(instance, i, declared, tasks_i):
-    """Tasks user i really runs with t'_i tasks' worth of its declared demand."""
-    return leontief.utility(instance, i, tuple(tasks_i * d for d in declared))
+def true_utility(instance, i, declared, tasks_i, integral=False):
+    """Tasks user i really runs with t'_i tasks' worth of its declared demand (whole ones if `integral`)."""
+    return leontief.utility(instance, i, tuple(tasks_i * d for d in declared), integral)
 
 
 def structured_misreports(instance):
@@ -94,7 +94,7 @@ def check(mechanism, instance, **budget):
         i, declared = candidate
         rows = [declared if k == i else row for k, row in enumerate(inst.demands)]
         after = run(mech, rebuild(inst, demands=rows), b.options)
-        if true_utility(inst, i, declared, after[i]) > tasks[i]:
+        if true_utility(inst, i, declared, after[i], mech.discrete) > tasks[i]:
             return {"user": i, "misreport": [number(x) for x in declared]}
         return None
 
@@ -120,7 +120,7 @@ def confirm(mechanism, instance, witness, options):
     truthful = run(mech, inst, options)
     lied = rebuild(inst, demands=rows)  # validates the misreport like any instance
     after = run(mech, lied, options)
-    gain = true_utility(inst, i, declared, after[i])
+    gain = true_utility(inst, i, declared, after[i], mech.discrete)
     if gain > truthful[i]:
         return (
             f"user {inst.users[i]} runs {format_exact(truthful[i])} tasks when truthful but "

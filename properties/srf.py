@@ -26,7 +26,8 @@ DEFINITION = (
 WITNESS = '{"user": i}  (0-based index of a user below its max-min fair share)'
 
 
-def find(instance, tasks):
+def find(instance, tasks, integral=False):
+    """`integral` (discrete mechanisms) is ignored: this property compares shares, not whole tasks."""
     if instance.m != 1:
         return None
     i = bf.short_user(instance, tasks, 0)
