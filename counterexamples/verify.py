@@ -24,7 +24,7 @@ def verify_record(record: dict) -> tuple[bool, str]:
         from properties.base import Violation
 
         mech = mechanisms.get(record["mechanism"])
-        digest = store.canonical_hash(mech.name, record["property"], instance, rescale_rows=not mech.discrete)
+        digest = store.canonical_hash(record["mechanism"], record["property"], instance, rescale_rows=not mech.discrete)
         if digest != record["canonical_hash"]:
             return False, f"canonical hash {record['canonical_hash']} != recomputed {digest}"
         violation = Violation(record["property"], mech, instance, record["witness"], dict(record.get("options") or {}))

@@ -127,16 +127,21 @@ def register(app: typer.Typer) -> None:
             emit_json([o.to_dict() for o in outcomes])
         else:
             table = Table(title=f"rediscovery of the sources' counterexamples ({total:.1f} s)")
-            for col in ("claim", "source", "verdict", "shrunk instance", "s", "fixture"):
+            for col in ("claim", "verdict", "shrunk instance", "witness", "s", "fixture"):
                 table.add_column(col, overflow="fold")
             for o in outcomes:
                 inst = o.instance
-                shown = f"c={inst['capacities']} d={inst['demands']}" if inst else "—"
-                if o.witness and o.claim.kind == "violation":
-                    shown += f"\nwitness {o.witness}"
+                shown = f"capacities {_compact(inst['capacities'])}\ndemands {_compact(inst['demands'])}" if inst else "—"
+                witness = _compact(o.witness) if o.claim.kind != "impossibility" else (
+                    f"family {', '.join(o.witness['family'])}\ncore: {len(o.witness['core'])} constraints" if o.witness else "—")
                 verdict = "[green]found[/green]" if o.status == "found" else "[red]not found[/red]"
-                table.add_row(o.claim.id, o.claim.source, verdict, shown, f"{o.seconds:.2f}", o.fixture or "—")
-            Console().print(table)
+                fixture = o.fixture.rsplit("/", 1)[-1] if o.fixture else "—"
+                table.add_row(f"{o.claim.id}\n[dim]{o.claim.source}[/dim]", verdict, shown, witness,
+                              f"{o.seconds:.2f}", fixture)
+            console = Console()
+            console.width = max(console.width, 150)
+            console.print(table)
+            console.print("fixtures in counterexamples/fixtures/; re-verified by `python -m pytest tests/test_fixtures.py`")
         if any(o.status != "found" for o in outcomes):
             raise typer.Exit(1)
 
@@ -205,6 +210,13 @@ def register(app: typer.Typer) -> None:
         Console().print(table)
         Console().print(f"none found = no violation within {time_limit:g} s at {users} users × {resources} resources; "
                         "violated cells have a fixture in counterexamples/fixtures/")
+
+
+def _compact(value) -> str:
+    """JSON-ish text without quotes around exact numbers: [[1, 1/8], [0, 1]]."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False).replace('"', "")
 
 
 def violation_record_for(mechanism: str, prop: str, hunt):
