@@ -1,0 +1,191 @@
+"""`fairlab dynamics rates|figure|packets|cluster`: dynamic demand (Bonald & Roberts §3-§4).
+
+* ``rates``   — γ_k of the §4.1 Markov model for one mechanism and per-class loads.
+* ``figure``  — regenerate Figure 1, 2 or 3 as PNG and print the orderings the text states.
+* ``packets`` — SFQ packet schedulers (§3.1-§3.3) under dynamic flows, compared with the fluid model.
+* ``cluster`` — "serve the most deprived job" task schedulers, long-run shares vs fluid allocation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fairlab.errors import InputError
+
+console = Console()
+
+DEFAULT_REQUIREMENTS = "0.1,1;1,0.1;1,1"
+
+
+def _fail(message):
+    from fairlab.cli import fail
+
+    fail(message)
+
+
+def _check_format(fmt):
+    from fairlab.cli import check_format
+
+    check_format(fmt)
+
+
+def register(app: typer.Typer) -> None:
+    sub = typer.Typer(no_args_is_help=True, help="Dynamic demand: Markov service rates, packet and cluster schedulers (Bonald & Roberts §3-§4).")
+    app.add_typer(sub, name="dynamics")
+
+    @sub.command("rates")
+    def rates_cmd(
+        mechanism: str = typer.Option("pf", "--mechanism", "-m", help="drf | pf | bmf (fast), or any registered mechanism (exact, slow)"),
+        requirements: str = typer.Option(DEFAULT_REQUIREMENTS, "--requirements", help="class requirement vectors 'a11,a12;a21,a22;...'"),
+        loads: str = typer.Option(..., "--loads", help="per-class loads ρ1,ρ2,... (condition (8) must hold)"),
+        mu: Optional[str] = typer.Option(None, "--mu", help="per-class 1/mean work (default 1)"),
+        truncation: Optional[int] = typer.Option(None, "--truncation", help="max total transactions N (default: adaptive)"),
+        tol: float = typer.Option(1e-5, "--tol", help="adaptive truncation: target boundary mass"),
+        max_states: int = typer.Option(150_000, "--max-states", help="adaptive truncation: largest state space"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
+        from dynamics import markov
+
+        _check_format(fmt)
+        try:
+            req = markov.parse_requirements(requirements)
+            rho = markov.parse_vector(loads, "loads", len(req))
+            mus = markov.parse_vector(mu, "mu", len(req)) if mu is not None else None
+            if not tol > 0:
+                raise InputError(f"--tol: must be positive, got {tol}")
+            result = markov.solve(mechanism, req, rho, mu=mus, truncation=truncation, tol=tol, max_states=max_states)
+        except InputError as exc:
+            _fail(str(exc))
+        if fmt == "json":
+            typer.echo(json.dumps(result.to_dict(), indent=2))
+            return
+        table = Table(title=f"{mechanism}: service rates (Bonald & Roberts §4.1)")
+        for col in ("class", "requirements", "load ρ", "E(n)", "γ"):
+            table.add_column(col, justify="right")
+        from fairlab.exact import format_exact
+
+        for k, g in enumerate(result.gamma):
+            table.add_row(str(k + 1), ",".join(format_exact(x) for x in result.requirements[k]),
+                          format_exact(result.loads[k]), f"{result.mean_transactions[k]:.6g}", f"{g:.6g}")
+        console.print(table)
+        console.print("resource loads (8): " + ", ".join(format_exact(x) for x in result.resource_loads))
+        console.print(f"truncation: N={result.truncation}, {result.states} states, boundary mass {result.boundary_mass:.2e}")
+        for note in result.notes:
+            console.print(f"note: {note}")
+
+    @sub.command("figure")
+    def figure_cmd(
+        number: int = typer.Argument(..., help="1, 2 or 3"),
+        out: str = typer.Option(".", "--out", help="directory for figureN.png"),
+        tol: float = typer.Option(1e-4, "--tol", help="target boundary mass of the truncation"),
+        flows: int = typer.Option(3000, "--flows", help="figure 3: flow arrivals per packet simulation"),
+        mean_size: float = typer.Option(50, "--mean-size", help="figure 3: mean flow size (packets)"),
+        window: int = typer.Option(5, "--window", help="figure 3: per-flow window W (packets)"),
+        seed: int = typer.Option(0, "--seed", help="figure 3: random seed"),
+        progress: bool = typer.Option(True, "--progress/--no-progress"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Regenerate Figure 1, 2 or 3 of §4 (PNG) and print the orderings the text states."""
+        from dynamics import figures
+
+        _check_format(fmt)
+        if number not in (1, 2, 3):
+            _fail(f"figure: expected 1, 2 or 3, got {number}")
+        try:
+            info = figures.draw(number, out, tol=tol, progress=progress and fmt == "table",
+                                packet_options={"flows": flows, "mean_size": mean_size, "window": window, "seed": seed})
+        except InputError as exc:
+            _fail(str(exc))
+        if fmt == "json":
+            packets = {m: [{**p, "gamma": p["gamma"]} for p in v] for m, v in info["packets"].items()}
+            typer.echo(json.dumps({**info, "packets": packets}, indent=2, default=str))
+            return
+        console.print(f"wrote {info['path']} in {info['seconds']:.1f} s (fluid curves {info['fluid_seconds']:.1f} s); "
+                      f"largest truncation boundary mass {info['max_boundary_mass']:.1e}")
+        for m, pts in info["packets"].items():
+            for p in pts:
+                fl = ", ".join(f"{x:.3f}" for x in p["fluid"]) if p["fluid"] else "-"
+                console.print(f"  {m} load {p['load']}: packets γ = {', '.join(f'{x:.3f}' for x in p['gamma'])}; fluid γ = {fl}")
+        for c in info["orderings"]:
+            mark = "holds" if c["holds"] else "FAILS"
+            console.print(f"[{mark}] Figure {c['figure']}: {c['claim']} — {c['detail']}")
+
+    @sub.command("packets")
+    def packets_cmd(
+        scheduler: str = typer.Option("all", "--scheduler", "-s", help="drf | pf | bmf | all"),
+        requirements: str = typer.Option(DEFAULT_REQUIREMENTS, "--requirements", help="class requirement vectors"),
+        loads: str = typer.Option(..., "--loads", help="per-class loads ρ1,ρ2,..."),
+        flows: int = typer.Option(3000, "--flows", help="number of flow arrivals"),
+        mean_size: float = typer.Option(50, "--mean-size", help="mean flow size in packets (geometric)"),
+        window: int = typer.Option(5, "--window", help="per-flow window W (packets)"),
+        seed: int = typer.Option(0, "--seed"),
+        progress: bool = typer.Option(True, "--progress/--no-progress"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Simulate the SFQ packet schedulers (§3) and compare γ_k with the fluid model (§4.4)."""
+        from dynamics import markov, packets
+
+        _check_format(fmt)
+        names = packets.SCHEDULERS if scheduler == "all" else (scheduler,)
+        out = []
+        try:
+            req = markov.parse_requirements(requirements)
+            rho = markov.parse_vector(loads, "loads", len(req))
+            markov.check_stable(req, rho)
+            for name in names:
+                res = packets.simulate(name, req, rho, flows=flows, mean_size=mean_size, window=window, seed=seed,
+                                       progress=progress and fmt == "table")
+                fluid = markov.solve(name, req, rho)
+                out.append((res, fluid))
+        except InputError as exc:
+            _fail(str(exc))
+        if fmt == "json":
+            typer.echo(json.dumps([{**r.to_dict(), "fluid_gamma": f.gamma,
+                                    "relative_difference": [abs(a - b) / b for a, b in zip(r.gamma, f.gamma)]}
+                                   for r, f in out], indent=2))
+            return
+        table = Table(title=f"packet schedulers vs fluid model ({flows} flows, mean {mean_size} packets, W={window}, seed {seed})")
+        for col in ("scheduler", "class", "γ packets", "γ fluid", "rel. diff", "packets/s"):
+            table.add_column(col, justify="right")
+        for r, f in out:
+            for k in range(len(r.gamma)):
+                table.add_row(r.scheduler if k == 0 else "", str(k + 1), f"{r.gamma[k]:.4f}", f"{f.gamma[k]:.4f}",
+                              f"{abs(r.gamma[k] - f.gamma[k]) / f.gamma[k]:.3f}", f"{r.packets_per_second:,.0f}" if k == 0 else "")
+        console.print(table)
+
+    @sub.command("cluster")
+    def cluster_cmd(
+        scheduler: str = typer.Option("all", "--scheduler", "-s", help="drf | pf | bmf | all"),
+        demands: str = typer.Option("1,10;10,1;10,10", "--demands", help="per-task demands of each job 'd11,d12;...'"),
+        capacities: str = typer.Option("1000,1000", "--capacities", help="pool sizes C1,C2,..."),
+        completions: int = typer.Option(20000, "--completions", help="task completions to simulate"),
+        seed: int = typer.Option(0, "--seed"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Most-deprived-job task schedulers (§3): long-run running tasks vs the fluid allocation."""
+        from dynamics import cluster, markov
+
+        _check_format(fmt)
+        names = cluster.SCHEDULERS if scheduler == "all" else (scheduler,)
+        try:
+            D = markov.parse_requirements(demands)
+            C = markov.parse_vector(capacities, "capacities", len(D[0]))
+            out = [cluster.simulate(n, D, C, completions=completions, seed=seed) for n in names]
+        except InputError as exc:
+            _fail(str(exc))
+        if fmt == "json":
+            typer.echo(json.dumps([r.to_dict() for r in out], indent=2))
+            return
+        table = Table(title=f"cluster schedulers ({completions} task completions, seed {seed})")
+        for col in ("scheduler", "job", "mean running tasks", "fluid tasks", "rel. error"):
+            table.add_column(col, justify="right")
+        for r in out:
+            for i, (m, f) in enumerate(zip(r.mean_tasks, r.fluid_tasks)):
+                table.add_row(r.scheduler if i == 0 else "", str(i + 1), f"{m:.3f}", f"{f:.3f}", f"{abs(m - f) / f:.3f}")
+        console.print(table)
