@@ -2,8 +2,9 @@
 
 A fixed set of jobs, one per class, each with an unbounded backlog of tasks; a class-i task holds
 d_ij units of resource pool j (capacity C_j) for an exponential time of mean 1. Whenever tasks
-finish, the scheduler launches tasks one at a time, each for the most deprived job among those
-whose next task fits in the free resources, until none fits:
+finish, the scheduler launches tasks one at a time, each for the most deprived job, until the
+most deprived job's next task does not fit (then it waits for completions, as in Algorithm 1 of
+the DRF paper, which stops when the chosen user's task does not fit):
 
 * ``drf`` (§3.1, after Ghodsi et al. [5]): deprivation = ideal minus current share of the job's
   dominant resource, the ideal being the fluid DRF allocation.
@@ -11,8 +12,11 @@ whose next task fits in the free resources, until none fits:
   text defers PF's exact criterion to [2]; ideal-minus-current dominant share is our stand-in.
 * ``bmf`` (§3.3, rank-based, no ideal needed): a job's rank at resource j is 1 + the number of jobs
   with a strictly bigger share of j; its deprivation status is its minimum rank over the bottleneck
-  resources it uses (a resource is a bottleneck when its free capacity cannot hold the largest task
-  any job puts on it); a job using no bottleneck has the largest status. Tasks go to the job with
+  resources it uses (a resource is a bottleneck when its free capacity holds fewer than SLACK = 2 of
+  the largest task any job puts on it — with 1, tasks' granularity makes the set flicker and the
+  shares drift by up to 30% from the fluid BMF; with 2 they stay within a few %; judged before the finishing task released its resources, so that freed
+  capacity goes to the job deprived on the resource that was full); a job using no bottleneck has
+  the largest status. Tasks go to the job with
   the largest status (ties: smaller dominant share, then lower index).
 
 The long-run time-average number of running tasks per job approaches the fluid allocation
@@ -31,6 +35,7 @@ from dynamics.allocators import FAST_ALLOCATORS, canonical
 from fairlab.errors import InputError
 
 SCHEDULERS = ("drf", "pf", "bmf")
+SLACK = 2  # BMF: a pool is a bottleneck when less than SLACK largest tasks fit in its free capacity
 
 
 @dataclass
@@ -103,31 +108,27 @@ def simulate(
     running = np.zeros(K, dtype=np.int64)
     free = C.copy()
 
-    def fill():
+    def fill(saturated_before):
         while True:
-            fits = np.all(D <= free + 1e-9, axis=1)
-            if not fits.any():
-                return
             if scheduler in ("drf", "pf"):
                 deprivation = (ideal - running) * dom
-                key = [(-deprivation[i], i) for i in range(K) if fits[i]]
+                i = max(range(K), key=lambda i: (deprivation[i], -i))
             else:
                 shares = running[:, None] * share  # (K, J)
-                bottleneck = free < biggest - 1e-9
+                bottleneck = (free < SLACK * biggest - 1e-9) | saturated_before
                 status = []
                 for i in range(K):
-                    if not fits[i]:
-                        continue
                     ranks = [1 + int(np.sum(shares[:, j] > shares[i, j] + 1e-12))
                              for j in range(J) if bottleneck[j] and D[i, j] > 0]
                     s = min(ranks) if ranks else K + 1
                     status.append((-s, running[i] * dom[i], i))
-                key = status
-            i = min(key)[-1]
+                i = min(status)[-1]
+            if not np.all(D[i] <= free + 1e-9):
+                return  # the most deprived job's task does not fit: wait for completions
             running[i] += 1
             free[:] = free - D[i]
 
-    fill()
+    fill(np.zeros(J, dtype=bool))
     t = 0.0
     area = np.zeros(K)
     used = np.zeros(J)
@@ -143,9 +144,10 @@ def simulate(
             used += (C - free) / C * dt
         t += dt
         i = rng.choice(K, p=running / total)
+        saturated = free < SLACK * biggest - 1e-9  # bottlenecks while the finishing task still held its share
         running[i] -= 1
         free[:] = free + D[i]
-        fill()
+        fill(saturated)
     measured = t - t_warm
     return ClusterResult(
         scheduler=scheduler,
