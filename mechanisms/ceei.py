@@ -1,0 +1,525 @@
+"""CEEI = Nash bargaining = proportional fairness: maximise sum_i w_i log(tasks_i).
+
+Sources: DRF paper §5.2 (CEEI is given by the Nash bargaining solution; with utility = dominant
+share, maximising the product of dominant shares is maximising the product of tasks) and Bonald &
+Roberts §2.3 (proportional fairness maximises sum_i log(phi_i) under the capacities, and is unique).
+Scalar weights only (sum_i w_i log tasks_i); task caps are constraints; a user with cap 0 gets 0
+and leaves the objective.
+
+Example (DRF paper §5.2): <9, 18>, A <1, 4>, B <3, 1> -> x = 45/11, y = 18/11. The optimum can be
+irrational (Theorem 5's instance: user 1 gets a root of 63x^2 - 6250x + 62500), so exact values
+are `fairlab.exact.Algebraic`.
+
+The objective is strictly concave in the tasks of the users that can get anything, so the KKT
+conditions characterise the unique optimum (`spec`):
+
+    w_i = tasks_i (sum_r d_ir nu_r + mu_i),  tasks_i > 0,
+    nu_r >= 0 and (nu_r = 0 or resource r saturated),
+    mu_i >= 0 and (mu_i = 0 or tasks_i = cap_i).
+
+Methods (option ``method``):
+
+* ``exact``: a floating-point interior-point solve guesses the active set (saturated resources,
+  binding caps); z3 solves the KKT system with that guess as hints (nonlinear real arithmetic,
+  algebraic numbers), falling back to the full KKT system if the guess is wrong; every KKT
+  condition is then re-checked exactly on the original instance. Identical users (same demands,
+  weight and cap) are merged first: by symmetry and uniqueness they get equal tasks.
+* ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
+  an approximate allocation (rationals, feasible by construction) with a rigorous bound on its
+  distance to the optimum (`certify`): weak duality bounds the objective gap and strong
+  concavity turns that into a per-user error bound. The result is "certified" if every user's
+  relative error is provably within ``tolerance``, else "uncertified". Never called exact.
+* ``auto`` (default): ``exact`` for up to AUTO_EXACT_CLASSES distinct users, else ``float``;
+  ``exact`` that times out falls back to ``float`` (said in the notes).
+
+`Allocation.extra["status"]` is "exact", "certified" or "uncertified"; for the approximations
+`extra["exact"]` is "approximate" (it overrides the "exact" field of `Allocation.to_dict`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from decimal import ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+import z3
+
+from fairlab.errors import InputError
+from fairlab.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
+from fairlab.instance import Instance
+from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
+
+METHODS = ("auto", "exact", "float")
+AUTO_EXACT_CLASSES = 6  # auto: exact up to this many distinct users (z3 nlsat times out on ~8 users x 3 resources)
+DEFAULT_TIMEOUT = 30  # seconds per z3 check
+DEFAULT_TOLERANCE = Fraction(1, 10**9)
+DIGITS = 25  # significant digits of the float path's tasks
+_fresh = itertools.count()
+
+
+# --------------------------------------------------------------------------- symbolic side
+def kkt_constraints(sym: SymbolicInstance, tasks, weights, prices, cap_prices, prefix: str) -> list[Constraint]:
+    """The KKT conditions of max sum_i w_i log tasks_i, for given multipliers (z3 terms).
+
+    `prices[r]` is nu_r; `cap_prices[i]` is mu_i (None for users without a cap). Shared by `spec`
+    (fresh unknown multipliers) and the exact check of computed allocations (numerals).
+    """
+    out = sym.feasibility(tasks, prefix)
+    for r in range(sym.m):
+        saturated = sym.load(tasks, r) == sym.capacities[r]
+        out.append(Constraint(f"{prefix}.price[{r}]>=0", prices[r] >= 0))
+        out.append(Constraint(f"{prefix}.price[{r}].slackness", z3.Or(prices[r] == 0, saturated)))
+    for i in range(sym.n):
+        price = z3.Sum([sym.demands[i][r] * prices[r] for r in range(sym.m)])
+        cap = sym.max_tasks[i]
+        can_get_some = z3.BoolVal(True) if cap is None else cap > 0
+        if cap is not None:
+            mu = cap_prices[i]
+            price = price + mu
+            out.append(Constraint(f"{prefix}.cap_price[{i}]>=0", mu >= 0))
+            out.append(Constraint(f"{prefix}.cap_price[{i}].slackness", z3.Or(mu == 0, tasks[i] == cap)))
+        out.append(Constraint(f"{prefix}.positive[{i}]", z3.Implies(can_get_some, tasks[i] > 0)))
+        out.append(
+            Constraint(f"{prefix}.stationarity[{i}]", z3.Implies(can_get_some, weights[i] == tasks[i] * price))
+        )
+    return out
+
+
+def _symbolic_weights(sym: SymbolicInstance) -> list[z3.ArithRef]:
+    for i, row in enumerate(sym.weights):
+        if any(z3.is_false(z3.simplify(w == row[0])) for w in row[1:]):
+            raise InputError(f"weights[{i}]: CEEI takes one scalar weight per user, not weight vectors")
+    return [row[0] for row in sym.weights]
+
+
+def spec(sym: SymbolicInstance, tasks) -> list[Constraint]:
+    """KKT conditions with existentially quantified multipliers (fresh z3 Reals per call).
+
+    The objective is strictly concave in the tasks of users with a positive cap and the
+    constraints are linear, so these conditions hold exactly at the unique optimum.
+    """
+    tag = f"ceei!{next(_fresh)}"
+    prices = [z3.Real(f"{tag}.nu[{r}]") for r in range(sym.m)]
+    cap_prices = [None if cap is None else z3.Real(f"{tag}.mu[{i}]") for i, cap in enumerate(sym.max_tasks)]
+    return kkt_constraints(sym, tasks, _symbolic_weights(sym), prices, cap_prices, "ceei")
+
+
+# --------------------------------------------------------------------------- numeric side
+def scalar_weights(instance: Instance) -> tuple[Fraction, ...]:
+    weights = instance.scalar_weights()
+    if weights is None:
+        raise InputError("weights: CEEI takes one scalar weight per user, not weight vectors")
+    return weights
+
+
+def _read_options(options: dict) -> tuple[str, Fraction, Fraction]:
+    method = choice(options, "method", METHODS, "auto")
+    timeout = to_fraction(options.get("timeout", DEFAULT_TIMEOUT), "option timeout")
+    if timeout <= 0:
+        raise InputError(f"option timeout: must be a positive number of seconds, got {options['timeout']!r}")
+    tolerance = to_fraction(options.get("tolerance", DEFAULT_TOLERANCE), "option tolerance")
+    if not 0 < tolerance < 1:
+        raise InputError(f"option tolerance: must be a relative error in (0, 1), got {options['tolerance']!r}")
+    return method, timeout, tolerance
+
+
+def allocate(instance: Instance, **options) -> Allocation:
+    method, timeout, tolerance = _read_options(options)
+    weights = scalar_weights(instance)
+    used = {"method": method, "timeout": timeout, "tolerance": tolerance}
+    if all(cap == 0 for cap in instance.max_tasks):
+        return Allocation(
+            "ceei", instance, (Fraction(0),) * instance.n, used,
+            notes=("every user has task cap 0",), extra={"status": "exact", "method": "exact"},
+        )
+    classes = _classes(instance, weights)
+    notes: list[str] = []
+    if method == "exact" or (method == "auto" and len(classes) <= AUTO_EXACT_CLASSES):
+        result = _exact(instance, weights, classes, timeout)
+        if result is not None:
+            return Allocation("ceei", instance, result[0], used, notes=tuple(result[1]), extra=result[2])
+        if method == "exact":
+            raise InputError(
+                f"option timeout: the exact CEEI solve did not finish within {format_exact(timeout)} s;"
+                " raise timeout or use method=float"
+            )
+        notes.append(f"exact solve timed out after {format_exact(timeout)} s; fell back to the float path")
+    tasks, float_notes, extra = _numeric(instance, weights, tolerance)
+    return Allocation("ceei", instance, tasks, used, notes=tuple(notes + float_notes), extra=extra)
+
+
+def _classes(instance: Instance, weights) -> list[tuple[tuple, list[int]]]:
+    """Users that can get something, grouped by (demands, weight, cap): equal tasks at the optimum."""
+    groups: dict[tuple, list[int]] = {}
+    for i in range(instance.n):
+        if instance.max_tasks[i] != 0:
+            groups.setdefault((instance.demands[i], weights[i], instance.max_tasks[i]), []).append(i)
+    return list(groups.items())
+
+
+# ----------------------------------------------------------------- floating-point guess
+def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: float = 1e-10):
+    """Log-barrier Newton method (floats) for max sum w_i log x_i over `users`; a guess only.
+
+    Works in normalised units: resource capacities 1, y_i = x_i / solo_i, weights summing to 1.
+    The Newton system (diagonal plus rank m) is solved by the Woodbury identity, O(n m^2).
+    Returns tasks x, prices nu (per resource), resource slacks (normalised) and cap slacks (y units).
+    """
+    m = instance.m
+    solo = np.array([float(instance.solo_tasks(i)) for i in users])
+    b = np.array([[float(instance.demand_share(i, r)) for r in range(m)] for i in users]) * solo[:, None]
+    w_total = float(sum(weights[i] for i in users))
+    w = np.array([float(weights[i]) for i in users]) / w_total
+    caps = [instance.max_tasks[i] for i in users]
+    capped = np.array([c is not None for c in caps])
+    upper = np.array([1.0 if c is None else float(c) / s for c, s in zip(caps, solo)])
+    n = len(users)
+    y = np.full(n, 0.5 / n)  # sum_i b_ir y_i <= 1/2 since b_ir <= 1
+
+    def barrier(y, t):
+        s = 1 - y @ b
+        cs = upper - y
+        if np.any(y <= 0) or np.any(s <= 0) or np.any(cs[capped] <= 0):
+            return math.inf
+        return -(w * np.log(y)).sum() - t * (np.log(s).sum() + np.log(cs[capped]).sum())
+
+    t = 1.0
+    while True:
+        for _ in range(200):
+            s = 1 - y @ b
+            cs = np.where(capped, upper - y, 1.0)
+            g = -w / y + t * (b @ (1 / s)) + t * np.where(capped, 1 / cs, 0.0)
+            diag = w / y**2 + t * np.where(capped, 1 / cs**2, 0.0)
+            dg = g / diag
+            k = np.diag(s**2 / t) + b.T @ (b / diag[:, None])
+            dy = -(dg - (b @ np.linalg.solve(k, b.T @ dg)) / diag)
+            decrement = -g @ dy
+            if decrement < 1e-15:
+                break
+            step = 1.0
+            for values, change in ((y, dy), (s, -(dy @ b)), (cs[capped], -dy[capped])):
+                shrinking = change < 0
+                if np.any(shrinking):
+                    step = min(step, 0.99 * float(np.min(values[shrinking] / -change[shrinking])))
+            f0 = barrier(y, t)
+            while barrier(y + step * dy, t) > f0 - 0.25 * step * decrement and step > 1e-14:
+                step /= 2
+            if step <= 1e-14:
+                break
+            y = y + step * dy
+        if t <= t_final:
+            break
+        t = max(t / 10, t_final)
+    s = 1 - y @ b
+    capacities = np.array([float(c) for c in instance.capacities])
+    prices = w_total * (t / s) / capacities
+    return y * solo, prices, s, np.where(capped, upper - y, np.inf) / upper
+
+
+def _active_set(instance: Instance, weights, users: Sequence[int]):
+    """Guess saturated resources and binding caps (indices into `users`) from the float solve."""
+    tasks, prices, resource_slack, cap_slack = _interior_point(instance, weights, users)
+    saturated = [r for r in range(instance.m) if resource_slack[r] < 1e-6]
+    binding = [k for k in range(len(users)) if cap_slack[k] < 1e-6]
+    return tasks, prices, saturated, binding
+
+
+# ----------------------------------------------------------------- exact path
+def _exact(instance: Instance, weights, classes, timeout: Fraction):
+    """Exact optimum via z3 (see module docstring), or None if z3 timed out."""
+    m = instance.m
+    # One representative user per class: class k stands for n_k users; X_k = n_k x has demand d,
+    # weight n_k w and cap n_k cap (the objective and loads are the same up to a constant).
+    reduced = Instance.build(
+        capacities=list(instance.capacities),
+        demands=[list(key[0]) for key, _ in classes],
+        weights=[key[1] * len(members) for key, members in classes],
+        max_tasks=[None if key[2] is None else key[2] * len(members) for key, members in classes],
+    )
+    kk = reduced.n
+    _, _, saturated, binding = _active_set(reduced, reduced.scalar_weights(), range(kk))
+    sym = SymbolicInstance.from_instance(reduced)
+    tasks = [z3.Real(f"ceei.X[{k}]") for k in range(kk)]
+    prices = [z3.Real(f"ceei.nu[{r}]") for r in range(m)]
+    cap_prices = [None if c is None else z3.Real(f"ceei.mu[{k}]") for k, c in enumerate(reduced.max_tasks)]
+    weights_z3 = [z3_value(w) for w in reduced.scalar_weights()]
+    kkt = [c.expr for c in kkt_constraints(sym, tasks, weights_z3, prices, cap_prices, "ceei")]
+    # Implied by the KKT conditions (sum_i w_i = sum_i x_i (p_i + mu_i), then complementary
+    # slackness): redundant, but it speeds z3's nonlinear solver up by orders of magnitude.
+    euler = z3.Sum(
+        [c * p for c, p in zip(sym.capacities, prices)]
+        + [cap * mu for cap, mu in zip(sym.max_tasks, cap_prices) if mu is not None]
+    ) == z3.Sum(weights_z3)
+    hints = [sym.load(tasks, r) == sym.capacities[r] if r in saturated else prices[r] == 0 for r in range(m)]
+    for k, mu in enumerate(cap_prices):
+        if mu is not None:
+            hints.append(tasks[k] == sym.max_tasks[k] if k in binding else mu == 0)
+    attempts = (
+        ("active set guessed by a floating-point interior-point solve, KKT system solved by z3", hints),
+        ("full KKT system solved by z3 (the floating-point active-set guess was wrong)", []),
+    )
+    for how, extra_constraints in attempts:
+        solver = z3.Solver()  # a fresh solver each time: z3's incremental mode is far slower here
+        solver.set(timeout=max(1, int(timeout * 1000)))
+        solver.add(kkt + [euler] + extra_constraints)
+        verdict = solver.check()
+        if verdict == z3.sat:
+            break
+    if verdict == z3.unknown:
+        return None
+    if verdict == z3.unsat:  # impossible: the optimum exists and satisfies the KKT conditions
+        raise RuntimeError("ceei: z3 found the KKT system unsatisfiable; this is a bug")
+    model = solver.model()
+
+    def value(v) -> Exact:
+        return Algebraic.of(model.eval(v, model_completion=True))
+
+    nu = [value(p) for p in prices]
+    class_tasks = [value(t) for t in tasks]
+    class_mu = [None if mu is None else value(mu) for mu in cap_prices]
+    # Checked on the merged instance: with x_i = X_k / n_k and mu_i = mu_k its KKT conditions are
+    # the original ones term by term (and z3 adds a few numerals far faster than n of them).
+    _check_kkt(reduced, reduced.scalar_weights(), class_tasks, nu, class_mu)
+    x: list[Exact] = [Fraction(0)] * instance.n
+    for k, (_, members) in enumerate(classes):
+        share = class_tasks[k] / len(members)
+        for i in members:
+            x[i] = share
+    notes = [f"exact optimum ({how}); every KKT condition re-checked exactly on the instance"]
+    extra = {
+        "status": "exact",
+        "method": "exact",
+        "prices": list(nu),
+        "saturated": [instance.resources[r] for r in range(m) if _saturated(reduced, class_tasks, r)],
+        "distinct_users": kk,
+    }
+    return tuple(x), notes, extra
+
+
+def _saturated(instance: Instance, tasks, r: int) -> bool:
+    load = sum((t * instance.demands[i][r] for i, t in enumerate(tasks)), Fraction(0))
+    return load == instance.capacities[r]
+
+
+def _check_kkt(instance: Instance, weights, tasks, prices, cap_prices) -> None:
+    """Substitute exact values into the KKT conditions; every one must simplify to true."""
+    sym = SymbolicInstance.from_instance(instance)
+    constraints = kkt_constraints(
+        sym,
+        [z3_value(t) for t in tasks],
+        [z3_value(w) for w in weights],
+        [z3_value(p) for p in prices],
+        [None if mu is None else z3_value(mu) for mu in cap_prices],
+        "ceei",
+    )
+    for c in constraints:
+        if not z3.is_true(z3.simplify(c.expr)):
+            raise RuntimeError(f"ceei: computed optimum fails {c.name}; this is a bug")
+
+
+# ----------------------------------------------------------------- float path
+def _numeric(instance: Instance, weights, tolerance: Fraction):
+    users = [i for i in range(instance.n) if instance.max_tasks[i] != 0]
+    _, float_prices, saturated, _ = _active_set(instance, weights, users)
+    prices = _polish(instance, weights, users, [Decimal(float(p)) for p in float_prices], saturated)
+    prices = [max(Fraction(p), Fraction(0)) for p in prices]
+    reference = _tasks_from_prices(instance, weights, users, prices, 2 * DIGITS)
+    tasks = tuple(_floor_digits(t, DIGITS) for t in reference)  # still feasible: rounded down
+    cert = certify(instance, weights, tasks, prices, tolerance, reference)
+    status = "certified" if cert["certified"] else "uncertified"
+    bound = cert["relative_error_bound"]
+    if cert["certified"]:
+        note = (
+            f"approximate (float path), certified: every user's tasks are within relative error"
+            f" {bound} <= tolerance {format_exact(tolerance)} of the exact optimum (duality-gap bound)"
+        )
+    else:
+        note = (
+            f"approximate (float path), UNCERTIFIED: the provable relative error bound {bound}"
+            f" exceeds tolerance {format_exact(tolerance)}; use method=exact for the exact optimum"
+        )
+    extra = {
+        "status": status,
+        "exact": "approximate",
+        "method": "float",
+        "prices": prices,
+        "relative_error_bound": bound,
+        "duality_gap_bound": cert["duality_gap_bound"],
+    }
+    return tasks, [note], extra
+
+
+def _polish(instance: Instance, weights, users, prices: list[Decimal], saturated: list[int]) -> list[Decimal]:
+    """Newton's method in 60-digit decimals on the loads of the saturated resources as functions
+    of their prices (x_i = min(cap_i, w_i / sum_r d_ir nu_r)); stops early if the system is singular."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        d = [[_dec(instance.demands[i][r]) for r in range(instance.m)] for i in users]
+        w = [_dec(weights[i]) for i in users]
+        caps = [None if instance.max_tasks[i] is None else _dec(instance.max_tasks[i]) for i in users]
+        cap_dec = [_dec(c) for c in instance.capacities]
+        nu = [p if r in saturated else Decimal(0) for r, p in enumerate(prices)]
+
+        def residual(nu):
+            """Loads minus capacities on saturated resources, and the users below their caps."""
+            loads = [Decimal(0)] * instance.m
+            free = []
+            for k in range(len(users)):
+                p = sum((d[k][r] * nu[r] for r in saturated), Decimal(0))
+                if p <= 0 and caps[k] is None:
+                    return None, None
+                x = caps[k] if p <= 0 or (caps[k] is not None and w[k] / p >= caps[k]) else w[k] / p
+                if caps[k] is None or x < caps[k]:
+                    free.append((k, p))
+                for r in saturated:
+                    loads[r] += d[k][r] * x
+            return [loads[r] - cap_dec[r] for r in saturated], free
+
+        res, free = residual(nu)
+        for _ in range(40):
+            if res is None or max((abs(e) / cap_dec[r] for e, r in zip(res, saturated)), default=0) < Decimal("1e-50"):
+                break
+            jac = [
+                [-sum((d[k][r] * d[k][s] * w[k] / (p * p) for k, p in free), Decimal(0)) for s in saturated]
+                for r in saturated
+            ]
+            step = _solve(jac, [-e for e in res])
+            if step is None:
+                break
+            size = Decimal(1)
+            while True:
+                trial = list(nu)
+                for r, delta in zip(saturated, step):
+                    trial[r] = max(nu[r] + size * delta, Decimal(0))
+                trial_res, trial_free = residual(trial)
+                if trial_res is not None or size < Decimal("1e-20"):
+                    break
+                size /= 2
+            if trial_res is None:
+                break
+            nu, res, free = trial, trial_res, trial_free
+        return nu
+
+
+def _dec(q: Fraction) -> Decimal:
+    return Decimal(q.numerator) / Decimal(q.denominator)
+
+
+def _solve(a: list[list[Decimal]], rhs: list[Decimal]) -> list[Decimal] | None:
+    """Gaussian elimination with partial pivoting; None if (numerically) singular."""
+    size = len(rhs)
+    a = [row[:] + [v] for row, v in zip(a, rhs)]
+    scale = max((abs(v) for row in a for v in row[:-1]), default=Decimal(0))
+    if scale == 0:
+        return None
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) <= scale * Decimal("1e-40"):
+            return None
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(col + 1, size):
+            f = a[r][col] / a[col][col]
+            a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    out = [Decimal(0)] * size
+    for r in reversed(range(size)):
+        out[r] = (a[r][-1] - sum((a[r][c] * out[c] for c in range(r + 1, size)), Decimal(0))) / a[r][r]
+    return out
+
+
+def _floor_digits(q: Fraction, digits: int) -> Fraction:
+    """q >= 0 rounded down to `digits` significant decimal digits."""
+    if q == 0:
+        return q
+    with localcontext() as ctx:
+        ctx.prec = digits
+        ctx.rounding = ROUND_FLOOR
+        return Fraction(Decimal(q.numerator) / Decimal(q.denominator))
+
+
+def _tasks_from_prices(instance: Instance, weights, users, prices: list[Fraction], digits: int) -> tuple[Fraction, ...]:
+    """Each user's best response to the prices, rounded down and scaled down into feasibility."""
+    tasks = [Fraction(0)] * instance.n
+    for i in users:
+        price = sum((instance.demands[i][r] * prices[r] for r in range(instance.m)), Fraction(0))
+        cap = instance.max_tasks[i]
+        if price == 0:
+            best = cap if cap is not None else instance.solo_tasks(i)
+        else:
+            best = weights[i] / price if cap is None else min(cap, weights[i] / price)
+        tasks[i] = _floor_digits(best, digits)
+    loads = [sum((t * instance.demands[i][r] for i, t in enumerate(tasks)), Fraction(0)) for r in range(instance.m)]
+    shrink = min([instance.capacities[r] / loads[r] for r in range(instance.m) if loads[r] > 0] + [Fraction(1)])
+    if shrink < 1:
+        tasks = [_floor_digits(t * shrink, digits) for t in tasks]
+    return tuple(tasks)
+
+
+def certify(
+    instance: Instance, weights, tasks: Sequence[Fraction], prices: Sequence[Fraction], tolerance: Fraction,
+    reference: Sequence[Fraction] | None = None,
+):
+    """Rigorous bound on how far feasible rational `tasks` are from the CEEI optimum x*.
+
+    Weak duality: for prices nu >= 0, P* <= D(nu) = c.nu + sum_i max_{0<z<=cap_i} (w_i log z - p_i z)
+    with p_i = sum_r d_ir nu_r, maximised at z_i = min(cap_i, w_i / p_i). With log t <= t - 1,
+    G = c.nu + sum_i [w_i (z_i / y_i - 1) - p_i z_i] >= P* - P(y) for feasible y (rational,
+    rounded up). Strong concavity of P on [0, M]^n (M_i = solo tasks of i >= y_i, x*_i) gives
+    P* - P(y) >= sum_i w_i (y_i - x*_i)^2 / (2 M_i^2), so |y_i - x*_i| <= M_i sqrt(2 G / w_i).
+    The gap is first order in y's rounding, so `reference` y (more digits, feasible) carries the
+    certificate and |x_i - x*_i| <= |x_i - y_i| + M_i sqrt(2 G / w_i) (y = `tasks` if not given).
+    "certified" iff that is <= tolerance * x_i for every user (decided in exact arithmetic).
+    """
+    y = tasks if reference is None else reference
+    unit_bits = 512  # each term is rounded up to a multiple of 2^-512 (keeps the sum's size small)
+    users = [i for i in range(instance.n) if instance.max_tasks[i] != 0]
+    unbounded = {"certified": False, "relative_error_bound": "unbounded", "duality_gap_bound": "unbounded"}
+    if any(tasks[i] <= 0 or y[i] <= 0 for i in users):
+        return unbounded
+    gap_units = 0
+    for i in users:
+        price = sum((instance.demands[i][r] * prices[r] for r in range(instance.m)), Fraction(0))
+        cap = instance.max_tasks[i]
+        if price == 0 and cap is None:
+            return unbounded  # D(nu) is infinite
+        z = cap if price == 0 or (cap is not None and weights[i] / price >= cap) else weights[i] / price
+        term = weights[i] * (z / y[i] - 1) - price * z
+        gap_units += -((-term.numerator << unit_bits) // term.denominator)  # ceiling
+    gap = Fraction(gap_units, 1 << unit_bits) + sum(
+        (c * p for c, p in zip(instance.capacities, prices)), Fraction(0)
+    )
+    if gap < 0:
+        raise RuntimeError("ceei: negative duality-gap bound; this is a bug")
+    certified = True
+    worst = 0.0
+    for i in users:
+        solo = instance.solo_tasks(i)
+        room = tolerance * tasks[i] - abs(tasks[i] - y[i])  # what is left for |y_i - x*_i|
+        certified = certified and room >= 0 and solo**2 * 2 * gap <= room**2 * weights[i]
+        rounding = float(abs(tasks[i] - y[i]) / tasks[i])
+        worst = max(worst, rounding + float(solo / tasks[i]) * math.sqrt(2 * float(gap / weights[i])))
+    return {
+        "certified": certified,
+        "relative_error_bound": f"{worst:.3g}",
+        "duality_gap_bound": f"{float(gap):.3g}",
+    }
+
+
+MECHANISM = register(
+    Mechanism(
+        name="ceei",
+        summary="CEEI / Nash bargaining / proportional fairness: maximise sum_i w_i log(tasks_i), exactly",
+        source="DRF paper §5.2 (CEEI, Nash bargaining), Theorems 4-5; Bonald & Roberts §2.3 (PF); lecture",
+        allocate=allocate,
+        spec=spec,
+        aliases=("nash", "pf"),
+        options={
+            "method": "auto | exact | float (auto: exact up to 6 distinct users, else or on timeout float)",
+            "timeout": f"seconds per z3 check in the exact path (default {DEFAULT_TIMEOUT})",
+            "tolerance": "relative error the float path must certify (default 1/10^9)",
+        },
+        module=__name__,
+    )
+)
