@@ -95,8 +95,10 @@ def _symbolic_weights(sym: SymbolicInstance) -> list[z3.ArithRef]:
     return [row[0] for row in sym.weights]
 
 
-def spec(sym: SymbolicInstance, tasks) -> list[Constraint]:
+def spec(sym: SymbolicInstance, tasks, **_options) -> list[Constraint]:
     """KKT conditions with existentially quantified multipliers (fresh z3 Reals per call).
+
+    The allocator's options (method, timeout, tolerance) do not change the optimum: ignored.
 
     The objective is strictly concave in the tasks of users with a positive cap and the
     constraints are linear, so these conditions hold exactly at the unique optimum.
