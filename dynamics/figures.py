@@ -116,7 +116,7 @@ def _axes_rates(ax, xs, results, style, label):
         ax.plot(xs, [r.gamma[k] for r in results], style, color=COLOURS[k], label=f"{label} class {k + 1}")
 
 
-def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4, packet_loads=(Fraction(3, 10), Fraction(5, 10), Fraction(7, 10)),
+def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4, packet_loads=None,
          packet_options: dict | None = None, progress: bool = True, echo: Callable = print) -> dict:
     """Regenerate Figure 1, 2 or 3 as a PNG in `out_dir`; return paths, timings and orderings."""
     import matplotlib
@@ -160,6 +160,8 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     else:
         from dynamics import packets
 
+        if packet_loads is None:  # a few of the fluid load points, so crosses sit on the lines' abscissae
+            packet_loads = [x for x in loads if x in (Fraction(3, 10), Fraction(5, 10), Fraction(7, 10))] or list(loads)[:3]
         opts = {"flows": 3000, "mean_size": 50, "window": 5, "seed": 0, **(packet_options or {})}
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
         for ax, m in zip(axes, MECHANISMS):

@@ -84,6 +84,7 @@ def register(app: typer.Typer) -> None:
         number: int = typer.Argument(..., help="1, 2 or 3"),
         out: str = typer.Option(".", "--out", help="directory for figureN.png"),
         tol: float = typer.Option(1e-4, "--tol", help="target boundary mass of the truncation"),
+        loads: Optional[str] = typer.Option(None, "--loads", help="load points of the most loaded resource (default 0.1..0.8, 0.85, 0.9)"),
         flows: int = typer.Option(3000, "--flows", help="figure 3: flow arrivals per packet simulation"),
         mean_size: float = typer.Option(50, "--mean-size", help="figure 3: mean flow size (packets)"),
         window: int = typer.Option(5, "--window", help="figure 3: per-flow window W (packets)"),
@@ -98,7 +99,15 @@ def register(app: typer.Typer) -> None:
         if number not in (1, 2, 3):
             _fail(f"figure: expected 1, 2 or 3, got {number}")
         try:
-            info = figures.draw(number, out, tol=tol, progress=progress and fmt == "table",
+            points = figures.LOAD_POINTS
+            if loads is not None:
+                from fairlab.exact import format_exact, to_fraction
+
+                points = tuple(to_fraction(x, f"loads[{i}]") for i, x in enumerate(loads.split(",")))
+                for i, x in enumerate(points):
+                    if not 0 < x < 1:
+                        raise InputError(f"loads[{i}]: a resource load must be in (0, 1), got {format_exact(x)}")
+            info = figures.draw(number, out, loads=points, tol=tol, progress=progress and fmt == "table",
                                 packet_options={"flows": flows, "mean_size": mean_size, "window": window, "seed": seed})
         except InputError as exc:
             _fail(str(exc))
@@ -106,15 +115,15 @@ def register(app: typer.Typer) -> None:
             packets = {m: [{**p, "gamma": p["gamma"]} for p in v] for m, v in info["packets"].items()}
             typer.echo(json.dumps({**info, "packets": packets}, indent=2, default=str))
             return
-        console.print(f"wrote {info['path']} in {info['seconds']:.1f} s (fluid curves {info['fluid_seconds']:.1f} s); "
+        typer.echo(f"wrote {info['path']} in {info['seconds']:.1f} s (fluid curves {info['fluid_seconds']:.1f} s); "
                       f"largest truncation boundary mass {info['max_boundary_mass']:.1e}")
         for m, pts in info["packets"].items():
             for p in pts:
                 fl = ", ".join(f"{x:.3f}" for x in p["fluid"]) if p["fluid"] else "-"
-                console.print(f"  {m} load {p['load']}: packets γ = {', '.join(f'{x:.3f}' for x in p['gamma'])}; fluid γ = {fl}")
+                typer.echo(f"  {m} load {p['load']}: packets γ = {', '.join(f'{x:.3f}' for x in p['gamma'])}; fluid γ = {fl}")
         for c in info["orderings"]:
             mark = "holds" if c["holds"] else "FAILS"
-            console.print(f"[{mark}] Figure {c['figure']}: {c['claim']} — {c['detail']}")
+            typer.echo(f"[{mark}] Figure {c['figure']}: {c['claim']} — {c['detail']}")
 
     @sub.command("packets")
     def packets_cmd(
