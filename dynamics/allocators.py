@@ -98,17 +98,21 @@ def pf_rates(requirements, states, tol: float = 1e-11) -> np.ndarray:
     nu = np.repeat(nn.sum(axis=1, keepdims=True) / J, J, axis=1)
     # EM / multiplicative steps: ν_j <- ν_j Σ_k n_k a_kj / (a_k·ν); monotone, converges to the optimum.
     for _ in range(60):
-        load = (nn / (nu @ A.T)) @ A  # Σ_k x_k a_kj with x_k = n_k / (a_k·ν)
-        nu = nu * load
+        nu = nu * (_class_totals(A, nn, nu) @ A)  # ν_j Σ_k x_k a_kj
     nu = _pf_newton(A, nn, nu, tol)
-    with np.errstate(divide="ignore"):
-        rates = 1.0 / (nu @ A.T)
-    phi[rows] = np.where(nn > 0, rates, 0.0)
+    y = nu @ A.T
+    phi[rows] = np.divide(1.0, y, out=np.zeros_like(y), where=nn > 0)
     return phi
 
 
+def _class_totals(A, nn, nu):
+    """x_k = n_k / (a_k·ν), the class's total rate (0 for an absent class, even where a_k·ν = 0)."""
+    y = nu @ A.T
+    return np.divide(nn, y, out=np.zeros_like(nn), where=nn > 0)
+
+
 def _pf_kkt_ok(A, nn, nu, tol):
-    load = (nn / (nu @ A.T)) @ A
+    load = _class_totals(A, nn, nu) @ A
     pos = nu > 0
     return np.all(np.where(pos, np.abs(load - 1) <= tol * 10, load <= 1 + tol * 10), axis=1)
 
@@ -130,7 +134,7 @@ def _pf_newton(A, nn, nu, tol):
         todo = np.nonzero(bad)[0]
         if todo.size == 0:
             return nu
-        load = (nn[todo] / (nu[todo] @ A.T)) @ A
+        load = _class_totals(A, nn[todo], nu[todo]) @ A
         sub = nu[todo]
         collapsed = sub < 1e-9 * scale[todo]
         wanted = (~active[todo]) & (load > 1 + tol)
@@ -165,8 +169,7 @@ def _pf_slow(A, n, nu, tol):
     """Fallback for a state whose active set was guessed wrong: long EM run on that one state."""
     nu = np.maximum(nu, 1e-3 * n.sum() / len(nu))
     for _ in range(200000):
-        load = (n / (A @ nu)) @ A
-        nu = nu * load
+        nu = nu * (_class_totals(A, n[None, :], nu[None, :])[0] @ A)
         if _pf_kkt_ok(A, n[None, :], nu[None, :], tol * 1e3)[0]:
             break
     return nu
