@@ -16,7 +16,9 @@ serves its queue in increasing start tag (start-time fair queueing, Goyal et al.
 
 Flows of class k arrive as a Poisson process of rate λ_k = ρ_k / M and bring a geometric number
 of packets of mean M, so ρ_k is the class load in the fluid model's units and the measured
-γ_k = ρ_k / E(n_k) (Little's law, time-average n_k after a warm-up) is comparable with
+γ_k = ρ̂_k / E(n_k) (Little's law, time-average n_k after a warm-up; ρ̂_k the realised load, the
+packets brought by class-k flows arriving in the window per unit time, which removes most of the
+sampling noise of the flow sizes) is comparable with
 `dynamics.markov` (the paper's Figure 3: crosses vs lines). Also reported: `gamma_completed`, mean
 size over mean completion time of the flows that arrived after the warm-up and completed before
 the last arrival (it uses realised sizes, but misses flows still running at the end, so it leans
@@ -243,7 +245,10 @@ def simulate(
             bar.stop()
     measured = horizon - t_warm
     mean_n = [a / measured for a in area]
-    gamma = [rho[k] / mean_n[k] if mean_n[k] > 0 else float("nan") for k in range(K)]
+    # realised load of each class in the window: packets brought by flows arriving in it per unit time
+    in_window = arrival_times >= t_warm
+    realised = [float(sizes[in_window & (classes == k)].sum()) / measured for k in range(K)]
+    gamma = [realised[k] / mean_n[k] if mean_n[k] > 0 else float("nan") for k in range(K)]
     return PacketResult(
         scheduler=scheduler,
         loads=rho,

@@ -85,7 +85,7 @@ def register(app: typer.Typer) -> None:
         out: str = typer.Option(".", "--out", help="directory for figureN.png"),
         tol: float = typer.Option(1e-4, "--tol", help="target boundary mass of the truncation"),
         loads: Optional[str] = typer.Option(None, "--loads", help="load points of the most loaded resource (default 0.1..0.8, 0.85, 0.9)"),
-        flows: int = typer.Option(3000, "--flows", help="figure 3: flow arrivals per packet simulation"),
+        flows: int = typer.Option(10000, "--flows", help="figure 3: flow arrivals per packet simulation"),
         mean_size: float = typer.Option(50, "--mean-size", help="figure 3: mean flow size (packets)"),
         window: int = typer.Option(5, "--window", help="figure 3: per-flow window W (packets)"),
         seed: int = typer.Option(0, "--seed", help="figure 3: random seed"),
