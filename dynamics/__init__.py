@@ -16,3 +16,11 @@ mean service rate γ_k, not a static share.
 Floats are used throughout: these are performance figures, not verdicts. The stability check (8)
 is exact (Fractions).
 """
+
+
+def paper_orderings(*args, **kwargs) -> list[dict]:
+    """The orderings §4.3 states for Figures 1-3, checked (see `dynamics.figures.paper_orderings`);
+    the entry point for the paper-check ledger."""
+    from dynamics.figures import paper_orderings as check
+
+    return check(*args, **kwargs)

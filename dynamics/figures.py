@@ -105,7 +105,7 @@ def paper_orderings(loads: Sequence = (Fraction(2, 10), Fraction(5, 10), Fractio
     """The orderings the text states for Figures 1-3, each checked on freshly computed fluid curves.
 
     Returns a list of {"figure", "source", "claim", "holds", "detail"}. The last load point plays
-    the role of "high load". About 10 s with the default loads.
+    the role of "high load". About 30 s with the default loads on 2 shared cores.
     """
     out = []
     for kind in ("balanced", "unbalanced"):
@@ -114,9 +114,12 @@ def paper_orderings(loads: Sequence = (Fraction(2, 10), Fraction(5, 10), Fractio
 
 
 # ----------------------------------------------------------------------------------- plotting
-def _axes_rates(ax, xs, results, style, label):
+def _axes_rates(ax, xs, results, style, label, balanced=False):
     for k in range(3):
-        ax.plot(xs, [r.gamma[k] for r in results], style, color=COLOURS[k], label=f"{label} class {k + 1}")
+        # balanced load: γ1 = γ2, so class 1 is drawn wide underneath class 2 to stay visible
+        width = 4 if balanced and k == 0 else 1.5
+        name = f"{label} class {k + 1}" + (" (= class 2)" if balanced and k == 0 else "")
+        ax.plot(xs, [r.gamma[k] for r in results], style, color=COLOURS[k], label=name, linewidth=width)
 
 
 def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4, packet_loads=None,
@@ -157,8 +160,8 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     if figure in (1, 2):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
         for ax, other in zip(axes, ("drf", "pf")):
-            _axes_rates(ax, xs, data["bmf"], "-", "BMF")
-            _axes_rates(ax, xs, data[other], "--", other.upper())
+            _axes_rates(ax, xs, data["bmf"], "-", "BMF", kind == "balanced")
+            _axes_rates(ax, xs, data[other], "--", other.upper(), kind == "balanced")
             ax.set_title(f"({'ab'[axes.tolist().index(ax)]}) BMF v {other.upper()}")
     else:
         from dynamics import packets
