@@ -64,6 +64,32 @@ def test_fast_allocators_match_exact_on_random_two_resource_states(req, state):
         assert np.allclose(got, want, rtol=1e-8, atol=1e-12), (fast, req, state, got, want)
 
 
+vec3 = st.lists(st.sampled_from([F(0), F(1, 4), F(1, 2), F(3, 4), F(1)]), min_size=3, max_size=3)
+
+
+@settings(max_examples=20, deadline=None)
+@given(req=st.lists(vec3.filter(lambda r: any(r)), min_size=2, max_size=3),
+       state=st.lists(st.integers(0, 2), min_size=3, max_size=3))
+def test_fast_bmf_is_in_the_exact_bmf_set_on_three_resources(req, state):
+    """J = 3: BMF need not be unique, so check membership (mechanisms.bmf.is_bmf, exact) of our
+    class-symmetric choice, read back as exact rationals."""
+    if not _has("bmf"):
+        pytest.skip("registered mechanism 'bmf' not available yet")
+    from fairlab.instance import Instance
+    from mechanisms import bmf
+
+    state = state[: len(req)]
+    if sum(state) == 0:
+        return
+    A = np.array([[float(x) for x in row] for row in req])
+    phi = allocators.bmf_rates(A, [state])[0]
+    owners = [k for k, c in enumerate(state) for _ in range(c)]
+    inst = Instance.from_dict({"capacities": [1, 1, 1], "demands": [req[k] for k in owners]})
+    tasks = [F(float(phi[k])).limit_denominator(10**6) for k in owners]
+    check = bmf.is_bmf(inst, tasks)
+    assert check.holds, (req, state, phi, check.reason)
+
+
 def test_pf_paper_examples():
     """§2.3: a1 = (1/2, 1), a2 = (1, 1/2) -> (2/3, 2/3); declaring (2/3, 1) -> (3/4, 1/2);
     §4.2: with two transactions like the second, the false declaration gives φ1 = 1/2."""

@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         mu: Optional[str] = typer.Option(None, "--mu", help="per-class 1/mean work (default 1)"),
         truncation: Optional[int] = typer.Option(None, "--truncation", help="max total transactions N (default: adaptive)"),
         tol: float = typer.Option(1e-5, "--tol", help="adaptive truncation: target boundary mass"),
-        max_states: int = typer.Option(150_000, "--max-states", help="adaptive truncation: largest state space"),
+        max_states: Optional[int] = typer.Option(None, "--max-states", help="adaptive truncation: largest state space (default 150000; 3000 for a registry mechanism)"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
