@@ -46,6 +46,7 @@ from typing import Sequence
 
 import numpy as np
 import z3
+from scipy.optimize import nnls
 
 from fairlab.errors import InputError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
@@ -242,12 +243,56 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
         max_tasks=[None if key[2] is None else key[2] * len(members) for key, members in classes],
     )
     kk = reduced.n
-    _, _, saturated, binding = _active_set(reduced, reduced.scalar_weights(), range(kk))
+    reduced_weights = reduced.scalar_weights()
+    float_tasks, _, saturated, binding = _active_set(reduced, reduced_weights, range(kk))
+    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_tasks, timeout)
+    if solved is not None:
+        class_tasks, nu, class_mu = solved
+        how = (
+            "active set guessed by a floating-point interior-point solve, prices from a univariate"
+            " polynomial root (z3)" if len(saturated) == 2 else
+            "active set guessed by a floating-point interior-point solve, prices in closed form"
+        )
+    else:
+        solved = _solve_kkt_with_z3(reduced, reduced_weights, saturated, binding, timeout)
+        if solved is None:
+            return None
+        class_tasks, nu, class_mu, how = solved
+    # Checked on the merged instance: with x_i = X_k / n_k and mu_i = mu_k its KKT conditions are
+    # the original ones term by term (and z3 adds a few numerals far faster than n of them).
+    values = [*class_tasks, *nu, *(mu for mu in class_mu if mu is not None)]
+    if kk <= 3 or all(isinstance(v, Fraction) for v in values):
+        if not _kkt_holds(reduced, reduced_weights, class_tasks, nu, class_mu):
+            raise RuntimeError("ceei: the computed optimum fails an exact KKT check; this is a bug")
+        checked = "every KKT condition re-checked exactly on the instance"
+    else:  # sums of many distinct algebraic numbers are slow in z3; the solve itself is exact
+        checked = "every KKT condition was part of the system z3 decided exactly"
+    x: list[Exact] = [Fraction(0)] * instance.n
+    for k, (_, members) in enumerate(classes):
+        share = class_tasks[k] / len(members)
+        for i in members:
+            x[i] = share
+    notes = [f"exact optimum ({how}); {checked}"]
+    extra = {
+        "status": "exact",
+        "method": "exact",
+        "prices": list(nu),
+        # a positive price means saturated (complementary slackness); cheap, unlike summing loads
+        "priced_resources": [instance.resources[r] for r in range(m) if nu[r] != 0],
+        "distinct_users": kk,
+    }
+    return tuple(x), notes, extra
+
+
+def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, timeout: Fraction):
+    """The KKT system solved by z3's nonlinear real arithmetic: first with the guessed active set
+    as extra equalities, then (if that is unsat) the full system. None if z3 timed out."""
+    m, kk = reduced.m, reduced.n
     sym = SymbolicInstance.from_instance(reduced)
     tasks = [z3.Real(f"ceei.X[{k}]") for k in range(kk)]
     prices = [z3.Real(f"ceei.nu[{r}]") for r in range(m)]
     cap_prices = [None if c is None else z3.Real(f"ceei.mu[{k}]") for k, c in enumerate(reduced.max_tasks)]
-    weights_z3 = [z3_value(w) for w in reduced.scalar_weights()]
+    weights_z3 = [z3_value(w) for w in weights]
     kkt = [c.expr for c in kkt_constraints(sym, tasks, weights_z3, prices, cap_prices, "ceei")]
     # Implied by the KKT conditions (sum_i w_i = sum_i x_i (p_i + mu_i), then complementary
     # slackness): redundant, but it speeds z3's nonlinear solver up by orders of magnitude.
@@ -282,32 +327,11 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
     nu = [value(p) for p in prices]
     class_tasks = [value(t) for t in tasks]
     class_mu = [None if mu is None else value(mu) for mu in cap_prices]
-    # Checked on the merged instance: with x_i = X_k / n_k and mu_i = mu_k its KKT conditions are
-    # the original ones term by term (and z3 adds a few numerals far faster than n of them).
-    _check_kkt(reduced, reduced.scalar_weights(), class_tasks, nu, class_mu)
-    x: list[Exact] = [Fraction(0)] * instance.n
-    for k, (_, members) in enumerate(classes):
-        share = class_tasks[k] / len(members)
-        for i in members:
-            x[i] = share
-    notes = [f"exact optimum ({how}); every KKT condition re-checked exactly on the instance"]
-    extra = {
-        "status": "exact",
-        "method": "exact",
-        "prices": list(nu),
-        "saturated": [instance.resources[r] for r in range(m) if _saturated(reduced, class_tasks, r)],
-        "distinct_users": kk,
-    }
-    return tuple(x), notes, extra
+    return class_tasks, nu, class_mu, how
 
 
-def _saturated(instance: Instance, tasks, r: int) -> bool:
-    load = sum((t * instance.demands[i][r] for i, t in enumerate(tasks)), Fraction(0))
-    return load == instance.capacities[r]
-
-
-def _check_kkt(instance: Instance, weights, tasks, prices, cap_prices) -> None:
-    """Substitute exact values into the KKT conditions; every one must simplify to true."""
+def _kkt_holds(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
+    """Substitute exact values into the KKT conditions: does every one simplify to true?"""
     sym = SymbolicInstance.from_instance(instance)
     constraints = kkt_constraints(
         sym,
@@ -317,20 +341,171 @@ def _check_kkt(instance: Instance, weights, tasks, prices, cap_prices) -> None:
         [None if mu is None else z3_value(mu) for mu in cap_prices],
         "ceei",
     )
-    for c in constraints:
-        if not z3.is_true(z3.simplify(c.expr)):
-            raise RuntimeError(f"ceei: computed optimum fails {c.name}; this is a bug")
+    return all(z3.is_true(z3.simplify(c.expr)) for c in constraints)
+
+
+def _solve_small_active_set(reduced: Instance, weights, saturated, binding, float_tasks, timeout: Fraction):
+    """Exact optimum for a guessed active set with at most two saturated resources, without z3's
+    multivariate solver (which times out from about five users on two saturated resources).
+
+    With the binding caps fixed, the free users share the residual capacities c'_r and
+    sum_{r in R} c'_r nu_r = W (the free users' total weight; sum over free i of
+    w_i = x_i p_i). One saturated resource: nu_r = W / c'_r, all rational. Two: eliminate nu_1
+    with that identity; nu_0 = t is a root of the numerator of sum_i d_i0 w_i / p_i(t) - c'_0,
+    found by z3 (univariate, fast) near the floating-point guess. None if the guess fails the
+    exact KKT check.
+    """
+    m, kk = reduced.m, reduced.n
+    caps = reduced.max_tasks
+    d = reduced.demands
+    free = [k for k in range(kk) if k not in binding]
+    residual = [
+        reduced.capacities[r] - sum((caps[k] * d[k][r] for k in binding), Fraction(0)) for r in range(m)
+    ]
+    total = sum((weights[k] for k in free), Fraction(0))
+    nu: list[Exact] = [Fraction(0)] * m
+    if len(saturated) > 2 or (free and not saturated):
+        return None
+    if len(saturated) == 1:
+        r = saturated[0]
+        if residual[r] <= 0 or any(d[k][r] == 0 for k in free):
+            return None
+        nu[r] = total / residual[r]
+    elif len(saturated) == 2:
+        r0, r1 = saturated if residual[saturated[1]] > 0 else saturated[::-1]
+        if residual[r1] <= 0 or not free:
+            return None
+        # p_k(t) = alpha_k + beta_k t with nu_r1 = (W - c'_r0 t) / c'_r1
+        alpha = [d[k][r1] * total / residual[r1] for k in free]
+        beta = [d[k][r0] - d[k][r1] * residual[r0] / residual[r1] for k in free]
+        numerator = _poly_scale(_poly_product([[a, b] for a, b in zip(alpha, beta)]), -residual[r0])
+        for j, k in enumerate(free):
+            others = _poly_product([[a, b] for idx, (a, b) in enumerate(zip(alpha, beta)) if idx != j])
+            numerator = _poly_add(numerator, _poly_scale(others, d[k][r0] * weights[k]))
+        if all(c == 0 for c in numerator):
+            return None  # degenerate (prices not unique): leave it to the general solver
+        guess = _fit_prices(reduced, weights, free, float_tasks[free], [r0, r1])[r0]
+        t = z3.Real("ceei.t")
+        window = abs(float(guess)) * 1e-4 + 1e-12
+        prices = [z3.RealVal(0)] * m
+        prices[r0] = t
+        prices[r1] = (z3_value(total) - z3_value(residual[r0]) * t) / z3_value(residual[r1])
+        tasks_t, cap_prices_t = _kkt_values(reduced, weights, binding, prices)
+        # Every KKT condition as a polynomial condition on t alone (so z3 stays univariate and
+        # fast): with p_k(t) > 0 and P(t) = prod_k p_k(t) > 0, x_k = w_k / p_k(t) gives
+        # stationarity by construction, x_k <= cap_k iff w_k <= cap_k p_k(t), and free load on r
+        # <= c'_r iff sum_k d_kr w_k prod_{j != k} p_j(t) <= c'_r P(t).
+        linear = [[a, b] for a, b in zip(alpha, beta)]
+        product = _poly_z3(_poly_product(linear), t)
+        conditions = [z3_value(a) + z3_value(b) * t > 0 for a, b in zip(alpha, beta)]
+        for r in range(m):
+            free_load = _poly_z3(
+                _poly_add(*[
+                    _poly_scale(_poly_product(linear[:j] + linear[j + 1:]), d[k][r] * weights[k])
+                    for j, k in enumerate(free)
+                ]) if len(free) > 1 else _poly_scale([Fraction(1)], d[free[0]][r] * weights[free[0]]),
+                t,
+            )
+            bound = z3_value(residual[r]) * product
+            conditions.append(free_load <= bound)
+            conditions.append(z3.Or(prices[r] == 0, free_load == bound))
+            conditions.append(prices[r] >= 0)
+        for j, k in enumerate(free):
+            if caps[k] is not None:
+                conditions.append(z3_value(weights[k]) <= z3_value(caps[k]) * (z3_value(alpha[j]) + z3_value(beta[j]) * t))
+        for k in binding:
+            conditions.append(cap_prices_t[k] >= 0)
+        solver = z3.Solver()
+        solver.set(timeout=max(1, int(timeout * 1000)))
+        solver.add(
+            _poly_z3(numerator, t) == 0,
+            t >= z3_value(Fraction(float(guess) - window)),
+            t <= z3_value(Fraction(float(guess) + window)),
+            *conditions,
+        )
+        if solver.check() != z3.sat:
+            return None
+        root = solver.model().eval(t, model_completion=True)
+        nu = [Algebraic.of(z3.substitute(p, (t, root))) for p in prices]
+        return (
+            [Algebraic.of(z3.substitute(x, (t, root))) for x in tasks_t],
+            nu,
+            [None if mu is None else Algebraic.of(z3.substitute(mu, (t, root))) for mu in cap_prices_t],
+        )
+    tasks, cap_prices = _kkt_values(reduced, weights, binding, [z3_value(v) for v in nu])
+    tasks = [Algebraic.of(x) for x in tasks]
+    cap_prices = [None if mu is None else Algebraic.of(mu) for mu in cap_prices]
+    if not _kkt_holds(reduced, weights, tasks, nu, cap_prices):
+        return None
+    return tasks, nu, cap_prices
+
+
+def _kkt_values(reduced: Instance, weights, binding, prices: list[z3.ArithRef]):
+    """Tasks and cap prices (z3 terms) implied by resource prices and the binding caps:
+    x_k = cap_k with mu_k = w_k / cap_k - p_k if binding, else x_k = w_k / p_k and mu_k = 0."""
+    tasks, cap_prices = [], []
+    for k in range(reduced.n):
+        price = z3.Sum([z3_value(reduced.demands[k][r]) * prices[r] for r in range(reduced.m)])
+        cap = reduced.max_tasks[k]
+        if k in binding:
+            tasks.append(z3_value(cap))
+            cap_prices.append(z3_value(weights[k] / cap) - price)
+        else:
+            tasks.append(z3_value(weights[k]) / price)
+            cap_prices.append(None if cap is None else z3.RealVal(0))
+    return tasks, cap_prices
+
+
+def _poly_add(*polys: list) -> list:
+    """Polynomials as coefficient lists, constant term first."""
+    out = [Fraction(0)] * max(len(p) for p in polys)
+    for p in polys:
+        for i, c in enumerate(p):
+            out[i] += c
+    return out
+
+
+def _poly_scale(a: list, factor) -> list:
+    return [c * factor for c in a]
+
+
+def _poly_product(factors: list) -> list:
+    out = [Fraction(1)]
+    for f in factors:
+        prod = [Fraction(0)] * (len(out) + len(f) - 1)
+        for i, c in enumerate(out):
+            for j, e in enumerate(f):
+                prod[i + j] += c * e
+        out = prod
+    return out
+
+
+def _poly_z3(coefficients: list, t: z3.ArithRef) -> z3.ArithRef:
+    """Horner form of the polynomial in z3."""
+    expr = z3_value(coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        expr = expr * t + z3_value(c)
+    return expr
 
 
 # ----------------------------------------------------------------- float path
 def _numeric(instance: Instance, weights, tolerance: Fraction):
     users = [i for i in range(instance.n) if instance.max_tasks[i] != 0]
-    _, float_prices, saturated, _ = _active_set(instance, weights, users)
-    prices = _polish(instance, weights, users, [Decimal(float(p)) for p in float_prices], saturated)
-    prices = [max(Fraction(p), Fraction(0)) for p in prices]
-    reference = _tasks_from_prices(instance, weights, users, prices, 2 * DIGITS)
-    tasks = tuple(_floor_digits(t, DIGITS) for t in reference)  # still feasible: rounded down
-    cert = certify(instance, weights, tasks, prices, tolerance, reference)
+    float_tasks, _, saturated, binding = _active_set(instance, weights, users)
+    free = [k for k in range(len(users)) if k not in binding]
+    best = None
+    for support in _supports(saturated):
+        start = _fit_prices(instance, weights, [users[k] for k in free], float_tasks[free], support)
+        prices = _polish(instance, weights, users, start, support)
+        prices = [max(Fraction(p), Fraction(0)) for p in prices]
+        reference = _tasks_from_prices(instance, weights, users, prices, 2 * DIGITS)
+        tasks = tuple(_floor_digits(t, DIGITS) for t in reference)  # still feasible: rounded down
+        cert = certify(instance, weights, tasks, prices, tolerance, reference)
+        if best is None or cert["worst"] < best[2]["worst"]:
+            best = (tasks, prices, cert)
+        if cert["certified"]:
+            break
+    tasks, prices, cert = best
     status = "certified" if cert["certified"] else "uncertified"
     bound = cert["relative_error_bound"]
     if cert["certified"]:
@@ -352,6 +527,35 @@ def _numeric(instance: Instance, weights, tolerance: Fraction):
         "duality_gap_bound": cert["duality_gap_bound"],
     }
     return tasks, [note], extra
+
+
+MAX_SUPPORTS = 32
+
+
+def _fit_prices(instance: Instance, weights, free_users, free_tasks, support) -> list[Decimal]:
+    """Start for Newton: nonnegative least-squares prices on `support` from the stationarity of
+    the users below their caps, w_i / x_i = sum_r d_ir nu_r (floats)."""
+    prices = [Decimal(0)] * instance.m
+    if support and free_users:
+        a = np.array([[float(instance.demands[i][r]) for r in support] for i in free_users])
+        target = np.array([float(weights[i]) for i in free_users]) / np.asarray(free_tasks, dtype=float)
+        solution, _ = nnls(a, target)
+        for r, v in zip(support, solution):
+            prices[r] = Decimal(float(v))
+    return prices
+
+
+def _supports(saturated: list[int]):
+    """Saturated resources whose prices Newton's method solves for: all of them first; then, for
+    degenerate optima (redundant saturated resources make the Jacobian singular and the prices
+    non-unique), smaller subsets, whose prices can still be optimal (a basic dual solution)."""
+    count = 0
+    for size in range(len(saturated), -1, -1):
+        for subset in itertools.combinations(saturated, size):
+            yield list(subset)
+            count += 1
+            if count >= MAX_SUPPORTS:
+                return
 
 
 def _polish(instance: Instance, weights, users, prices: list[Decimal], saturated: list[int]) -> list[Decimal]:
@@ -477,7 +681,9 @@ def certify(
     y = tasks if reference is None else reference
     unit_bits = 512  # each term is rounded up to a multiple of 2^-512 (keeps the sum's size small)
     users = [i for i in range(instance.n) if instance.max_tasks[i] != 0]
-    unbounded = {"certified": False, "relative_error_bound": "unbounded", "duality_gap_bound": "unbounded"}
+    unbounded = {
+        "certified": False, "relative_error_bound": "unbounded", "duality_gap_bound": "unbounded", "worst": math.inf
+    }
     if any(tasks[i] <= 0 or y[i] <= 0 for i in users):
         return unbounded
     gap_units = 0
@@ -506,6 +712,7 @@ def certify(
         "certified": certified,
         "relative_error_bound": f"{worst:.3g}",
         "duality_gap_bound": f"{float(gap):.3g}",
+        "worst": worst,
     }
 
 
