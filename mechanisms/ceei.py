@@ -20,10 +20,15 @@ conditions characterise the unique optimum (`spec`):
 Methods (option ``method``):
 
 * ``exact``: a floating-point interior-point solve guesses the active set (saturated resources,
-  binding caps); z3 solves the KKT system with that guess as hints (nonlinear real arithmetic,
-  algebraic numbers), falling back to the full KKT system if the guess is wrong; every KKT
-  condition is then re-checked exactly on the original instance. Identical users (same demands,
-  weight and cap) are merged first: by symmetry and uniqueness they get equal tasks.
+  binding caps). With at most two saturated resources the prices are exact without z3's
+  multivariate solver: one saturated resource gives rational prices in closed form; two reduce
+  (via sum_r c'_r nu_r = sum of free weights) to one root t of a univariate polynomial, which z3
+  isolates together with every KKT condition written as a polynomial condition on t. Otherwise
+  (or if the guess fails) z3 solves the KKT system with the guess as hints, then the full KKT
+  system (nonlinear real arithmetic; times out from about five users on 3+ saturated
+  resources). Rational results and those with <= 3 distinct users are re-checked by
+  substituting into the KKT conditions. Identical users (same demands, weight and cap) are
+  merged first: by symmetry and uniqueness they get equal tasks.
 * ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
   an approximate allocation (rationals, feasible by construction) with a rigorous bound on its
   distance to the optimum (`certify`): weak duality bounds the objective gap and strong

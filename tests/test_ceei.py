@@ -293,3 +293,24 @@ def test_cli_allocate_ceei_json():
     assert out["tasks"][2] == "3.0947097626607675679"
     bad = CliRunner().invoke(app, ["allocate", "ceei", "thm5-ceei-pm", "-o", "method=guess"])
     assert bad.exit_code == 2
+
+
+def test_exact_five_users_on_two_saturated_resources():
+    """Beyond what z3's multivariate solver does in time (it gives up from about five users on
+    two saturated resources): the prices reduce to one root of a univariate polynomial. The
+    algebraic optimum agrees with the independent float path and satisfies the KKT spec."""
+    inst = Instance.build([176, 411], [[3, 4], [5, 1], [4, 5], [1, 6], [1, 2]], weights=[1, 1, 1, 2, 2])
+    exact = allocate("ceei", inst, method="exact")
+    assert exact.extra["status"] == "exact" and "univariate" in exact.notes[0]
+    assert all(isinstance(x, Algebraic) for x in exact.tasks)
+    assert exact.extra["priced_resources"] == ["r1", "r2"]
+    approx = allocate("ceei", inst, method="float")
+    assert approx.extra["status"] == "certified"
+    for a, e in zip(approx.tasks, exact.tasks):
+        assert a - a / 10**20 < e < a + a / 10**20
+    sym = SymbolicInstance.from_instance(inst)
+    t = [z3.Real(f"t{i}") for i in range(inst.n)]
+    s = z3.Solver()
+    s.set(timeout=20000)
+    s.add(*[c.expr for c in get("ceei").spec(sym, t)], *[ti == z3_value(x) for ti, x in zip(t, exact.tasks)])
+    assert s.check() == z3.sat
