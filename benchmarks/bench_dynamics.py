@@ -53,7 +53,7 @@ def main() -> None:
         print(f"  exact registry {exact}: {1 / dt_exact:,.0f} states/s; fast {fast} is {dt_exact / dt_fast:,.0f}x faster per state")
 
     # ---------------------------------------------------------------- CTMC solve
-    print("CTMC stationary solve (sparse LU), unbalanced load:")
+    print(f"CTMC stationary solve (sparse LU; ILU-preconditioned GMRES above {markov.ITERATIVE_ABOVE} states), unbalanced load 0.8:")
     for N in ([30, 50] if args.quick else [30, 50, 70]):
         states, rates = markov.state_rates("pf", req, N)
         lam = np.array([float(x) for x in figures.class_loads("unbalanced", Fraction(8, 10))])
@@ -85,7 +85,8 @@ def main() -> None:
     print(f"packet simulator ({flows} flows, mean 50 packets, W=5, resource-2 load 0.7):")
     for s in packets.SCHEDULERS:
         res = packets.simulate(s, req, loads3, flows=flows, mean_size=50, window=5, seed=0)
-        fluid = markov.solve(s, req, loads3).gamma
+        res.gamma = [float(g) for g in res.gamma]
+        fluid = [float(g) for g in markov.solve(s, req, loads3).gamma]
         diff = max(abs(a - b) / b for a, b in zip(res.gamma, fluid))
         print(f"  {s}: {res.packets:,} packets in {res.seconds:.1f} s = {res.packets_per_second:,.0f} packets/s; "
               f"γ packets {[round(g, 3) for g in res.gamma]} vs fluid {[round(g, 3) for g in fluid]} "
