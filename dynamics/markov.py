@@ -304,7 +304,7 @@ def solve(
         levels = np.bincount(states.sum(axis=1), weights=pi, minlength=N + 1)
         boundary = float(levels[N])
         mean_n = pi @ states
-        gamma_now = [float(loads[k]) / mean_n[k] for k in range(K)]
+        gamma_now = [float(float(loads[k]) / mean_n[k]) for k in range(K)]
         if truncation is not None or boundary <= tol:
             break
         # extrapolate the geometric decay of the level masses to the N where the boundary mass is tol
