@@ -15,7 +15,8 @@ gets):
   each, no capacity is exceeded, and every class's share of its bottleneck is maximal there.
   BMF's choice within its set: the class-symmetric allocation of the first feasible mapping in
   lexicographic order of (b(1), ..., b(K)). For J = 2 resources BMF is unique (§2.4), so the
-  choice matters only for J ≥ 3.
+  choice matters only for J ≥ 3, where it may differ from the registered `mechanisms.bmf` (which
+  returns the leximin-maximal BMF point); tests check ours is in the exact BMF set (`is_bmf`).
 
 All three are vectorised over an array of states (floats: these feed performance figures, never
 verdicts). Any other registered mechanism is applied per transaction through the exact registry
