@@ -25,8 +25,7 @@ Methods (option ``method``):
   (via sum_r c'_r nu_r = sum of free weights) to one root t of a univariate polynomial, which z3
   isolates together with every KKT condition written as a polynomial condition on t. Otherwise
   (or if the guess fails) z3 solves the KKT system with the guess as hints, then the full KKT
-  system (nonlinear real arithmetic; times out from about five users on 3+ saturated
-  resources). Rational results and those with <= 3 distinct users are re-checked by
+  system (nonlinear real arithmetic; it can time out beyond a handful of distinct users). Rational results and those with <= 3 distinct users are re-checked by
   substituting into the KKT conditions. Identical users (same demands, weight and cap) are
   merged first: by symmetry and uniqueness they get equal tasks.
 * ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
@@ -35,7 +34,9 @@ Methods (option ``method``):
   concavity turns that into a per-user error bound. The result is "certified" if every user's
   relative error is provably within ``tolerance``, else "uncertified". Never called exact.
 * ``auto`` (default): ``exact`` for up to AUTO_EXACT_CLASSES distinct users, else ``float``;
-  ``exact`` that times out falls back to ``float`` (said in the notes).
+  ``exact`` that times out, or whose optimum is irrational with more than SLOW_ALGEBRAIC_CLASSES
+  distinct users (z3 then takes minutes to add up the loads for `Allocation.utilisation`), falls
+  back to ``float`` (said in the notes).
 
 `Allocation.extra["status"]` is "exact", "certified" or "uncertified"; for the approximations
 `extra["exact"]` is "approximate" (it overrides the "exact" field of `Allocation.to_dict`).
@@ -59,7 +60,8 @@ from fairlab.instance import Instance
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 
 METHODS = ("auto", "exact", "float")
-AUTO_EXACT_CLASSES = 6  # auto: exact up to this many distinct users (z3 nlsat times out on ~8 users x 3 resources)
+AUTO_EXACT_CLASSES = 6  # auto: try exact up to this many distinct users (z3 time grows fast beyond)
+SLOW_ALGEBRAIC_CLASSES = 3  # beyond: z3 sums of the distinct algebraic tasks (utilisation) can take minutes
 DEFAULT_TIMEOUT = 30  # seconds per z3 check
 DEFAULT_TOLERANCE = Fraction(1, 10**9)
 DIGITS = 25  # significant digits of the float path's tasks
@@ -147,6 +149,21 @@ def allocate(instance: Instance, **options) -> Allocation:
     notes: list[str] = []
     if method == "exact" or (method == "auto" and len(classes) <= AUTO_EXACT_CLASSES):
         result = _exact(instance, weights, classes, timeout)
+        irrational = result is not None and not all(isinstance(t, Fraction) for t in result[0])
+        if result is not None and irrational and len(classes) > SLOW_ALGEBRAIC_CLASSES:
+            if method == "auto":
+                notes.append(
+                    f"the exact optimum is irrational with {len(classes)} distinct users; sums of that many"
+                    " distinct algebraic numbers (bundles, utilisation) are slow in z3, so this is the float"
+                    " path; pass method=exact for the algebraic values"
+                )
+                result = None
+            else:
+                result[1].append(
+                    "sums of this many distinct algebraic numbers (e.g. Allocation.utilisation) can be slow in z3"
+                )
+        elif result is None and method == "auto":
+            notes.append(f"exact solve timed out after {format_exact(timeout)} s; fell back to the float path")
         if result is not None:
             return Allocation("ceei", instance, result[0], used, notes=tuple(result[1]), extra=result[2])
         if method == "exact":
@@ -154,7 +171,6 @@ def allocate(instance: Instance, **options) -> Allocation:
                 f"option timeout: the exact CEEI solve did not finish within {format_exact(timeout)} s;"
                 " raise timeout or use method=float"
             )
-        notes.append(f"exact solve timed out after {format_exact(timeout)} s; fell back to the float path")
     tasks, float_notes, extra = _numeric(instance, weights, tolerance)
     return Allocation("ceei", instance, tasks, used, notes=tuple(notes + float_notes), extra=extra)
 
@@ -730,7 +746,7 @@ MECHANISM = register(
         spec=spec,
         aliases=("nash", "pf"),
         options={
-            "method": "auto | exact | float (auto: exact up to 6 distinct users, else or on timeout float)",
+            "method": "auto | exact | float (auto: exact for <= 6 distinct users unless irrational with > 3; else certified float)",
             "timeout": f"seconds per z3 check in the exact path (default {DEFAULT_TIMEOUT})",
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },
