@@ -25,7 +25,8 @@ Methods (option ``method``):
   (via sum_r c'_r nu_r = sum of free weights) to one root t of a univariate polynomial, which z3
   isolates together with every KKT condition written as a polynomial condition on t. Otherwise
   (or if the guess fails) z3 solves the KKT system with the guess as hints, then the full KKT
-  system (nonlinear real arithmetic; it can time out beyond a handful of distinct users). Rational results and those with <= 3 distinct users are re-checked by
+  system (nonlinear real arithmetic; it can time out beyond a handful of distinct users).
+  Rational results and those with <= 3 distinct users are re-checked by
   substituting into the KKT conditions. Identical users (same demands, weight and cap) are
   merged first: by symmetry and uniqueness they get equal tasks.
 * ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
@@ -433,7 +434,8 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
             conditions.append(prices[r] >= 0)
         for j, k in enumerate(free):
             if caps[k] is not None:
-                conditions.append(z3_value(weights[k]) <= z3_value(caps[k]) * (z3_value(alpha[j]) + z3_value(beta[j]) * t))
+                price_k = z3_value(alpha[j]) + z3_value(beta[j]) * t
+                conditions.append(z3_value(weights[k]) <= z3_value(caps[k]) * price_k)
         for k in binding:
             conditions.append(cap_prices_t[k] >= 0)
         solver = z3.Solver()
@@ -746,7 +748,8 @@ MECHANISM = register(
         spec=spec,
         aliases=("nash", "pf"),
         options={
-            "method": "auto | exact | float (auto: exact for <= 6 distinct users unless irrational with > 3; else certified float)",
+            "method": "auto | exact | float (auto: exact for <= 6 distinct users unless irrational"
+            " with > 3; else certified float)",
             "timeout": f"seconds per z3 check in the exact path (default {DEFAULT_TIMEOUT})",
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },

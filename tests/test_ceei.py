@@ -130,7 +130,8 @@ def test_weight_vectors_rejected_but_constant_vectors_accepted():
 
 def test_caps_and_zero_caps():
     """A binding cap frees capacity for the others; a user with cap 0 gets 0 and leaves the objective."""
-    assert tasks({"capacities": [10], "demands": [[1], [1], [1]], "max_tasks": [1, None, None]}) == (1, F(9, 2), F(9, 2))
+    one_capped = {"capacities": [10], "demands": [[1], [1], [1]], "max_tasks": [1, None, None]}
+    assert tasks(one_capped) == (1, F(9, 2), F(9, 2))
     assert tasks({"capacities": [10], "demands": [[1], [1], [1]], "max_tasks": [0, None, 20]}) == (0, 5, 5)
     assert tasks({"capacities": [10], "demands": [[1], [1]], "max_tasks": [0, 0]}) == (0, 0)
     # a non-binding cap changes nothing
