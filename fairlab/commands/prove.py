@@ -1,0 +1,147 @@
+"""`fairlab prove`: machine-checked proofs (UNSAT over the reals) and the theorem catalogue."""
+
+from __future__ import annotations
+
+import time
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fairlab.errors import InputError
+
+
+def proof_fixture(proof) -> dict:
+    """A refutation is also a counterexample: the fixture record for it."""
+    from counterexamples import store
+    from fairlab.instance import Instance
+
+    inst = Instance.from_dict(proof.instance)
+    return {
+        "kind": "nonunique" if proof.property == "unique" else "violation",
+        "claim": None,
+        "mechanism": proof.mechanism,
+        "property": proof.property,
+        "instance": inst.to_dict(),
+        "witness": proof.witness,
+        "explanation": proof.reason,
+        "engine": "prove",
+        "seed": None,
+        "seconds": round(proof.seconds, 3),
+        "minimality": store.minimality(inst),
+        "canonical_hash": store.canonical_hash(proof.mechanism, proof.property, inst),
+        "provenance": "z3 model of spec ∧ ¬property found by `fairlab prove`, confirmed exactly",
+    }
+
+
+def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=None) -> list[dict]:
+    """For each entry, the sizes in order until one is not decided as expected within the limit."""
+    import mechanisms
+    from search.catalogue import CATALOGUE
+    from search.prove import prove
+
+    rows = []
+    for entry in entries or CATALOGUE:
+        sizes = entry.fast if fast_only else entry.sizes
+        if not sizes:
+            continue
+        checked = []
+        for n, m in sizes:
+            if progress:
+                progress(f"{entry.id} at {n}×{m}")
+            proof = prove(mechanisms.get(entry.mechanism), entry.property, n, m, time_limit=time_limit,
+                          positive_demands=entry.positive_demands)
+            checked.append({"users": n, "resources": m, "verdict": proof.verdict, "seconds": round(proof.seconds, 3)})
+            if proof.verdict != entry.expected:
+                break
+        as_expected = [c for c in checked if c["verdict"] == entry.expected]
+        largest = max(((c["users"], c["resources"]) for c in as_expected), default=None)
+        rows.append({
+            "entry": entry.id, "mechanism": entry.mechanism, "property": entry.property,
+            "expected": entry.expected, "source": entry.source, "note": entry.note,
+            "largest": list(largest) if largest else None, "checked": checked,
+            "ok": bool(checked) and all(c["verdict"] == entry.expected for c in checked[:1]),
+        })
+    return rows
+
+
+def register(app: typer.Typer) -> None:
+    from fairlab.cli import check_format, emit_json, fail, parse_options
+
+    @app.command("prove")
+    def prove_cmd(
+        mechanism: Optional[str] = typer.Argument(None, help="mechanism name or file.py:function (with a .spec)"),
+        prop: Optional[str] = typer.Argument(None, metavar="PROPERTY",
+                                             help="property name, or 'unique', or 'same-as:MECHANISM'"),
+        users: int = typer.Option(2, "--users", "-n"),
+        resources: int = typer.Option(2, "--resources", "-m"),
+        time_limit: float = typer.Option(60.0, "--time-limit", help="seconds (per size with --catalogue)"),
+        positive: bool = typer.Option(False, "--positive-demands", help="assume every demand > 0"),
+        option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
+        catalogue: bool = typer.Option(False, "--catalogue", help="run the theorem catalogue"),
+        fast: bool = typer.Option(False, "--fast", help="with --catalogue: only the sizes of the CI subset"),
+        no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture for a refutation"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Prove PROPERTY of MECHANISM for all real demands of a size (spec ∧ ¬property UNSAT), or refute it."""
+        import mechanisms
+        from counterexamples import store
+        from search.prove import prove
+
+        check_format(fmt)
+        if time_limit <= 0:
+            fail(f"--time-limit: must be positive, got {time_limit}")
+        if catalogue:
+            console = Console(stderr=True)
+            with console.status("catalogue") as status:
+                rows = run_catalogue(time_limit, fast, progress=lambda text: status.update(text))
+            if fmt == "json":
+                emit_json(rows)
+            else:
+                table = Table(title=f"theorem catalogue (≤ {time_limit:g} s per size)")
+                for col in ("entry", "expected", "largest (n, m) as expected", "checked", "source"):
+                    table.add_column(col, overflow="fold")
+                for r in rows:
+                    checked = ", ".join(f"{c['users']}×{c['resources']} {c['verdict']} {c['seconds']:.1f}s"
+                                        for c in r["checked"])
+                    largest = "×".join(map(str, r["largest"])) if r["largest"] else "[red]none[/red]"
+                    table.add_row(r["entry"], r["expected"], largest, checked, r["source"])
+                out = Console()
+                out.width = max(out.width, 160)
+                out.print(table)
+            if any(not r["ok"] for r in rows):
+                raise typer.Exit(1)
+            return
+        if mechanism is None or prop is None:
+            fail("prove: give MECHANISM and PROPERTY, or --catalogue")
+        try:
+            mech = mechanisms.get(mechanism)
+            proof = prove(mech, prop, users, resources, time_limit=time_limit, options=parse_options(option),
+                          positive_demands=positive)
+        except InputError as exc:
+            fail(str(exc))
+        data = proof.to_dict()
+        data["fixture"] = None
+        if proof.verdict == "refuted" and not no_store:
+            path, _ = store.save(proof_fixture(proof))
+            data["fixture"] = str(path)
+        if fmt == "json":
+            emit_json(data)
+            return
+        console = Console()
+        colour = {"proved": "green", "refuted": "red"}.get(proof.verdict, "yellow")
+        console.print(f"[bold]{mech.name}[/bold] {prop} at {users} users × {resources} resources: "
+                      f"[{colour}]{proof.verdict}[/{colour}] in {proof.seconds:.2f} s")
+        console.print(f"why: {proof.reason}")
+        for r in proof.reductions:
+            console.print(f"  · {r}")
+        if proof.core:
+            console.print(f"core ({len(proof.core)}): {', '.join(c for c in proof.core if not c.startswith('domain.'))}")
+        if proof.control:
+            console.print(f"positive control: without {proof.control['dropped']} z3 finds a violation "
+                          f"(instance {proof.control['instance']})")
+        if proof.witness:
+            console.print(f"instance: {proof.instance}\nwitness: {proof.witness}")
+        if data["fixture"]:
+            console.print(f"fixture: {data['fixture']}")

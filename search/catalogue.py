@@ -1,0 +1,76 @@
+"""The theorem catalogue: every known positive result and refutation of the sources, with the sizes
+to machine-check it at. `fairlab prove --catalogue` runs it; the fast entries run in the default
+test suite (`tests/test_prove.py`), the rest are marked slow.
+
+`expected` is what the source says; the lab reports what z3 finds. Where they differ the entry
+says why (e.g. DRF's population monotonicity needs strictly positive demands: with a zero demand
+the lab finds a counterexample at 3 users × 3 resources, so the entry is split in two).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Entry:
+    mechanism: str
+    property: str
+    expected: str  # "proved" | "refuted"
+    sizes: tuple[tuple[int, int], ...]  # (users, resources), smallest first
+    source: str
+    fast: tuple[tuple[int, int], ...] = ()  # sizes cheap enough for the default test suite
+    positive_demands: bool = False
+    note: str = ""
+
+    label: str = ""  # tells apart two entries on the same mechanism and property
+
+    @property
+    def id(self) -> str:
+        tail = "+positive" if self.positive_demands else ""
+        return f"{self.mechanism}-{self.property}{tail}" + (f"-{self.label}" if self.label else "")
+
+
+GRID = ((2, 2), (2, 3), (3, 2), (3, 3), (4, 2), (4, 3), (3, 4), (4, 4))
+
+CATALOGUE: tuple[Entry, ...] = (
+    # DRF: DRF paper appendix A and Table 2; lecture proofs of proportionality, envy-freeness, truthfulness.
+    Entry("drf", "si", "proved", GRID, "DRF paper §6.1 Table 2, appendix A; lecture 'DRF is proportional'",
+          fast=((2, 2), (2, 3), (3, 2))),
+    Entry("drf", "ef", "proved", GRID, "DRF paper appendix A; lecture 'DRF is envy-free'", fast=((2, 2), (2, 3))),
+    Entry("drf", "pe", "proved", GRID, "DRF paper appendix A; lecture 'efficient'", fast=((2, 2), (2, 3))),
+    Entry("drf", "sp", "proved", GRID, "DRF paper appendix A; lecture truthfulness proof", fast=((2, 2), (2, 3))),
+    Entry("drf", "bf", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
+    Entry("drf", "srf", "proved", ((2, 1), (3, 1), (4, 1), (5, 1)), "DRF paper §6.1 Table 2", fast=((2, 1), (3, 1))),
+    Entry("drf", "pm", "proved", GRID, "DRF paper §6.1 Table 2 (population monotonicity)",
+          fast=((2, 2),), positive_demands=True,
+          note="strictly positive demands, as the DRF paper's appendix assumes"),
+    Entry("drf", "pm", "refuted", ((3, 3),), "DRF paper §6.1 Table 2, with a zero demand",
+          note="with zero demands DRF is not population monotone (found by the lab)", label="zero-demands"),
+    # CEEI: DRF paper §5.2, §6.1.2.
+    Entry("ceei", "si", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
+    Entry("ceei", "ef", "proved", GRID, "DRF paper §5.2 (CEEI is envy-free)", fast=((2, 2),)),
+    Entry("ceei", "pe", "proved", GRID, "DRF paper §5.2 (CEEI is Pareto efficient)", fast=((2, 2),)),
+    Entry("ceei", "sp", "refuted", ((2, 2),), "DRF paper Theorem 4", fast=((2, 2),)),
+    Entry("ceei", "pm", "refuted", ((3, 2),), "DRF paper Theorem 5",
+          note="z3 time varies from 2 to 30 s here; `fairlab search ceei pm -n 3` finds one in < 1 s"),
+    # Asset fairness: DRF paper §6.1.1, Table 2.
+    Entry("asset", "sp", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
+    Entry("asset", "ef", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
+    Entry("asset", "pe", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
+    Entry("asset", "si", "refuted", ((2, 2),), "DRF paper Theorem 1", fast=((2, 2),)),
+    Entry("asset", "bf", "refuted", ((2, 2),), "DRF paper Theorem 2", fast=((2, 2),)),
+    Entry("asset", "rm", "refuted", ((2, 2),), "DRF paper Theorem 3",
+          note="the capacity increase is a further unknown: slow for z3; `fairlab search asset rm` finds one in < 1 s"),
+    # BMF: Bonald & Roberts §2.4.
+    Entry("bmf", "unique", "proved", ((2, 2), (3, 2), (4, 2), (5, 2)), "Bonald & Roberts §2.4 (two resources)",
+          fast=((2, 2),), label="two-resources"),
+    Entry("bmf", "unique", "refuted", ((3, 3),), "Bonald & Roberts §2.4 (three resources: a continuum)",
+          label="three-resources"),
+    Entry("bmf", "same-as:ceei", "proved", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2)",
+          fast=((2, 2),)),
+)
+
+
+def entries(mechanism: str | None = None) -> list[Entry]:
+    return [e for e in CATALOGUE if mechanism is None or e.mechanism == mechanism]
