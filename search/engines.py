@@ -166,7 +166,7 @@ def search(
     prop: str,
     n: int = 2,
     m: int = 2,
-    engines: Sequence[str] = ENGINES,
+    engines: Sequence[str] | None = None,
     time_limit: float = 30.0,
     seed: int = 0,
     options: dict | None = None,
@@ -177,6 +177,7 @@ def search(
     import properties
 
     options = dict(options or {})
+    engines = ENGINES if engines is None else tuple(engines)
     module = properties.get(prop)
     bad = [e for e in engines if e not in ENGINES]
     if bad:

@@ -108,17 +108,18 @@ def _fixture_path(path) -> str:
 
 
 def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None, write: bool = True,
-              directory=None, progress: Callable | None = None) -> Outcome:
+              directory=None, progress: Callable | None = None, engines_used=None) -> Outcome:
+    """Run one claim's search from scratch; `engines_used` restricts the portfolio (default all)."""
     limit = claim.time_limit if time_limit is None else time_limit
     start = time.monotonic()
     if claim.kind == "impossibility":
         return _impossibility(claim, limit, start, write, directory, progress)
     if claim.kind == "nonunique":
-        return _nonunique(claim, seed, limit, start, write, directory, progress)
+        return _nonunique(claim, seed, limit, start, write, directory, progress, engines_used)
     import mechanisms
 
     mech = mechanisms.get(claim.mechanism)
-    hunt = engines.search(mech, claim.property, claim.n, claim.m, time_limit=limit, seed=seed,
+    hunt = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit, seed=seed,
                           options=claim.options, progress=progress)
     seconds = time.monotonic() - start
     if hunt.status != "violated":
@@ -194,7 +195,7 @@ def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
                    impossibility.describe(result))
 
 
-def _nonunique(claim, seed, limit, start, write, directory, progress) -> Outcome:
+def _nonunique(claim, seed, limit, start, write, directory, progress, engines_used=None) -> Outcome:
     import mechanisms
     from mechanisms import bmf
 
@@ -224,6 +225,7 @@ def _nonunique(claim, seed, limit, start, write, directory, progress) -> Outcome
         "grid": engines.space.grid(claim.n, claim.m),
         "random": engines.space.random_instances(claim.n, claim.m, seed=seed),
     }
+    pool = {k: v for k, v in pool.items() if k in (engines_used or engines.ENGINES)}
     hunt = engines.hunt(pool, violates, limit, progress)
     seconds = time.monotonic() - start
     if hunt.status != "violated":

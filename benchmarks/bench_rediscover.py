@@ -1,0 +1,42 @@
+"""`fairlab rediscover` speed: seconds per claim and in total, against the 60 s target, and against
+a baseline measured in the same run — the same claims with the symbolic engine switched off
+(grid and random engines only).
+
+    python benchmarks/bench_rediscover.py [--baseline]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from search import rediscover
+
+TARGET = 60.0
+
+
+def run(label: str, engines_used=None) -> dict[str, float]:
+    out = {}
+    for claim in rediscover.CLAIMS:
+        start = time.monotonic()
+        outcome = rediscover.run_claim(claim, write=False, engines_used=engines_used)
+        out[claim.id] = time.monotonic() - start
+        print(f"  {label:9} {claim.id:22} {outcome.status:10} {out[claim.id]:7.2f} s  ({outcome.engine})", flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", action="store_true", help="also run without the symbolic engine")
+    args = parser.parse_args()
+    portfolio = run("portfolio")
+    total = sum(portfolio.values())
+    print(f"total {total:.1f} s for {len(portfolio)} claims; target {TARGET:.0f} s -> {total / TARGET:.2f} of budget")
+    if args.baseline:
+        baseline = run("no-z3", engines_used=("grid", "random"))
+        base_total = sum(baseline.values())
+        print(f"baseline (grid + random only) {base_total:.1f} s; portfolio speed-up {base_total / total:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
