@@ -198,11 +198,16 @@ def test_random_lps_agree_with_scipy_and_with_z3(problem, maximize):
         bounds=[(None if lo is None else float(lo), None if u is None else float(u)) for lo, u in zip(lower, upper)],
         method="highs",
     )
-    expected_status = {0: "optimal", 2: "infeasible", 3: "unbounded"}[ref.status]
-    assert r.status == expected_status
+    expected_status = {0: "optimal", 2: "infeasible", 3: "unbounded", 4: "numerical"}[ref.status]
     exact_z3 = solve_lp(c, A or None, b or None, Aeq or None, beq or None, lower=lower, upper=upper,
                         maximize=maximize, use_float_guide=False)
-    assert exact_z3.status == r.status
+    assert exact_z3.status == r.status  # two independent exact paths agree
+    if expected_status == "infeasible" and r.status == "unbounded":
+        # HiGHS's presolve reports some unbounded problems as "infeasible or unbounded" (status 2);
+        # the exact answer is decided by z3: the problem must then have a feasible point.
+        assert lp.feasible(A or None, b or None, Aeq or None, beq or None, lower=lower, upper=upper).is_feasible
+    else:
+        assert r.status == expected_status
     if r.status == "optimal":
         assert _exactly_feasible(r.x, A, b, Aeq, beq, lower, upper)
         assert r.value == sum(ci * xi for ci, xi in zip(c, r.x))
