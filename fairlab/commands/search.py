@@ -18,7 +18,7 @@ err_console = Console(stderr=True)
 def _progress(enabled: bool):
     return Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-        console=err_console, transient=True, disable=not enabled,
+        console=err_console, transient=True, disable=not (enabled and err_console.is_terminal),
     )
 
 
