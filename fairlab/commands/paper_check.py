@@ -1,0 +1,72 @@
+"""`fairlab paper-check`: the ledger of every numeric claim in the sources, checked by the lab.
+
+    fairlab paper-check                       # table with statuses and a summary line
+    fairlab paper-check --format json         # entries with id, source, status, printed, computed
+    fairlab paper-check --format markdown --out report/   # report.md with figures
+
+Exit code 1 if any entry does not come out as the ledger expects (an entry meant to reproduce
+that does not, or an erratum that is no longer one), 2 on bad input. See paper_checks/ledger.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+FORMATS = ("table", "json", "markdown")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("paper-check")
+    def paper_check_cmd(
+        fmt: str = typer.Option("table", "--format", help="table | json | markdown"),
+        out: Optional[str] = typer.Option(None, "--out", help="directory: write report.md (markdown) and figures"),
+        only: Optional[List[str]] = typer.Option(None, "--only", help="entry id, repeatable"),
+        quick: bool = typer.Option(False, "--quick", help="skip the slow entries (PDRF tables, dynamics, proofs)"),
+        runs: int = typer.Option(1000, "--runs", help="runs per PDRF table row (the paper's 1000)"),
+    ):
+        """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
+        from fairlab.cli import check_format, console, emit_json, fail
+        from paper_checks import claims  # noqa: F401
+        from paper_checks import ledger, report
+
+        check_format(fmt, FORMATS)
+        if runs < 1:
+            fail(f"--runs: must be at least 1, got {runs}")
+        known = {e.id for e in ledger.ENTRIES}
+        for name in only or []:
+            if name not in known:
+                fail(f"--only: unknown entry {name!r} (see fairlab paper-check --format json)")
+        out_dir = None
+        if out is not None:
+            out_dir = Path(out)
+            if out_dir.exists() and not out_dir.is_dir():
+                fail(f"--out: {out!r} exists and is not a directory")
+        results = ledger.run(ledger.Context(runs=runs), include_slow=not quick, only=list(only or []))
+        figures = report.draw_figures(out_dir) if out_dir is not None else []
+        if fmt == "json":
+            text = report.to_json(results)
+            emit_json(__import__("json").loads(text))
+        elif fmt == "markdown":
+            text = report.to_markdown(results, figures)
+            if out_dir is None:
+                typer.echo(text)
+        else:
+            grid = Table(title="paper checks")
+            for col in ("id", "status", "ok", "detail"):
+                grid.add_column(col, overflow="fold")
+            for row in report.to_rows(results):
+                grid.add_row(*row)
+            console.print(grid)
+        if out_dir is not None:
+            md = report.to_markdown(results, figures)
+            (out_dir / "report.md").write_text(md, encoding="utf-8")
+            if fmt != "json":
+                typer.echo(f"wrote {out_dir / 'report.md'} and {len(figures)} figures")
+        if fmt != "json":
+            typer.echo(ledger.summary_line(results))
+        if any(not r.ok for r in results):
+            raise typer.Exit(1)

@@ -1,0 +1,245 @@
+"""The paper-check ledger: every checkable numeric claim of the five source documents, checked by the lab.
+
+Each `Entry` carries its transcription (id, source file, section, the claim as printed, the printed
+numbers) and a `run` that computes the same quantities with the lab (mechanisms, properties,
+searches). Nothing computed is written here: "printed" is the transcription, "computed" comes from
+running the lab each time.
+
+Statuses:
+
+* ``reproduced`` — every printed number is what the lab computes (exact where printed exactly, to
+  the printed rounding where printed as a decimal, within sampling error for statistics);
+* ``erratum`` — some printed number is not what the lab computes; ``corrected`` gives the lab's
+  value and ``how`` says how the lab knows;
+* ``out-of-scope`` — not checkable with the lab (``reason``); what can be checked about it is
+  checked anyway (its items must hold).
+
+Every entry also records the status the ledger expects (``expect``). An entry is ``ok`` when the
+run gives that status (and an out-of-scope entry's side checks hold); `fairlab paper-check` exits
+non-zero otherwise, so a regression in the lab or a wrong transcription shows up.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable
+
+from fairlab.exact import Algebraic, format_exact, to_fraction
+
+# The five documents (../shared/seeds/, transcribed here; never read at run time).
+BR = "000_674ec7a7de89d71b.txt (Bonald & Roberts, Multi-resource fairness)"
+NOTES = "001_4047cfd234184eb6.txt (notes on the DRF paper)"
+PDRF = "002_1e72054512f22997.txt (Metin, Precomputed DRF)"
+LECTURE = "003_9aabd8afc109e01a.txt (Procaccia & Psomas, Fair Division III lecture)"
+DRF = "004_8308bebe4b31073d.txt (Ghodsi et al., DRF, Chinese translation)"
+
+STATUSES = ("reproduced", "erratum", "out-of-scope")
+
+
+# --------------------------------------------------------------------------- comparisons
+def _decimals(text: str) -> int:
+    text = text.strip()
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _as_fraction(value) -> Fraction:
+    if isinstance(value, Algebraic):
+        return to_fraction(format_exact(value), "computed")
+    return to_fraction(value, "computed")
+
+
+def _show(value) -> str:
+    if isinstance(value, (Fraction, int, Algebraic)):
+        return format_exact(value if not isinstance(value, int) else Fraction(value))
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_show(v) for v in value) + ")"
+    return str(value)
+
+
+@dataclass
+class Item:
+    """One printed number (or statement) next to the lab's value and whether they agree."""
+
+    name: str
+    printed: str
+    computed: str
+    matches: bool
+    note: str = ""
+
+
+def exact(name: str, printed: str, computed) -> Item:
+    """Printed exactly (an integer or p/q): equal as rationals (an irrational never equals one)."""
+    value = computed if isinstance(computed, Algebraic) else to_fraction(computed, name)
+    ok = not isinstance(value, Algebraic) and value == to_fraction(printed, name)
+    return Item(name, printed, _show(computed), ok)
+
+
+def rounded(name: str, printed: str, computed) -> Item:
+    """Printed as a decimal: the computed value rounds (half up) or truncates to it at the printed number
+    of digits (the sources do both: the lecture's 1500/31 ≈ 48.3)."""
+    digits = _decimals(printed)
+    if isinstance(computed, Algebraic):
+        value = Decimal(format_exact(computed))  # 20 significant digits
+    else:
+        frac = _as_fraction(computed)
+        value = Decimal(frac.numerator) / Decimal(frac.denominator)
+    step = Decimal(1).scaleb(-digits)
+    half_up = value.quantize(step, rounding="ROUND_HALF_UP")
+    truncated = value.quantize(step, rounding="ROUND_DOWN")
+    ok = Decimal(printed) in (half_up, truncated)
+    note = "printed truncated, not rounded" if ok and half_up != Decimal(printed) else ""
+    return Item(name, printed, f"{half_up} ({_show(computed)})", ok, note)
+
+
+def vector(name: str, printed: list[str], computed, mode: str = "rounded") -> Item:
+    """A printed vector, each component compared with `exact` or `rounded`."""
+    check = rounded if mode == "rounded" else exact
+    parts = [check(f"{name}[{k}]", p, c) for k, (p, c) in enumerate(zip(printed, computed))]
+    ok = len(printed) == len(computed) and all(p.matches for p in parts)
+    return Item(name, "<" + ", ".join(printed) + ">", "<" + ", ".join(p.computed for p in parts) + ">", ok)
+
+
+def same(name: str, printed: str, computed: str, note: str = "") -> Item:
+    """A printed statement (a verdict, an ordering, a name) against the lab's."""
+    return Item(name, printed, str(computed), str(printed) == str(computed), note)
+
+
+def statistical(name: str, printed: float, mean: float, sd: float, runs: int, z: float = 4.0) -> Item:
+    """A printed mean over `runs` runs against ours over as many: agree when the difference is within
+    `z` standard errors of a difference of two independent means (sqrt(2) * sd / sqrt(runs))."""
+    se = math.sqrt(2) * sd / math.sqrt(runs) if runs else float("inf")
+    diff = abs(printed - mean)
+    ok = diff <= z * se if se > 0 else diff == 0
+    return Item(name, f"{printed:g}", f"{mean:.3f}", ok, f"|diff| = {diff:.3f}, {z:g} SE = {z * se:.3f}")
+
+
+# --------------------------------------------------------------------------- entries
+@dataclass
+class Outcome:
+    items: list[Item]
+    how: str = ""
+
+
+@dataclass
+class Entry:
+    id: str
+    source: str
+    where: str
+    claim: str
+    check: str
+    expect: str
+    run: Callable[["Context"], Outcome]
+    reason: str = ""  # out-of-scope: why
+    slow: bool = False
+
+
+@dataclass
+class Context:
+    """Knobs of a ledger run: PDRF table runs (the paper's 1000 by default) and a cache."""
+
+    runs: int = 1000
+    cache: dict = field(default_factory=dict)
+
+    def once(self, key: str, fn: Callable[[], Any]):
+        if key not in self.cache:
+            self.cache[key] = fn()
+        return self.cache[key]
+
+
+@dataclass
+class Result:
+    entry: Entry
+    status: str
+    ok: bool
+    items: list[Item]
+    how: str
+    seconds: float
+    error: str = ""
+
+    def to_dict(self) -> dict:
+        e = self.entry
+        out = {
+            "id": e.id,
+            "source": f"{e.source}, {e.where}",
+            "claim": e.claim,
+            "check": e.check,
+            "status": self.status,
+            "expected": e.expect,
+            "ok": self.ok,
+            "printed": {i.name: i.printed for i in self.items},
+            "computed": {i.name: i.computed for i in self.items},
+            "how": self.how,
+            "seconds": round(self.seconds, 3),
+        }
+        if self.status == "erratum":
+            out["corrected"] = {i.name: i.computed for i in self.items if not i.matches}
+        if e.reason:
+            out["reason"] = e.reason
+        notes = {i.name: i.note for i in self.items if i.note}
+        if notes:
+            out["notes"] = notes
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+ENTRIES: list[Entry] = []
+
+
+def entry(id, source, where, claim, check, expect, reason="", slow=False):
+    """Decorator: register the function as the `run` of a ledger entry."""
+    if expect not in STATUSES:
+        raise ValueError(f"{id}: expect must be one of {STATUSES}")
+
+    def wrap(fn):
+        ENTRIES.append(Entry(id, source, where, claim, check, expect, fn, reason, slow))
+        return fn
+
+    return wrap
+
+
+def run_entry(e: Entry, ctx: Context | None = None) -> Result:
+    ctx = ctx or Context()
+    start = time.monotonic()
+    try:
+        outcome = e.run(ctx)
+    except Exception as exc:  # a broken check is reported as such, never as reproduced
+        return Result(e, "error", False, [], "", time.monotonic() - start, f"{type(exc).__name__}: {exc}")
+    items = outcome.items
+    if e.expect == "out-of-scope":
+        status = "out-of-scope"
+        ok = all(i.matches for i in items)
+    else:
+        status = "reproduced" if items and all(i.matches for i in items) else "erratum"
+        ok = status == e.expect
+    return Result(e, status, ok, items, outcome.how, time.monotonic() - start)
+
+
+def run(ctx: Context | None = None, include_slow: bool = True, only: list[str] | None = None) -> list[Result]:
+    from paper_checks import claims  # noqa: F401  (registers the entries)
+
+    ctx = ctx or Context()
+    chosen = [e for e in ENTRIES if (include_slow or not e.slow) and (not only or e.id in only)]
+    return [run_entry(e, ctx) for e in chosen]
+
+
+def summary(results: list[Result]) -> dict:
+    counts = {s: 0 for s in STATUSES}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    counts["not-ok"] = sum(1 for r in results if not r.ok)
+    counts["entries"] = len(results)
+    return counts
+
+
+def summary_line(results: list[Result]) -> str:
+    c = summary(results)
+    extra = f", {c['error']} error" if c.get("error") else ""
+    return (f"{c['entries']} entries: {c['reproduced']} reproduced, {c['erratum']} erratum, "
+            f"{c['out-of-scope']} out-of-scope{extra}; {c['not-ok']} not as expected")

@@ -1,0 +1,133 @@
+"""The ledger as text: a table, JSON, a markdown report, and the report's figures.
+
+Figures (matplotlib, Agg backend, written only on request with ``--out DIR``):
+
+* ``allocations-drf-asset-ceei.png`` — per-user resource shares under DRF, asset fairness and CEEI
+  on the <9 CPU, 18 GB> example, in the style of Figures 3-4 of the DRF paper (one group of bars
+  per mechanism, one bar per resource, stacked by user);
+* ``bmf-family.png`` — Bonald & Roberts §2.4: the BMF allocations φ(x), x in [0, 1], with the
+  endpoints the text prints (the values plotted are checked exactly by the ledger entry
+  br-2.4-bmf-endpoints / br-2.4-bmf-family).
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from paper_checks.ledger import Result, summary, summary_line
+
+
+def to_json(results: list[Result]) -> str:
+    return json.dumps({"summary": summary(results), "entries": [r.to_dict() for r in results]},
+                      indent=2, ensure_ascii=False)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(results: list[Result], figures: list[str] = ()) -> str:
+    lines = ["# Paper checks", "", summary_line(results), ""]
+    if figures:
+        lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]
+    lines += ["## Summary", "", "| id | source | status | ok |", "|---|---|---|---|"]
+    lines += [f"| {r.entry.id} | {_cell(r.entry.where)} | {r.status} | {'yes' if r.ok else '**no**'} |" for r in results]
+    lines.append("")
+    for r in results:
+        e = r.entry
+        lines += [f"## {e.id} — {r.status}{'' if r.ok else ' (NOT AS EXPECTED: ' + e.expect + ')'}", "",
+                  f"*Source:* {e.source}, {e.where}", "", f"*Claim as printed:* {e.claim}", "",
+                  f"*Check:* {e.check}", ""]
+        if e.reason:
+            lines += [f"*Out of scope because:* {e.reason}", ""]
+        if r.items:
+            lines += ["| quantity | printed | computed | agrees | note |", "|---|---|---|---|---|"]
+            lines += [f"| {_cell(i.name)} | {_cell(i.printed)} | {_cell(i.computed)} | {'yes' if i.matches else '**no**'} |"
+                      f" {_cell(i.note)} |" for i in r.items]
+            lines.append("")
+        if r.status == "erratum":
+            fixed = "; ".join(f"{i.name} = {i.computed}" for i in r.items if not i.matches)
+            lines += [f"*Corrected:* {fixed}", ""]
+        if r.how:
+            lines += [f"*How the lab knows:* {r.how}", ""]
+        if r.error:
+            lines += [f"*Error:* {r.error}", ""]
+    return "\n".join(lines)
+
+
+def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
+    """(id, status, ok, first disagreement or the how) for the terminal table."""
+    rows = []
+    for r in results:
+        bad = [i for i in r.items if not i.matches]
+        detail = "; ".join(f"{i.name}: printed {i.printed}, lab {i.computed}" for i in bad[:2]) or r.error
+        if r.status == "out-of-scope":
+            detail = r.entry.reason
+        rows.append((r.entry.id, r.status, "yes" if r.ok else "NO", detail))
+    return rows
+
+
+# --------------------------------------------------------------------------- figures
+def draw_figures(out_dir: str | Path) -> list[str]:
+    """Write the report's PNGs into `out_dir`; returns their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mechanisms import allocate
+    from paper_checks.claims import BMF_EXAMPLE, EXAMPLE, _phi
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+
+    # DRF paper Figures 3-4: shares of CPU and memory per user, for each mechanism.
+    mechs = [("drf", "DRF"), ("asset", "Asset fairness"), ("ceei", "CEEI")]
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), sharey=True)
+    colours = {"A": "#4c72b0", "B": "#dd8452"}
+    for ax, (name, title) in zip(axes, mechs):
+        a = allocate(name, EXAMPLE)
+        bottom = [0.0, 0.0]
+        for i, user in enumerate(a.instance.users):
+            shares = [float(s) for s in a.shares[i]]
+            ax.bar(range(2), shares, bottom=bottom, color=colours[user], edgecolor="black", width=0.6,
+                   label=f"user {user} ({a.tasks[i]} tasks)" if name != "ceei" else f"user {user} ({float(a.tasks[i]):.2f} tasks)")
+            for r, (s, b) in enumerate(zip(shares, bottom)):
+                if s > 0.04:
+                    ax.text(r, b + s / 2, f"{s:.0%}", ha="center", va="center", fontsize=8)
+            bottom = [b + s for b, s in zip(bottom, shares)]
+        ax.set_xticks(range(2), [f"{res}\n({c} total)" for res, c in zip(a.instance.resources, EXAMPLE["capacities"])])
+        ax.set_ylim(0, 1.3)
+        ax.set_title(title)
+        ax.legend(fontsize=7, loc="upper center")
+    axes[0].set_ylabel("share of the resource")
+    fig.suptitle("<9 CPU, 18 GB>, A <1 CPU, 4 GB>, B <3 CPU, 1 GB> (DRF paper Figures 3-4)", fontsize=10)
+    fig.tight_layout()
+    path = out / "allocations-drf-asset-ceei.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    paths.append(str(path))
+
+    # Bonald & Roberts §2.4: the BMF family.
+    xs = [Fraction(k, 50) for k in range(51)]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    labels = [f"φ{i + 1}, a{i + 1} = ({', '.join(map(str, row))})" for i, row in enumerate(BMF_EXAMPLE["demands"])]
+    for i in range(3):
+        ax.plot([float(x) for x in xs], [float(_phi(x)[i]) for x in xs], label=labels[i],
+                linestyle="-" if i < 2 else "--")
+    for x in (Fraction(0), Fraction(1)):
+        for v in set(_phi(x)):
+            ax.annotate(str(v), (float(x), float(v)), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set_xlabel("x")
+    ax.set_ylabel("allocation φ_i(x)")
+    ax.set_title("BMF allocations φ(x) = (2/5 - x/15, 2/5 + 2x/45, 2/5 + 2x/45)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "bmf-family.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    paths.append(str(path))
+    return paths
