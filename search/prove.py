@@ -142,9 +142,10 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
     return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names)
 
 
-def _check(constraints: list[Constraint], seconds: float, track: bool):
+def _check(constraints: list[Constraint], seconds: float, track: bool, seed: int = 0):
     solver = z3.Solver()
     solver.set("timeout", max(1, int(seconds * 1000)))
+    solver.set("random_seed", seed)
     names = {}
     if track:
         solver.set("unsat_core", True)
@@ -210,19 +211,20 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
 
 
 def run_strategy(strategy: str, mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float,
-                 options: dict, positive_demands: bool) -> dict:
-    """One encoding, decided by z3, as a plain dict."""
+                 options: dict, positive_demands: bool, seed: int = 0, control_time: float | None = None) -> dict:
+    """One encoding, decided by z3 within `time_limit` (then the positive control gets
+    `control_time`, by default what is left of `time_limit`), as a plain dict."""
     start = time.monotonic()
     constraints, read_model, reductions, hypothesis = STRATEGIES[strategy](mechanism, prop, n, m, options,
                                                                            positive_demands)
-    status, core, info = _check(constraints, time_limit, track=True)
+    status, core, info = _check(constraints, time_limit, track=True, seed=seed)
     out = {"strategy": strategy, "reductions": reductions, "core": [], "control": None, "instance": None,
            "witness": None}
     if status == "sat":
         out["instance"], out["witness"] = read_model(info)
         out.update(verdict="refuted", reason="z3 found a violating instance")
     elif status == "unsat":
-        left = max(1.0, time_limit - (time.monotonic() - start))
+        left = control_time if control_time is not None else max(1.0, time_limit - (time.monotonic() - start))
         control = positive_control(constraints, [c for c in core if hypothesis(c)], read_model, left)
         out["core"] = core
         if control is None:
@@ -250,18 +252,28 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     start = time.monotonic()
     names = strategies_for(mechanism, prop, options)
     results = []
-    for name in names:
-        left = time_limit - (time.monotonic() - start)
-        if left <= 0.5 and results:
+    # z3's running time on these nonlinear problems is heavy-tailed (the same query took 0.5 s or
+    # 25 s in one session), so run short attempts with fresh random seeds and doubling timeouts,
+    # cycling through the encodings, until the time limit: restarts cut the tail.
+    attempt, per_try = 0, 2.0
+    while not results or results[-1]["verdict"] == "unknown":
+        for name in names:
+            left = time_limit - (time.monotonic() - start)
+            if left <= 0.2 and results:
+                break
+            results.append(run_strategy(name, mechanism, prop, n, m, max(min(per_try, left), 0.2), options,
+                                        positive_demands, seed=attempt, control_time=max(1.0, min(left, 60.0))))
+            if results[-1]["verdict"] != "unknown":
+                break
+        if time_limit - (time.monotonic() - start) <= 0.2:
             break
-        results.append(run_strategy(name, mechanism, prop, n, m, max(left, 0.5), options, positive_demands))
-        if results[-1]["verdict"] != "unknown":
-            break
+        attempt, per_try = attempt + 1, per_try * 2
     decided = [r for r in results if r["verdict"] != "unknown"]
     best = decided[0] if decided else results[0]
     proof = Proof(mechanism.name, prop, n, m, best["verdict"], time.monotonic() - start, best["core"],
                   best["control"], best["witness"], best["instance"],
-                  best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)})"], best["reason"])
+                  best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
+                                        f"{len(results)} attempts with restarts)"], best["reason"])
     if proof.verdict == "refuted":
         confirmed = confirm_refutation(mechanism, prop, proof.instance, proof.witness, options)
         if confirmed is None:
