@@ -1,0 +1,176 @@
+"""The paper-check ledger: every fast entry runs and comes out as expected, the errata carry the
+lab's exact corrected values, the judges can fail, and the `fairlab paper-check` command."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from typer.testing import CliRunner
+
+from fairlab.cli import app
+from fairlab.exact import Algebraic
+from mechanisms import allocate
+from paper_checks import claims  # noqa: F401  (registers the entries)
+from paper_checks import ledger
+
+runner = CliRunner()
+FAST = [e for e in ledger.ENTRIES if not e.slow]
+SLOW = [e for e in ledger.ENTRIES if e.slow]
+
+
+def _result(entry_id, ctx=None):
+    entry = next(e for e in ledger.ENTRIES if e.id == entry_id)
+    return ledger.run_entry(entry, ctx or ledger.Context())
+
+
+# --------------------------------------------------------------------------- the ledger itself
+def test_every_entry_is_transcribed_with_source_claim_and_check():
+    ids = [e.id for e in ledger.ENTRIES]
+    assert len(ids) == len(set(ids)) >= 45
+    sources = {e.source for e in ledger.ENTRIES}
+    assert sources == {ledger.DRF, ledger.NOTES, ledger.LECTURE, ledger.BR, ledger.PDRF}
+    for e in ledger.ENTRIES:
+        assert e.where and e.claim and e.check and e.expect in ledger.STATUSES
+        assert (e.expect == "out-of-scope") == bool(e.reason), e.id
+
+
+@pytest.mark.parametrize("entry", FAST, ids=[e.id for e in FAST])
+def test_fast_entry_comes_out_as_expected(entry):
+    result = ledger.run_entry(entry)
+    assert result.error == ""
+    assert result.status == entry.expect, [(i.name, i.printed, i.computed) for i in result.items if not i.matches]
+    assert result.ok
+    if entry.expect != "out-of-scope":
+        assert result.items  # something was compared
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", SLOW, ids=[e.id for e in SLOW])
+def test_slow_entry_comes_out_as_expected(entry):
+    result = ledger.run_entry(entry, ledger.Context(runs=1000))
+    assert result.error == "" and result.status == entry.expect and result.ok
+
+
+# --------------------------------------------------------------------------- the errata, exactly
+def _computed(result):
+    return {i.name: i.computed for i in result.items}
+
+
+def test_theorem_4_capacity_erratum_exact_values():
+    result = _result("drf-thm4-capacity")
+    assert result.status == "erratum"
+    assert _computed(result) == {"user 1 tasks": "25/8", "user 2 tasks": "50"}
+    assert allocate("ceei", {"capacities": [100, 100], "demands": [[16, 1], [1, 2]]}).tasks == (Fraction(100, 31),
+                                                                                              Fraction(1500, 31))
+    assert "user 2" in _computed(_result("drf-thm4-who-loses"))["who loses"]
+
+
+def test_theorem_4_decimals_corrected():
+    bad = {i.name: i.computed for i in _result("drf-thm4-misreport").items if not i.matches}
+    assert bad == {"25/6": "4.2 (25/6)", "100/3": "33.3 (100/3)"}
+    bad = {i.name: i.computed for i in _result("drf-thm4-decimals").items if not i.matches}
+    assert bad == {"1500/31": "48.4 (1500/31)"}
+
+
+def test_pdrf_6_1_cycle_corrected_counts():
+    c = _computed(_result("pdrf-6.1-cycle"))
+    assert c["per cycle (A, B, C)"] == "<5, 2, 1>" and c["consumed"] == "28" and c["left"] == "7"
+    assert allocate("pdrf", {"capacities": [35], "demands": [[2], [4], [10]]}).tasks == (5, 2, 1)
+
+
+def test_pdrf_3_3_ratio_and_table_2_sums():
+    assert _computed(_result("pdrf-3.3-cycle-example"))["ds* / ds_A"] == "3/2"
+    c = _computed(_result("pdrf-table2-sums"))
+    assert c == {"1-100 over Avg.": "50.757 (50757/1000)", "1-1000 over Avg.": "84.049 (84049/1000)"}
+
+
+def test_drf_population_monotonicity_fails_with_a_zero_demand():
+    before = allocate("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}).tasks
+    after = allocate("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]}).tasks
+    assert (before[0], after[0]) == (Fraction(3, 2), Fraction(4, 3))
+
+
+def test_lecture_ceei_one_bundle_is_off_by_one():
+    bad = [i for i in _result("lecture-ceei").items if not i.matches]
+    assert [i.name for i in bad] == ["agent 2 bundle ≈"]
+
+
+def test_pdrf_tables_small_configuration():
+    """With 60 runs per row the sampling bands are wider but still separate the 1-1000 row."""
+    ctx = ledger.Context(runs=60)
+    assert _result("pdrf-table1", ctx).status == "reproduced"
+    gap = _result("pdrf-table2-1-1000", ctx)
+    assert gap.status == "erratum" and all(not i.matches for i in gap.items)
+
+
+# --------------------------------------------------------------------------- the judges can fail
+def test_judges():
+    assert ledger.exact("x", "100/31", Fraction(100, 31)).matches
+    assert not ledger.exact("x", "3", Fraction(301, 100)).matches
+    assert ledger.rounded("x", "48.3", Fraction(1500, 31)).matches  # truncated
+    assert ledger.rounded("x", "48.4", Fraction(1500, 31)).matches  # rounded
+    assert not ledger.rounded("x", "48.8", Fraction(1500, 31)).matches
+    alg = allocate("ceei", {"capacities": [100, 100], "demands": [[4, 1], [1, 16], [16, 1]]}).tasks[0]
+    assert isinstance(alg, Algebraic)
+    assert ledger.rounded("x", "11.3", alg).matches and not ledger.exact("x", "11", alg).matches
+    assert ledger.statistical("m", 10.0, 10.5, 5.0, 100).matches
+    assert not ledger.statistical("m", 10.0, 20.0, 5.0, 100).matches
+
+
+def test_a_wrong_transcription_is_not_ok():
+    entry = ledger.Entry("fake", ledger.DRF, "§4.1", "A gets 4 tasks", "drf", "reproduced",
+                         lambda ctx: ledger.Outcome([ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
+    result = ledger.run_entry(entry)
+    assert result.status == "erratum" and not result.ok
+    assert result.to_dict()["corrected"] == {"A": "3"}
+
+
+def test_a_crashing_check_is_an_error_not_a_pass():
+    def boom(ctx):
+        raise RuntimeError("no")
+
+    result = ledger.run_entry(ledger.Entry("boom", ledger.DRF, "x", "y", "z", "reproduced", boom))
+    assert result.status == "error" and not result.ok
+
+
+# --------------------------------------------------------------------------- the command
+def test_command_json_entries_and_summary():
+    result = runner.invoke(app, ["paper-check", "--quick", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    for e in out["entries"]:
+        assert {"id", "source", "status", "printed", "computed"} <= set(e)
+    counts = out["summary"]
+    assert counts["not-ok"] == 0
+    assert counts["reproduced"] + counts["erratum"] + counts["out-of-scope"] == counts["entries"] == len(FAST)
+    thm4 = next(e for e in out["entries"] if e["id"] == "drf-thm4-capacity")
+    assert thm4["status"] == "erratum" and thm4["corrected"] == {"user 1 tasks": "25/8", "user 2 tasks": "50"}
+
+
+def test_command_table_summary_line_and_markdown_with_figures(tmp_path):
+    result = runner.invoke(app, ["paper-check", "--quick"])
+    assert result.exit_code == 0, result.output
+    assert "reproduced" in result.output.splitlines()[-1] and "erratum" in result.output.splitlines()[-1]
+    result = runner.invoke(app, ["paper-check", "--only", "drf-4.1-example", "--only", "pdrf-6.1-cycle",
+                                 "--format", "markdown", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "report.md").read_text()
+    assert "pdrf-6.1-cycle — erratum" in report and "*Corrected:*" in report
+    assert (tmp_path / "allocations-drf-asset-ceei.png").stat().st_size > 10_000
+    assert (tmp_path / "bmf-family.png").stat().st_size > 10_000
+
+
+def test_command_exits_1_when_an_entry_is_not_as_expected(monkeypatch):
+    entry = next(e for e in ledger.ENTRIES if e.id == "drf-4.1-example")
+    monkeypatch.setattr(entry, "expect", "erratum")
+    result = runner.invoke(app, ["paper-check", "--only", "drf-4.1-example"])
+    assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("args,field", [(["--format", "xml"], "--format"), (["--only", "nope"], "--only"),
+                                        (["--runs", "0"], "--runs")])
+def test_command_bad_input_one_line_exit_2(args, field):
+    result = runner.invoke(app, ["paper-check", *args])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {field}")
