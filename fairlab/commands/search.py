@@ -151,6 +151,7 @@ def register(app: typer.Typer) -> None:
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
+        no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """The mechanism × property table: violated (fixture) or none found within the stated budget."""
@@ -189,8 +190,10 @@ def register(app: typer.Typer) -> None:
                                 "budget": f"{time_limit:g} s at {users}×{resources}",
                                 "notes": hunt.notes}
                         if hunt.status == "violated":
-                            path, _ = store.save(violation_record_for(mech.name, prop, hunt))
-                            cell["fixture"] = path.name
+                            cell["witness"] = hunt.verdict.witness
+                            if not no_store:
+                                path, _ = store.save(violation_record_for(mech.name, prop, hunt))
+                                cell["fixture"] = path.name
                         cells.append(cell)
                     bar.advance(task)
         if fmt == "json":
