@@ -39,6 +39,7 @@ import z3
 
 from fairlab.exact import format_exact, z3_value
 from fairlab.instance import Instance
+from search import space
 
 PROPERTIES = ("si", "pe", "rm", "sp", "pm")
 
@@ -208,26 +209,17 @@ def check_family(family: Family, properties: Sequence[str], indivisible: bool, t
 
 
 # --------------------------------------------------------------------------- family generators
-def _rows(m: int, values: Sequence[int]) -> list[tuple[int, ...]]:
-    return [row for row in itertools.product(values, repeat=m) if any(row)]
-
-
 def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2, m: int = 2) -> Iterator[Family]:
-    """Base: n users, m resources of capacity 1, integer demands 0..max_entry (up to user order);
-    members: one resource's capacity multiplied by each factor. Smallest entries first."""
-    for bound in range(1, max_entry + 1):
-        rows = _rows(m, range(0, bound + 1))
-        for combo in itertools.combinations_with_replacement(rows, n):
-            if max(max(r) for r in combo) != bound:
-                continue
-            base = Instance.build([1] * m, [list(r) for r in combo])
-            members = [Member("base", base)]
-            for r in range(m):
-                for f in factors:
-                    caps = [1] * m
-                    caps[r] = f
-                    members.append(Member(f"c{r}x{f}", base.replace(capacities=caps), "rm"))
-            yield Family(members)
+    """Base: n users, m resources of capacity 1, integer demands 0..max_entry, each base once up to
+    symmetry (`search.space.grid`); members: one resource's capacity multiplied by each factor."""
+    for base in space.grid(n, m, max_entry=max_entry):
+        members = [Member("base", base)]
+        for r in range(m):
+            for f in factors:
+                caps = [1] * m
+                caps[r] = f
+                members.append(Member(f"c{r}x{f}", base.replace(capacities=caps), "rm"))
+        yield Family(members)
 
 
 def misreport_families(max_capacity: int = 8, n: int = 2) -> Iterator[Family]:
@@ -247,18 +239,13 @@ def misreport_families(max_capacity: int = 8, n: int = 2) -> Iterator[Family]:
 
 
 def departure_families(max_entry: int = 3, n: int = 3, m: int = 2) -> Iterator[Family]:
-    """Base: n users on m unit resources; members: each user leaving."""
-    for bound in range(1, max_entry + 1):
-        rows = _rows(m, range(0, bound + 1))
-        for combo in itertools.combinations_with_replacement(rows, n):
-            if max(max(r) for r in combo) != bound:
-                continue
-            base = Instance.build([1] * m, [list(r) for r in combo])
-            members = [Member("base", base)]
-            for k in range(n):
-                rest = [list(r) for i, r in enumerate(combo) if i != k]
-                members.append(Member(f"without{k}", base.replace(demands=rest), "pm", k))
-            yield Family(members)
+    """Base: n users on m unit resources, each once up to symmetry; members: each user leaving."""
+    for base in space.grid(n, m, max_entry=max_entry):
+        members = [Member("base", base)]
+        for k in range(n):
+            rest = [list(r) for i, r in enumerate(base.demands) if i != k]
+            members.append(Member(f"without{k}", base.replace(demands=rest), "pm", k))
+        yield Family(members)
 
 
 GENERATORS = {
