@@ -27,7 +27,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="fairlab: exact fair allocation of multiple resources — mechanisms, properties, searches, proofs.",
 )
-console = Console()
+# Wider than rich's 80-column default when the output is not a terminal (pipes, CI logs).
+console = Console(width=None if sys.stdout.isatty() else 132)
 
 FORMATS = ("table", "json")
 
