@@ -100,7 +100,8 @@ def test_pdrf_tables_small_configuration():
     ctx = ledger.Context(runs=60)
     assert _result("pdrf-table1", ctx).status == "reproduced"
     gap = _result("pdrf-table2-1-1000", ctx)
-    assert gap.status == "erratum" and all(not i.matches for i in gap.items)
+    averages = [i for i in gap.items if i.name.endswith("avg")]
+    assert gap.status == "erratum" and len(averages) == 2 and not any(i.matches for i in averages)
 
 
 # --------------------------------------------------------------------------- the judges can fail
