@@ -45,7 +45,7 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry("drf", "pm", "proved", GRID, "DRF paper §6.1 Table 2 (population monotonicity)",
           fast=((2, 2),), positive_demands=True,
           note="strictly positive demands, as the DRF paper's appendix assumes"),
-    Entry("drf", "pm", "refuted", ((3, 3),), "DRF paper §6.1 Table 2, with a zero demand",
+    Entry("drf", "pm", "refuted", ((3, 2), (3, 3)), "DRF paper §6.1 Table 2, with a zero demand",
           note="with zero demands DRF is not population monotone (found by the lab)", label="zero-demands"),
     # CEEI: DRF paper §5.2, §6.1.2.
     Entry("ceei", "si", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
