@@ -17,13 +17,19 @@ Run: python benchmarks/bench_drf_tasks.py [--instances 5] [--repeat 25] [--seed 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from fairlab.instance import Instance
-from mechanisms import _tasks, get
-from mechanisms.pdrf import reference
+# Measure this checkout, not whatever copy of the package happens to be installed (a script's
+# sys.path[0] is benchmarks/, so `mechanisms` would otherwise come from the editable install).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fairlab.instance import Instance  # noqa: E402
+from mechanisms import _tasks, get  # noqa: E402
+from mechanisms.pdrf import reference  # noqa: E402
 
 
 def best_time(fn, repeat: int) -> float:

@@ -325,12 +325,22 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
     if bracket == "all":  # every remaining task fits: caps end the loop
         _launch(problem, counts, used, active, [caps[i] - counts[i] for i in active])
         return [], True
+    who = None  # the window's keys in the loop's order, as users (None: sort `window_keys` below)
     if bracket is not None:
-        lo, hi, take_lo, take_hi, idx = bracket
-        _launch(problem, counts, used, active, take_lo, idx, first)
-        between = np.flatnonzero(take_hi > take_lo)
+        take_lo, take_hi, start, idx, usage_lo = bracket
+        if first and idx is None:
+            counts[:] = take_lo.tolist()
+        else:
+            for i, k in zip(active, take_lo.tolist()):
+                counts[i] += k
+        for r, u in enumerate(usage_lo.tolist()):
+            used[r] += u
+        extra = take_hi - take_lo
+        between = np.flatnonzero(extra)
         users = between if idx is None else idx[between]
-        window_users = [(i, counts[i] + k) for i, k in zip(users.tolist(), (take_hi - take_lo)[between].tolist())]
+        who = _window_order(problem, tie, users, (start + take_lo)[between], extra[between])
+        if who is None:
+            window_users = [(i, counts[i] + k) for i, k in zip(users.tolist(), extra[between].tolist())]
     else:
         limit = [math.inf if caps[i] is None else caps[i] for i in active]
         start = [counts[i] for i in active]
@@ -340,24 +350,26 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
         if hi is None:
             return [], True
         window_users = [(i, min(_ceil_div(hi, unit[i]), lim)) for i, lim in zip(active, limit)]
-    paper = tie == "paper"
-    # Keys with lo <= share < hi, in the loop's order; the first one that does not fit decides.
-    window_keys = [
-        (j * unit[i], -unit[i] if paper else 0, i) for i, stop_at in window_users for j in range(counts[i], stop_at)
-    ]
-    window_keys.sort()
+    if who is None:
+        paper = tie == "paper"
+        # Keys with lo <= share < hi, in the loop's order; the first one that does not fit decides.
+        window_keys = [
+            (j * unit[i], -unit[i] if paper else 0, i) for i, stop_at in window_users for j in range(counts[i], stop_at)
+        ]
+        window_keys.sort()
+        who = np.fromiter((k[2] for k in window_keys), dtype=np.intp, count=len(window_keys))
     if (
         on_blocked == "stop"
-        and window_keys
+        and len(who)
         and problem.np_demand() is not None
-        and max(problem.capacity) + len(window_keys) * problem.max_demand < INT64_SAFE
+        and max(problem.capacity) + len(who) * problem.max_demand < INT64_SAFE
     ):
-        ended = _stop_in_window(problem, window_keys, counts, used, blocked)
+        ended = _stop_in_window(problem, who, counts, used, blocked)
         if ended is not None:
             return ended
-        window_keys = []  # all launched (cannot happen when hi is infeasible); continue as usual
+        who = who[:0]  # all launched (the window ended below the blocking level); continue as usual
     frozen = set()
-    for _, _, i in window_keys:
+    for i in who.tolist():
         if i in frozen:
             continue
         row = dem[i]
@@ -375,21 +387,55 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
     return still, not still
 
 
-def _stop_in_window(problem, window_keys, counts, used, blocked):
-    """`stop` within the sorted window, vectorised: launch keys until the first that overflows."""
-    who = np.fromiter((k[2] for k in window_keys), dtype=np.intp, count=len(window_keys))
+def _window_order(problem, tie, users, start, extra):
+    """The window's keys -- tasks start[k] .. start[k] + extra[k] - 1 of user users[k] (users in
+    increasing index order) -- in the loop's order (share, tie-break, index), as an array of users.
+
+    Floats only propose the order (share j p_i / q_i); every adjacent pair is then checked exactly
+    by int64 cross-multiplication, so a strictly increasing chain proves it is the sorted order.
+    None when the bounds do not allow the int64 check or it fails (the caller sorts big integers)."""
+    total = int(extra.sum())
+    if total == 0:
+        return users[:0]
+    p, q = problem.p[users], problem.q[users]
+    if (int(start.max()) + int(extra.max())) * int(p.max()) * int(q.max()) >= INT64_SAFE:
+        return None
+    pos = np.repeat(np.arange(len(users)), extra)  # position in `users`, non-decreasing
+    first_key = np.cumsum(extra) - extra
+    j = np.arange(total, dtype=np.int64) + np.repeat(start - first_key, extra)
+    pk, qk = p[pos], q[pos]
+    num = j * pk  # share of the key = num / qk
+    share = num / qk
+    if tie == "paper":  # equal shares: larger per-task share sigma = p / q first, then index
+        order = np.lexsort((pos, -(pk / qk), share))
+    else:  # equal shares: index order; `pos` is already non-decreasing, so a stable sort keeps it
+        order = np.argsort(share, kind="stable")
+    num, qk, pk, pos = num[order], qk[order], pk[order], pos[order]
+    left, right = num[:-1] * qk[1:], num[1:] * qk[:-1]
+    index_first = pos[:-1] < pos[1:]
+    if tie == "paper":
+        sig_left, sig_right = pk[:-1] * qk[1:], pk[1:] * qk[:-1]
+        index_first = (sig_left > sig_right) | ((sig_left == sig_right) & index_first)
+    if not bool(((left < right) | ((left == right) & index_first)).all()):
+        return None
+    return users[pos]
+
+
+def _stop_in_window(problem, who, counts, used, blocked):
+    """`stop` within the sorted window (`who`: its keys' users), vectorised: launch keys until the
+    first that overflows."""
     load = np.cumsum(problem.np_demand()[who], axis=0) + np.asarray(used, dtype=np.int64)
     over = load > np.asarray(problem.capacity, dtype=np.int64)
     bad = over.any(axis=1)
-    first = int(np.argmax(bad)) if bool(bad.any()) else len(window_keys)
+    first = int(np.argmax(bad)) if bool(bad.any()) else len(who)
     for i in who[:first].tolist():
         counts[i] += 1
     if first:
         used[:] = load[first - 1].tolist()
-    if first < len(window_keys):
+    if first < len(who):
         blocked.append((int(who[first]), int(np.argmax(over[first]))))
         return [], True
-    return None  # unreachable when the window ends at an infeasible level
+    return None  # every key of the window fits: the caller starts another phase
 
 
 def _bigint_probes(problem, active, start, limit, remaining):
@@ -451,110 +497,115 @@ def _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start
     return lo, hi
 
 
-WINDOW = 128  # stop bisecting once this few keys separate the two probe levels
+WINDOW = 256  # stop bisecting once this few keys separate the two probe levels
 
 
 def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
     """Like `_bigint_bracket` but probing only levels a / 2**shift, where the prefix counts
     ceil(a q_i / (p_i 2**shift)) and the usage are exact in int64 (vectorised). Returns
-    (lo, hi, take_lo, take_hi, idx) in 1/scale units (idx: the active users as an array, None for
-    all), "all" if every remaining task fits, or None when the instance is outside the int64
-    bounds (the caller then uses big integers)."""
+    (take_lo, take_hi, start, idx, usage_lo): the tasks each active user launches below the lower
+    level (which fits) and below the upper one (which may or may not fit; if it does, the window
+    is launched whole and another phase follows), the counts before this phase, the active users as
+    an array (None for all), and the exact usage of take_lo. "all" if every remaining task fits;
+    None when the instance is outside the int64 bounds (the caller then uses big integers)."""
     if problem.p is None or problem.np_demand() is None:
         return None
     shift = problem.shift
     idx = None if first and len(active) == problem.n else np.asarray(active, dtype=np.intp)
+    any_cap = problem.any_cap
     if idx is None:
-        p, q, rows, lim = problem.p, problem.q, problem.np_demand(), problem.cap_array()
+        p, q, rows = problem.p, problem.q, problem.np_demand()
+        lim = problem.cap_array() if any_cap else None
         t0 = np.zeros(problem.n, dtype=np.int64)
     else:
-        p, q, rows, lim = problem.p[idx], problem.q[idx], problem.np_demand()[idx], problem.cap_array()[idx]
+        p, q, rows = problem.p[idx], problem.q[idx], problem.np_demand()[idx]
+        lim = problem.cap_array()[idx] if any_cap else None
         t0 = np.asarray(counts, dtype=np.int64)[idx]
     den = p << shift
-    any_cap = problem.any_cap
     all_capped = any_cap and bool((lim < 2**62).all())
     rem = np.asarray(remaining, dtype=np.int64)
     a_max = 2 ** (shift + K_MARGIN)
+    # Every probe takes at most ceil(a_max q_i / den_i) tasks per user; if that bound keeps the usage
+    # within int64 no probe needs its own check.
     bound = INT64_SAFE // max(1, problem.max_demand * len(active))
-    low_units = problem.scale >> shift  # 1/scale units per probe step
+    check_each = len(q) and (a_max * int(q.max())) // (int(p.min()) << shift) + 1 >= bound
 
     def take(a: int):
         tops = -((-a * q) // den)
         if any_cap:
             np.minimum(tops, lim, out=tops)
-        tops -= t0
-        np.maximum(tops, 0, out=tops)
+        if not first:
+            tops -= t0
+            np.maximum(tops, 0, out=tops)
         return tops
 
-    def fits(tk):
-        if int(tk.max(initial=0)) >= bound:
+    def usage(tk):
+        if check_each and int(tk.max(initial=0)) >= bound:
             raise OverflowError
-        return bool(((tk @ rows) <= rem).all())
+        return tk @ rows
 
     try:
-        a_lo = lo_units // low_units  # prefix(a_lo) is empty: it fits
-        # Floats guide the first probe (fluid level minus half a task per user); exact checks decide.
-        inv = q / p
-        dem_f = rows.astype(float)
-        rate = inv @ dem_f
-        base = t0 @ dem_f + rem
+        # prefix(a_lo) is empty: it fits (a_lo <= every active user's current share)
+        a_lo = lo_units // (problem.scale >> shift)
+        t_lo, u_lo = np.zeros_like(t0), np.zeros_like(rem)
+        # Floats guide the probes: the fluid level minus half a task per user, then steps of about
+        # WINDOW / 2 keys (keys per probe unit: sum_i q_i / (p_i 2**shift)); exact checks decide.
+        inv = q / p  # tasks per unit of share
+        rate, one_each = np.stack((inv, np.ones_like(inv))) @ rows.astype(float)
+        base = rem if first else t0 @ rows + rem
         with np.errstate(divide="ignore", invalid="ignore"):
-            mid = np.where(rate > 0, (base - dem_f.sum(axis=0) / 2) / rate, np.inf).min()
-            span = np.where(rate > 0, dem_f.sum(axis=0) / rate, np.inf).min()
-        step = max(1, int(span * 2.0**shift / 64)) if np.isfinite(span) else 1
+            mid = np.where(rate > 0, (base - one_each / 2) / rate, np.inf).min()
+        keys_per_unit = float(inv.sum()) / 2.0**shift
+        step = max(1, int(WINDOW / 2 / keys_per_unit)) if keys_per_unit > 0 else 1
         probe = int(mid * 2.0**shift) if np.isfinite(mid) else a_lo + 1
         probe = min(max(probe, a_lo + 1), a_max)
-        a_hi = None
+        a_hi = t_hi = None
         while True:  # gallop up from a feasible level
             tk = take(probe)
-            if fits(tk):
+            uk = usage(tk)
+            if bool((uk <= rem).all()):
                 if all_capped and bool(((tk + t0) >= lim).all()):
                     return "all"
-                a_lo = probe
+                a_lo, t_lo, u_lo = probe, tk, uk
                 if probe >= a_max:
                     return None
                 probe = min(probe + step, a_max)
                 step *= 2
             else:
-                a_hi = probe
+                a_hi, t_hi = probe, tk
                 break
         if a_lo < a_hi - step:  # the first probe did not fit: gallop down
             down = step
             while a_hi - down > a_lo:
                 probe = a_hi - down
-                if fits(take(probe)):
-                    a_lo = probe
+                tk = take(probe)
+                uk = usage(tk)
+                if bool((uk <= rem).all()):
+                    a_lo, t_lo, u_lo = probe, tk, uk
                     break
-                a_hi, down = probe, down * 2
-        t_lo, t_hi = take(a_lo), take(a_hi)
+                a_hi, t_hi, down = probe, tk, down * 2
         keys, stalled = int((t_hi - t_lo).sum()), 0
         while a_hi - a_lo > 1 and keys > WINDOW and stalled < 2:  # bisect to a few keys
             probe = (a_lo + a_hi) // 2
             tk = take(probe)
-            if fits(tk):
-                a_lo, t_lo = probe, tk
+            uk = usage(tk)
+            if bool((uk <= rem).all()):
+                a_lo, t_lo, u_lo = probe, tk, uk
             else:
                 a_hi, t_hi = probe, tk
             fewer = int((t_hi - t_lo).sum())
             stalled = stalled + 1 if fewer == keys else 0  # equal shares: a tie group cannot be split
             keys = fewer
-        return a_lo * low_units, a_hi * low_units, t_lo, t_hi, idx
+        return t_lo, t_hi, t0, idx, u_lo
     except OverflowError:
         return None
 
 
-def _launch(problem, counts, used, active, take, idx=None, first=False):
-    """Add `take[k]` tasks to user active[k] (idx: active as an array, None for all users)."""
+def _launch(problem, counts, used, active, take):
+    """Add `take[k]` tasks to user active[k]."""
     usage = matvec(take, problem, active)
-    if isinstance(take, np.ndarray):
-        if first and idx is None:
-            counts[:] = take.tolist()
-        else:
-            for i, k in zip(active, take.tolist()):
-                counts[i] += k
-    else:
-        for k, i in enumerate(active):
-            counts[i] += take[k]
+    for k, i in enumerate(active):
+        counts[i] += take[k]
     for r in range(problem.m):
         used[r] += usage[r]
 
