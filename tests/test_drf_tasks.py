@@ -206,3 +206,26 @@ def test_theorem_7_bound_is_for_the_loop_as_printed_not_for_skip():
     assert skip == (Fraction(17, 48), Fraction(27, 82), Fraction(27, 82), Fraction(5, 12))
     assert all(abs(s - Fraction(41, 121)) <= Fraction(1, 24) for s in stop)
     assert skip[3] - Fraction(41, 121) > Fraction(1, 24)
+
+
+@pytest.mark.parametrize("tie", ["paper", "index"])
+@pytest.mark.parametrize("on_blocked", ["stop", "skip"])
+def test_window_order_int64_and_big_integer_sort_agree(tie, on_blocked, monkeypatch):
+    """The window's exact order comes from an int64-checked vectorised sort; when that check is
+    unavailable the big-integer sort takes over. Both must give the loop's allocation (tie-heavy
+    instance: copies of users with equal per-task shares)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    caps = rng.integers(300, 900, size=3).tolist()
+    dem = rng.integers(1, 6, size=(12, 3))
+    dem = np.vstack([dem, dem[:6]])  # exact ties across users
+    inst = Instance.build(caps, dem.tolist())
+    loop = allocate("drf-tasks", inst, tie=tie, on_blocked=on_blocked, method="loop", trace=True)
+    fast = allocate("drf-tasks", inst, tie=tie, on_blocked=on_blocked, trace=True)
+    monkeypatch.setattr(_tasks, "_window_order", lambda *args: None)
+    fallback = allocate("drf-tasks", inst, tie=tie, on_blocked=on_blocked, trace=True)
+    for result in (fast, fallback):
+        assert result.tasks == loop.tasks
+        assert result.extra["trace"] == loop.extra["trace"]
+        assert result.extra["blocked"] == loop.extra["blocked"]
