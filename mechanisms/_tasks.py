@@ -1,8 +1,9 @@
 """Integer kernels for the discrete task schedulers `drf-tasks` (fast path) and `pdrf`.
 
 Everything here is exact integer arithmetic; numpy is used only where a bound check shows int64
-cannot overflow (`matvec`), and floats only *guide* the search for a level (`_fast_phase`), every
-decision being re-checked exactly.
+cannot overflow (`matvec`), and floats only *guide* the search for a level (`_dyadic_bracket`)
+and propose the order of the keys around it (`_window_order`), every decision being re-checked
+exactly.
 
 Model. Resource r is scaled by the lcm of its denominators so capacities `C[r]` and demands
 `D[i][r]` are integers (shares D/C are unchanged). User i's weighted dominant share per task is
