@@ -220,13 +220,16 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
 
     deadline = time.monotonic() + limit
     notes: list = []
+    # Non-uniqueness needs degenerate (tied) instances: the grid of small integers is where the
+    # readable ones are, so it goes first and gets most pulls; z3's models of the condition are
+    # valid but rarely shrink to small integers.
     pool = {
-        "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, deadline, notes),
         "grid": engines.space.grid(claim.n, claim.m),
+        "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, deadline, notes, step_seconds=1.0),
         "random": engines.space.random_instances(claim.n, claim.m, seed=seed),
     }
     pool = {k: v for k, v in pool.items() if k in (engines_used or engines.ENGINES)}
-    hunt = engines.hunt(pool, violates, limit, progress)
+    hunt = engines.hunt(pool, violates, limit, progress, weights={"grid": 500})
     seconds = time.monotonic() - start
     if hunt.status != "violated":
         return Outcome(claim, "not-found", seconds, notes=notes + hunt.notes)
