@@ -16,6 +16,21 @@ from properties.base import Budget, Encoding, Verdict, solve, verdict, violated
 Z3_TIME_SHARE = 0.5
 
 
+def symbolic_at(mech, inst, budget: Budget, encode):
+    """The z3 step for `search`: the property's encoding at this concrete instance, or None when
+    the mechanism has no spec or the budget switched z3 off."""
+    if mech.spec is None or not budget.symbolic:
+        return None
+
+    def symbolic():
+        from mechanisms.base import SymbolicInstance
+
+        sym = SymbolicInstance.from_instance(inst)
+        return sym.domain, encode(sym, mech.spec)
+
+    return symbolic
+
+
 def search(
     name: str,
     mech,

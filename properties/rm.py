@@ -79,12 +79,7 @@ def check(mechanism, instance, **budget):
                 return {"capacities": [number(c) for c in capacities], "user": i}
         return None
 
-    symbolic = None
-    if mech.spec is not None and b.symbolic:
-        def symbolic():
-            sym = SymbolicInstance.from_instance(inst)
-            return sym.domain, encode(sym, mech.spec)
-
+    symbolic = _search.symbolic_at(mech, inst, b, encode)
     return _search.search(
         NAME, mech, inst, b, structured_increases(inst), random_increases(inst, b.seed), evaluate, symbolic,
         "capacity increase",

@@ -98,13 +98,7 @@ def check(mechanism, instance, **budget):
             return {"user": i, "misreport": [number(x) for x in declared]}
         return None
 
-    symbolic = None
-    if mech.spec is not None and b.symbolic:
-        def symbolic():
-            sym = SymbolicInstance.from_instance(inst)
-            encoding = encode(sym, mech.spec)
-            return sym.domain, encoding
-
+    symbolic = _search.symbolic_at(mech, inst, b, encode)
     return _search.search(
         NAME, mech, inst, b, structured_misreports(inst), random_misreports(inst, b.seed), evaluate, symbolic,
         "misreport",
