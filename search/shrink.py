@@ -18,13 +18,27 @@ from fairlab.instance import Instance
 from search.space import integerise
 
 
-def _try(candidate_builder, violates, best):
+def _try(candidate_builder, violates):
     try:
         candidate = candidate_builder()
     except InputError:  # e.g. a row became all zero
         return None
     verdict = violates(candidate)
     return (candidate, verdict) if verdict is not None else None
+
+
+def _smaller_instances(best: Instance, min_users: int):
+    """Builders of the next smaller candidates, in the order they are tried: drop a user, drop a
+    resource, lower one entry (then rewrite with the smallest integers)."""
+    if best.n > min_users:
+        for i in range(best.n):
+            yield lambda i=i: _drop_user(best, [k for k in range(best.n) if k != i])
+    if best.m > 1:
+        for r in range(best.m):
+            yield lambda r=r: _drop_resource(best, r)
+    for position, value in _entries(best):
+        for smaller in _smaller_values(value, position[0] == "c"):
+            yield lambda position=position, smaller=smaller: integerise(_set_entry(best, position, smaller))
 
 
 def shrink(
@@ -34,52 +48,22 @@ def shrink(
     seconds: float = 10.0,
     min_users: int = 1,
 ) -> tuple[Instance, object, int]:
-    """Returns (smallest instance found, its verdict, accepted steps)."""
+    """Returns (smallest instance found, its verdict, accepted steps): after integerising, the
+    first smaller candidate that still violates is accepted and the walk starts again from it."""
     deadline = time.monotonic() + seconds
     best, best_verdict, steps = instance, verdict, 0
-
-    def accept(result):
-        nonlocal best, best_verdict, steps
-        best, best_verdict = result
-        steps += 1
-
-    result = _try(lambda: integerise(best), violates, best)
+    result = _try(lambda: integerise(best), violates)
     if result:
-        accept(result)
+        (best, best_verdict), steps = result, 1
     changed = True
     while changed and time.monotonic() < deadline:
         changed = False
-        for i in range(best.n):
-            if best.n <= min_users or time.monotonic() >= deadline:
-                break
-            keep = [k for k in range(best.n) if k != i]
-            result = _try(lambda: _drop_user(best, keep), violates, best)
-            if result:
-                accept(result)
-                changed = True
-                break
-        if changed:
-            continue
-        for r in range(best.m):
-            if best.m <= 1 or time.monotonic() >= deadline:
-                break
-            result = _try(lambda: _drop_resource(best, r), violates, best)
-            if result:
-                accept(result)
-                changed = True
-                break
-        if changed:
-            continue
-        for position, value in _entries(best):
+        for build in _smaller_instances(best, min_users):
             if time.monotonic() >= deadline:
                 break
-            for smaller in _smaller_values(value, position[0] == "c"):
-                result = _try(lambda: integerise(_set_entry(best, position, smaller)), violates, best)
-                if result:
-                    accept(result)
-                    changed = True
-                    break
-            if changed:
+            result = _try(build, violates)
+            if result:
+                (best, best_verdict), steps, changed = result, steps + 1, True
                 break
     return best, best_verdict, steps
 
