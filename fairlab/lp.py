@@ -291,30 +291,22 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
         if hi is not None and act * hi.denominator > hi.numerator * factor:
             return False
     sparse = prob.sparse_rows()
-    bound = Fraction(0)
-    for i, yi in enumerate(y):
-        if yi > 0:
-            if prob.row_lo[i] is None:
-                return False
-            bound += yi * prob.row_lo[i]
-        elif yi < 0:
-            if prob.row_hi[i] is None:
-                return False
-            bound += yi * prob.row_hi[i]
     reduced = list(prob.c)  # d = c - Aᵀy
     for i, yi in enumerate(y):
         if yi:
             for j, a in sparse[i]:
                 reduced[j] -= yi * a
-    for j, dj in enumerate(reduced):
-        if dj > 0:
-            if prob.col_lo[j] is None:
+    # The dual bound: each multiplier times the bound its sign selects (rows by y, columns by d);
+    # a multiplier pointing at a missing bound means the certificate proves nothing.
+    bound = Fraction(0)
+    for multipliers, lows, highs in ((y, prob.row_lo, prob.row_hi), (reduced, prob.col_lo, prob.col_hi)):
+        for k, v in enumerate(multipliers):
+            if v == 0:
+                continue
+            side = lows[k] if v > 0 else highs[k]
+            if side is None:
                 return False
-            bound += dj * prob.col_lo[j]
-        elif dj < 0:
-            if prob.col_hi[j] is None:
-                return False
-            bound += dj * prob.col_hi[j]
+            bound += v * side
     primal = sum((cj * xj for cj, xj in zip(prob.c, x)), Fraction(0))
     return primal == bound
 
