@@ -73,6 +73,17 @@ class TaskProblem:
             self._np_demand = np.array(self.demand, dtype=np.int64).reshape(self.n, self.m)
         return self._np_demand
 
+    def dyadic(self) -> "DyadicArrays | None":
+        """Arrays of the vectorised exact probes (computed once per problem), or None when the
+        instance is outside their int64 bounds."""
+        if self._dyadic is None and self.p is not None and self.np_demand() is not None:
+            dem = self.np_demand()
+            demf = dem.astype(float)
+            inv = self.q / self.p  # tasks per unit of share (guidance only)
+            self._dyadic = DyadicArrays(self.p << self.shift, inv, demf, np.ones(self.n) @ demf,
+                                        int(self.p.min()), int(self.p.max()), int(self.q.max()))
+        return self._dyadic
+
     def eligible_users(self) -> list[int]:
         """The users that can ever launch a task, in index order."""
         if self._eligible is None:
@@ -96,10 +107,26 @@ class TaskProblem:
         self._too_big_set = set(self.too_big)
         self._eligible = None
         self._cap_array = None
+        self._dyadic = None
         self.any_cap = any(c is not None for c in self.cap)
         self.max_demand = max((max(row) for row in self.demand), default=0)
         if self.mult is None:
             self.mult = [1] * len(self.capacity)
+
+
+@dataclass
+class DyadicArrays:
+    """Per-problem arrays of the vectorised probes: den_i = p_i 2**shift (user i's prefix at probe
+    level a has ceil(a q_i / den_i) tasks), the float guidance (tasks per unit of share q_i / p_i,
+    demands, their column sums) and the bounds of sigma_i = p_i / q_i for the int64 checks."""
+
+    den: np.ndarray
+    inv: np.ndarray
+    demf: np.ndarray
+    column_sums: np.ndarray
+    p_min: int
+    p_max: int
+    q_max: int
 
 
 def from_integers(capacity: Sequence[int], demand: Sequence[Sequence[int]], cap=None) -> TaskProblem:
@@ -225,10 +252,7 @@ def pdrf_counts(problem: TaskProblem) -> list[int]:
     if problem.p is not None and problem.np_demand() is not None:
         fast = _pdrf_counts_int64(problem, users)
         if fast is not None:
-            for i, t in zip(users, fast):
-                cap = problem.cap[i]
-                counts[i] = t if cap is None else min(t, cap)
-            return counts
+            return fast
     p, q = [], []
     for i in users:
         g = math.gcd(problem.unit[i], problem.scale)
@@ -259,19 +283,27 @@ def _pdrf_binding(problem: TaskProblem, totals) -> int:
 
 def _pdrf_counts_int64(problem: TaskProblem, users) -> list[int] | None:
     """`pdrf_counts` vectorised in int64 when every intermediate provably fits (else None)."""
-    idx = np.asarray(users, dtype=np.intp)
-    p, q = problem.p[idx], problem.q[idx]
+    whole = len(users) == problem.n
+    idx = None if whole else np.asarray(users, dtype=np.intp)
+    p, q = (problem.p, problem.q) if whole else (problem.p[idx], problem.q[idx])
     big_p = math.lcm(*set(p.tolist()))
     q_max, p_max = int(q.max()), int(p.max())
     if big_p * q_max * problem.max_demand * len(users) >= INT64_SAFE:
         return None
     coef = q * (big_p // p)
-    totals = (coef @ problem.np_demand()[idx]).tolist()
+    totals = (coef @ (problem.np_demand() if whole else problem.np_demand()[idx])).tolist()
     best = _pdrf_binding(problem, totals)
     num, den = problem.capacity[best] * big_p, totals[best]
     if num * q_max >= INT64_SAFE or den * p_max >= INT64_SAFE:
         return None
-    return ((num * q) // (den * p)).tolist()
+    tasks = (num * q) // (den * p)
+    if problem.any_cap:
+        np.minimum(tasks, problem.cap_array() if whole else problem.cap_array()[idx], out=tasks)
+    if whole:
+        return tasks.tolist()
+    counts = np.zeros(problem.n, dtype=np.int64)
+    counts[idx] = tasks
+    return counts.tolist()
 
 
 # --------------------------------------------------------------------------- DRF task loop, fast
@@ -301,7 +333,7 @@ def fast_loop(problem: TaskProblem, tie: str = "paper", on_blocked: str = "stop"
         first = False
         if done:
             break
-    unused = [Fraction(problem.capacity[r] - used[r], problem.mult[r]) for r in range(problem.m)]
+    unused = [Fraction(c - u) if k == 1 else Fraction(c - u, k) for c, u, k in zip(problem.capacity, used, problem.mult)]
     out = LoopOutcome(counts, blocked, unused)
     if trace:
         out.trace = trace_of(problem, tie, counts)
@@ -329,17 +361,22 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
     who = None  # the window's keys in the loop's order, as users (None: sort `window_keys` below)
     if bracket is not None:
         take_lo, take_hi, start, idx, usage_lo = bracket
-        if first and idx is None:
-            counts[:] = take_lo.tolist()
-        else:
-            for i, k in zip(active, take_lo.tolist()):
-                counts[i] += k
-        for r, u in enumerate(usage_lo.tolist()):
-            used[r] += u
         extra = take_hi - take_lo
         between = np.flatnonzero(extra)
         users = between if idx is None else idx[between]
         who = _window_order(problem, tie, users, (start + take_lo)[between], extra[between])
+        if (
+            who is not None
+            and on_blocked == "stop"
+            and max(capacity) + len(who) * problem.max_demand < INT64_SAFE
+        ):
+            if _stop_in_window(problem, who, counts, used, blocked, idx, take_lo, usage_lo):
+                return [], True
+            who = who[:0]  # all launched (the window ended below the blocking level); continue as usual
+        else:
+            _add_counts(counts, idx, take_lo)
+            for r, u in enumerate(usage_lo.tolist()):
+                used[r] += u
         if who is None:
             window_users = [(i, counts[i] + k) for i, k in zip(users.tolist(), extra[between].tolist())]
     else:
@@ -363,12 +400,11 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
         on_blocked == "stop"
         and len(who)
         and problem.np_demand() is not None
-        and max(problem.capacity) + len(who) * problem.max_demand < INT64_SAFE
+        and max(capacity) + len(who) * problem.max_demand < INT64_SAFE
     ):
-        ended = _stop_in_window(problem, who, counts, used, blocked)
-        if ended is not None:
-            return ended
-        who = who[:0]  # all launched (the window ended below the blocking level); continue as usual
+        if _stop_in_window(problem, who, counts, used, blocked):
+            return [], True
+        who = who[:0]
     frozen = set()
     for i in who.tolist():
         if i in frozen:
@@ -399,7 +435,8 @@ def _window_order(problem, tie, users, start, extra):
     if total == 0:
         return users[:0]
     p, q = problem.p[users], problem.q[users]
-    if (int(start.max()) + int(extra.max())) * int(p.max()) * int(q.max()) >= INT64_SAFE:
+    arrays = problem.dyadic()
+    if int((start + extra).max()) * arrays.p_max * arrays.q_max >= INT64_SAFE:
         return None
     pos = np.repeat(np.arange(len(users)), extra)  # position in `users`, non-decreasing
     first_key = np.cumsum(extra) - extra
@@ -422,21 +459,41 @@ def _window_order(problem, tie, users, start, extra):
     return users[pos]
 
 
-def _stop_in_window(problem, who, counts, used, blocked):
-    """`stop` within the sorted window (`who`: its keys' users), vectorised: launch keys until the
-    first that overflows."""
-    load = np.cumsum(problem.np_demand()[who], axis=0) + np.asarray(used, dtype=np.int64)
+def _stop_in_window(problem, who, counts, used, blocked, idx=None, take_lo=None, usage_lo=None) -> bool:
+    """`stop` within the sorted window (`who`: its keys' users), vectorised: first launch `take_lo`
+    (tasks per user of `idx`, None = all users and every count still 0; usage `usage_lo`), then the
+    window's keys until the first that overflows. True if the loop has ended there."""
+    base = np.asarray(used, dtype=np.int64)
+    if usage_lo is not None:
+        base += usage_lo
+    load = np.cumsum(problem.np_demand()[who], axis=0)
+    load += base
     over = load > np.asarray(problem.capacity, dtype=np.int64)
     bad = over.any(axis=1)
-    first = int(np.argmax(bad)) if bool(bad.any()) else len(who)
-    for i in who[:first].tolist():
-        counts[i] += 1
-    if first:
-        used[:] = load[first - 1].tolist()
+    first = int(bad.argmax())
+    if not bad[first]:
+        first = len(who)
+    add = np.bincount(who[:first], minlength=problem.n)
+    if take_lo is not None and idx is None:
+        counts[:] = (add + take_lo).tolist()
+    else:
+        if take_lo is not None:
+            add[idx] += take_lo
+        counts[:] = (add + np.asarray(counts, dtype=np.int64)).tolist()
+    used[:] = (load[first - 1] if first else base).tolist()
     if first < len(who):
-        blocked.append((int(who[first]), int(np.argmax(over[first]))))
-        return [], True
-    return None  # every key of the window fits: the caller starts another phase
+        blocked.append((int(who[first]), int(over[first].argmax())))
+        return True
+    return False
+
+
+def _add_counts(counts, idx, take):
+    """counts[idx[k]] += take[k] (idx None: every user, all counts still 0)."""
+    if idx is None:
+        counts[:] = take.tolist()
+    else:
+        for i, k in zip(idx.tolist(), take.tolist()):
+            counts[i] += k
 
 
 def _bigint_probes(problem, active, start, limit, remaining):
@@ -506,36 +563,42 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
     ceil(a q_i / (p_i 2**shift)) and the usage are exact in int64 (vectorised). Returns
     (take_lo, take_hi, start, idx, usage_lo): the tasks each active user launches below the lower
     level (which fits) and below the upper one (which may or may not fit; if it does, the window
-    is launched whole and another phase follows), the counts before this phase, the active users as
-    an array (None for all), and the exact usage of take_lo. "all" if every remaining task fits;
-    None when the instance is outside the int64 bounds (the caller then uses big integers)."""
-    if problem.p is None or problem.np_demand() is None:
+    is launched whole and another phase follows), the counts before this phase (0 on the first
+    phase), the active users as an array (None for all), and the exact usage of take_lo. "all" if
+    every remaining task fits; None when the instance is outside the int64 bounds (the caller then
+    uses big integers)."""
+    arrays = problem.dyadic()
+    if arrays is None:
         return None
     shift = problem.shift
-    idx = None if first and len(active) == problem.n else np.asarray(active, dtype=np.intp)
     any_cap = problem.any_cap
-    if idx is None:
-        p, q, rows = problem.p, problem.q, problem.np_demand()
+    if first and len(active) == problem.n:
+        idx, t0, fresh = None, 0, True
+        q, den, inv, rows, rowsf = problem.q, arrays.den, arrays.inv, problem.np_demand(), arrays.demf
         lim = problem.cap_array() if any_cap else None
-        t0 = np.zeros(problem.n, dtype=np.int64)
+        one_each, q_max, p_min = arrays.column_sums, arrays.q_max, arrays.p_min
     else:
-        p, q, rows = problem.p[idx], problem.q[idx], problem.np_demand()[idx]
+        idx = np.asarray(active, dtype=np.intp)
+        q, den, inv = problem.q[idx], arrays.den[idx], arrays.inv[idx]
+        rows, rowsf = problem.np_demand()[idx], arrays.demf[idx]
         lim = problem.cap_array()[idx] if any_cap else None
-        t0 = np.asarray(counts, dtype=np.int64)[idx]
-    den = p << shift
+        fresh = first
+        t0 = 0 if first else np.asarray(counts, dtype=np.int64)[idx]
+        one_each, q_max, p_min = np.ones(len(idx)) @ rowsf, int(q.max()), int(problem.p[idx].min())
     all_capped = any_cap and bool((lim < 2**62).all())
     rem = np.asarray(remaining, dtype=np.int64)
     a_max = 2 ** (shift + K_MARGIN)
     # Every probe takes at most ceil(a_max q_i / den_i) tasks per user; if that bound keeps the usage
     # within int64 no probe needs its own check.
-    bound = INT64_SAFE // max(1, problem.max_demand * len(active))
-    check_each = len(q) and (a_max * int(q.max())) // (int(p.min()) << shift) + 1 >= bound
+    bound = INT64_SAFE // max(1, problem.max_demand * len(q))
+    check_each = (a_max * q_max) // (p_min << shift) + 1 >= bound
+    den_minus_1 = den - 1
 
     def take(a: int):
-        tops = -((-a * q) // den)
-        if any_cap:
+        tops = (a * q + den_minus_1) // den  # ceil(a q_i / den_i), a >= 0
+        if lim is not None:
             np.minimum(tops, lim, out=tops)
-        if not first:
+        if not fresh:
             tops -= t0
             np.maximum(tops, 0, out=tops)
         return tops
@@ -548,17 +611,22 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
     try:
         # prefix(a_lo) is empty: it fits (a_lo <= every active user's current share)
         a_lo = lo_units // (problem.scale >> shift)
-        t_lo, u_lo = np.zeros_like(t0), np.zeros_like(rem)
-        # Floats guide the probes: the fluid level minus half a task per user, then steps of about
-        # WINDOW / 2 keys (keys per probe unit: sum_i q_i / (p_i 2**shift)); exact checks decide.
-        inv = q / p  # tasks per unit of share
-        rate, one_each = np.stack((inv, np.ones_like(inv))) @ rows.astype(float)
-        base = rem if first else t0 @ rows + rem
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mid = np.where(rate > 0, (base - one_each / 2) / rate, np.inf).min()
+        t_lo = u_lo = None
+        # Floats guide the probes: the fluid level minus half a task per user (the expected
+        # rounding up of ceil), then steps of about WINDOW / 2 keys (keys per probe unit:
+        # sum_i q_i / (p_i 2**shift)); exact checks decide.
+        rate = inv @ rowsf  # resource per unit of share
+        base = rem if fresh else t0 @ rowsf + rem
+        positive = rate > 0
+        if bool(positive.all()):
+            mid = float(((base - one_each / 2) / rate).min())
+        elif bool(positive.any()):
+            mid = float(((base - one_each / 2)[positive] / rate[positive]).min())
+        else:
+            mid = math.inf
         keys_per_unit = float(inv.sum()) / 2.0**shift
         step = max(1, int(WINDOW / 2 / keys_per_unit)) if keys_per_unit > 0 else 1
-        probe = int(mid * 2.0**shift) if np.isfinite(mid) else a_lo + 1
+        probe = int(mid * 2.0**shift) if math.isfinite(mid) else a_lo + 1
         probe = min(max(probe, a_lo + 1), a_max)
         a_hi = t_hi = None
         while True:  # gallop up from a feasible level
@@ -585,6 +653,8 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
                     a_lo, t_lo, u_lo = probe, tk, uk
                     break
                 a_hi, t_hi, down = probe, tk, down * 2
+        if u_lo is None:  # nothing above the phase start fits: the window starts there
+            t_lo, u_lo = np.zeros(len(q), dtype=np.int64), np.zeros(problem.m, dtype=np.int64)
         keys, stalled = int((t_hi - t_lo).sum()), 0
         while a_hi - a_lo > 1 and keys > WINDOW and stalled < 2:  # bisect to a few keys
             probe = (a_lo + a_hi) // 2
