@@ -538,10 +538,12 @@ def _bigint_bracket(problem, active, prefix, fits, everything_fits_at, lo, start
             hi = guess_lo
     if hi is None:
         probe = max(guess_hi if guess_hi is not None else lo + 1, lo + 1)
-        while fits(probe):
+        step = probe - lo
+        while fits(probe):  # gallop: the step doubles
             if everything_fits_at(probe):
                 return probe, None
-            lo, probe = probe, lo + 2 * (probe - lo)
+            lo, step = probe, 2 * step
+            probe = lo + step
         hi = probe
     batch = 4 * len(active) + 64
     while hi - lo > 1:
@@ -687,8 +689,8 @@ def _fluid_guesses(problem, active, start, remaining):
     try:
         dem = problem.np_demand()
         rows = np.array([problem.demand[i] for i in active], dtype=float) if dem is None else dem[active].astype(float)
-        scale = float(problem.scale)
-        inv = np.array([scale / problem.unit[i] for i in active])  # tasks per unit of share
+        # tasks per unit of share; int / int is correctly rounded even when both overflow a float
+        inv = np.array([problem.scale / problem.unit[i] for i in active])
         rate = inv @ rows  # resource per unit share (share in [0, 1])
         base = np.asarray(start, dtype=float) @ rows + np.asarray(remaining, dtype=float)
         slack = rows.sum(axis=0)

@@ -195,6 +195,28 @@ def test_dyadic_and_big_integer_probes_agree_with_the_loop_on_larger_instances(s
         assert tuple(_tasks.fast_loop(problem, tie, on_blocked).counts) == loop
 
 
+def test_huge_share_denominators_take_few_big_integer_probes(monkeypatch):
+    """Weights with 10-digit co-prime parts make the common scale > 2**1100: no int64 probes, and the
+    float guidance must still work (it once overflowed, and the gallop that followed did not double
+    its step, so the level was walked one unit at a time: millions of probes, then out of memory)."""
+    import random
+
+    rng = random.Random(7)
+    n = 60
+    weights = [Fraction(rng.randint(10**9, 10**10), rng.randint(10**9, 10**10)) for _ in range(n)]
+    dem = [[rng.randint(1, 9), rng.randint(1, 9)] for _ in range(n)]
+    inst = Instance.build([4000, 3000], dem, weights=weights)
+    problem = _tasks.from_instance(inst)
+    assert problem.p is None and problem.scale.bit_length() > 1100  # beyond a float
+    probes = []
+    real_matvec = _tasks.matvec
+    monkeypatch.setattr(_tasks, "matvec", lambda *a: probes.append(1) or real_matvec(*a))
+    for on_blocked in ("stop", "skip"):
+        loop = allocate("drf-tasks", inst, on_blocked=on_blocked, method="loop").tasks
+        assert tuple(_tasks.fast_loop(problem, "paper", on_blocked).counts) == loop
+    assert len(probes) < 100
+
+
 def test_theorem_7_bound_is_for_the_loop_as_printed_not_for_skip():
     """With `skip` the unblocked users keep going, and the bound can fail (found by hypothesis):
     max-task <8, 9> has dominant share 1/24, yet u4 ends 5/12 - 41/121 > 1/24 above continuous DRF."""
