@@ -251,3 +251,59 @@ def test_window_order_int64_and_big_integer_sort_agree(tie, on_blocked, monkeypa
         assert result.tasks == loop.tasks
         assert result.extra["trace"] == loop.extra["trace"]
         assert result.extra["blocked"] == loop.extra["blocked"]
+
+
+def _is_loop_outcome(inst, tasks, tie):
+    """The characterisation of the `stop` loop's outcome (the spec's, in Fractions): feasible, the
+    launched keys precede every next key, and the first next key does not fit."""
+    n, m, caps, dem = inst.n, inst.m, inst.capacities, inst.demands
+    sigma = [inst.weighted_dominant_share_per_task(i) for i in range(n)]
+    used = [sum(tasks[i] * dem[i][r] for i in range(n)) for r in range(m)]
+    if any(u > c for u, c in zip(used, caps)):
+        return False
+    fits_alone = [all(dem[k][r] <= caps[r] for r in range(m)) for k in range(n)]
+    for k, t in enumerate(tasks):
+        limit = inst.max_tasks[k] if fits_alone[k] else 0  # a user that can never run gets nothing
+        if limit is not None and t > limit:
+            return False
+
+    def key(i, j):
+        return (j * sigma[i], -sigma[i] if tie == "paper" else 0, i)
+
+    can_more = [fits_alone[k] and (inst.max_tasks[k] is None or tasks[k] + 1 <= inst.max_tasks[k]) for k in range(n)]
+    following = [key(k, tasks[k]) for k in range(n) if can_more[k]]
+    if not following:
+        return True
+    first = min(following)
+    if any(tasks[i] >= 1 and key(i, tasks[i] - 1) > first for i in range(n)):
+        return False
+    k = first[2]
+    return any(used[r] + dem[k][r] > caps[r] for r in range(m))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(1, 4),
+    st.sampled_from([10**6, 10**9, 10**12, 10**15]),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["paper", "index"]),
+)
+def test_fast_path_at_capacities_the_loop_cannot_reach(n, m, big, rng, tie):
+    """Up to ~10**15 tasks: the loop is out of reach, so the fast path's outcome is checked against
+    the loop's characterisation directly (exact)."""
+    caps = [rng.randint(big, 3 * big) for _ in range(m)]
+    dem = [[rng.choice([0, rng.randint(1, 9), rng.randint(1, 10**4)]) for _ in range(m)] for _ in range(n)]
+    for row in dem:
+        row[0] = row[0] or int(not any(row))
+    kw = {}
+    if rng.random() < 0.3:
+        kw["max_tasks"] = [rng.choice([None, rng.randint(0, big // 1000)]) for _ in range(n)]
+    if rng.random() < 0.3:
+        kw["weights"] = [rng.choice([1, 2, "1/3", "7/5"]) for _ in range(n)]
+    inst = Instance.build(caps, dem, **kw)
+    tasks = allocate("drf-tasks", inst, tie=tie).tasks
+    assert _is_loop_outcome(inst, tasks, tie)
+    moved = list(tasks)
+    moved[0] += 1  # positive control: the characterisation rejects a neighbouring allocation
+    assert not _is_loop_outcome(inst, moved, tie)
