@@ -564,9 +564,8 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
     """Like `_bigint_bracket` but probing only levels a / 2**shift, where the prefix counts
     ceil(a q_i / (p_i 2**shift)) and the usage are exact in int64 (vectorised). Returns
     (take_lo, take_hi, start, idx, usage_lo): the tasks each active user launches below the lower
-    level (which fits) and below the upper one (which may or may not fit; if it does, the window
-    is launched whole and another phase follows), the counts before this phase (0 on the first
-    phase), the active users as an array (None for all), and the exact usage of take_lo. "all" if
+    level (which fits) and below the upper one (which does not), the counts before this phase (0 on
+    the first phase), the active users as an array (None for all), and the exact usage of take_lo. "all" if
     every remaining task fits; None when the instance is outside the int64 bounds (the caller then
     uses big integers)."""
     arrays = problem.dyadic()
