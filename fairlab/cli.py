@@ -18,6 +18,11 @@ from rich.console import Console
 from rich.table import Table
 
 from fairlab.errors import InputError
+
+try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exceptions
 from fairlab.exact import format_short, to_fraction
 from fairlab.instance import Instance, examples, parse_json
 
@@ -178,11 +183,20 @@ _load_command_modules()
 
 
 def main() -> None:
+    """The `fairlab` entry point: a usage error or an uncaught `InputError` is one line ``error: ...``."""
     try:
-        app()
+        code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
+    except click_exceptions.ClickException as exc:  # usage errors (exit 2) in one line, not click's box
+        if type(exc).__name__ != "NoArgsIsHelpError":  # bare `fairlab` has printed the help already
+            typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("error: aborted", err=True)
+        sys.exit(1)
     except InputError as exc:  # a command that forgot to catch it still gets the one-line treatment
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError
 from fairlab.exact import Exact, format_exact, z3_value
 from fairlab.instance import Instance
 
@@ -213,11 +213,22 @@ class Mechanism:
     def __call__(self, instance: Instance | Mapping, **options) -> Allocation:
         if not isinstance(instance, Instance):
             instance = Instance.from_dict(instance)
+        self.check_options(options)
+        try:
+            return self.allocate(instance, **options)
+        except OptionError:
+            raise
+        except InputError as exc:  # mechanisms name a bad option value "option KEY: ..."
+            if any(str(exc).startswith(f"option {key}:") for key in options):
+                raise OptionError(str(exc)) from None
+            raise
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Raise `OptionError` for an option key this mechanism does not take."""
         unknown = [k for k in options if k not in self.options]
         if unknown:
             known = ", ".join(self.options) or "none"
-            raise InputError(f"option {unknown[0]!r}: not an option of mechanism {self.name!r} (options: {known})")
-        return self.allocate(instance, **options)
+            raise OptionError(f"option {unknown[0]!r}: not an option of mechanism {self.name!r} (options: {known})")
 
 
 REGISTRY: dict[str, Mechanism] = {}
@@ -238,5 +249,5 @@ def choice(options: Mapping[str, Any], key: str, allowed: Sequence[str], default
     """Read a string option that must be one of `allowed`."""
     value = options.get(key, default)
     if value not in allowed:
-        raise InputError(f"option {key}: expected one of {', '.join(allowed)}, got {value!r}")
+        raise OptionError(f"option {key}: expected one of {', '.join(allowed)}, got {value!r}")
     return value

@@ -11,7 +11,10 @@ If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]
 engines serve it. Plug-ins take no options.
 
 Every failure is an `InputError` with one line: the file or function is missing, the file does not
-import, the function raises, or it returns something of the wrong shape or infeasible.
+import, the function raises, or it returns something of the wrong shape or infeasible. A failing
+run is a `PluginError` (the searches stop on it rather than skip the instance), except an
+`InputError` the plug-in raises itself, which means it refuses that instance. ``SystemExit`` from
+the file or the function is a failure like any other; ``KeyboardInterrupt`` still interrupts.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, PluginError
 from fairlab.exact import Algebraic, to_fraction
 from fairlab.instance import Instance
 from mechanisms.base import Allocation, Mechanism, check_feasible
@@ -80,9 +83,9 @@ def _import(path: Path, name: str):
     try:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
-    except Exception as exc:  # a researcher's file: report any failure on one line
+    except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
         sys.modules.pop(module_name, None)
-        raise InputError(f"mechanism {name!r}: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+        raise PluginError(f"mechanism {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
     return module
 
 
@@ -90,15 +93,27 @@ def _allocator(name: str, fn):
     def allocate(instance: Instance) -> Allocation:
         try:
             result = fn(instance)
-        except InputError as exc:
+        except PluginError:
+            raise
+        except InputError as exc:  # the plug-in refuses this instance
             raise InputError(f"mechanism {name!r}: {exc}") from None
-        except Exception as exc:  # the plug-in raised: one line, naming it
-            raise InputError(f"mechanism {name!r}: raised {type(exc).__name__}: {exc}") from None
-        tasks = tasks_of(result, instance, name)
-        check_feasible(instance, tasks, f"mechanism {name!r}")
+        except (Exception, SystemExit) as exc:  # the plug-in failed: one line, naming it
+            raise PluginError(f"mechanism {name!r}: raised {_describe(exc)}") from None
+        try:
+            tasks = tasks_of(result, instance, name)
+            check_feasible(instance, tasks, f"mechanism {name!r}")
+        except InputError as exc:  # an unusable result is a failure, not a refusal
+            raise PluginError(str(exc)) from None
         return Allocation(name, instance, tasks)
 
     return allocate
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of a plug-in's exception (``SystemExit: exit code 3`` for an exit)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: exit code {exc.code!r}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def tasks_of(result, instance: Instance, name: str) -> tuple:

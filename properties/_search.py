@@ -17,8 +17,8 @@ Z3_TIME_SHARE = 0.5
 
 
 def symbolic_at(mech, inst, budget: Budget, encode):
-    """The z3 step for `search`: the property's encoding at this concrete instance, or None when
-    the mechanism has no spec or the budget switched z3 off."""
+    """The z3 step for `search`: the property's encoding at this concrete instance (the spec with the
+    budget's mechanism options), or None when the mechanism has no spec or the budget switched z3 off."""
     if mech.spec is None or not budget.symbolic:
         return None
 
@@ -26,7 +26,7 @@ def symbolic_at(mech, inst, budget: Budget, encode):
         from mechanisms.base import SymbolicInstance
 
         sym = SymbolicInstance.from_instance(inst)
-        return sym.domain, encode(sym, mech.spec)
+        return sym.domain, encode(sym, lambda s, t: mech.spec(s, t, **budget.options))
 
     return symbolic
 

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError, PluginError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.instance import Instance
 from mechanisms.base import Constraint, Mechanism, check_feasible
@@ -177,6 +177,8 @@ class Violation:
 
         try:
             return get(self.property).confirm(self.mechanism, self.instance, self.witness, self.options)
+        except (PluginError, OptionError):
+            raise  # the mechanism failed: not a verdict about the witness
         except InputError:
             return None
 

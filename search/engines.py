@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError, PluginError
 from fairlab.exact import Algebraic
 from fairlab.instance import Instance
 from mechanisms.base import Mechanism, SymbolicInstance
@@ -76,6 +76,8 @@ def symbolic_candidates(
     sym = SymbolicInstance.unknown(n, m)
     try:
         constraints = goal(sym)
+    except OptionError:
+        raise
     except InputError as exc:
         notes.append(f"symbolic engine off: {exc}")
         return
@@ -152,6 +154,8 @@ def property_predicate(prop: str, mechanism: Mechanism, options: dict, check_sec
             verdict = properties.check(
                 prop, mechanism, instance, time_limit=check_seconds, options=options, evaluations=200
             )
+        except (PluginError, OptionError):
+            raise  # a broken plug-in or a bad option: stop the search, never report none-found
         except InputError:
             return None  # the mechanism refuses this instance (e.g. maxmin with two resources)
         if verdict.verdict == "violated" and verdict.violation is not None and verdict.violation.verify():
@@ -177,6 +181,7 @@ def search(
     import properties
 
     options = dict(options or {})
+    mechanism.check_options(options)
     engines = ENGINES if engines is None else tuple(engines)
     module = properties.get(prop)
     bad = [e for e in engines if e not in ENGINES]

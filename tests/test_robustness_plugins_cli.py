@@ -1,0 +1,168 @@
+"""A failing plug-in or a bad mechanism option stops a search (never "none-found"); SystemExit in a
+plug-in is a one-line error; click usage errors are one line ``error: ...`` with exit 2."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import mechanisms
+import properties
+from fairlab.errors import InputError, OptionError, PluginError
+from fairlab.instance import Instance
+from mechanisms.base import Mechanism
+from properties import _search
+from properties.base import parse_budget
+from search import engines
+
+GOOD = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}
+
+PLUGIN = textwrap.dedent(
+    """
+    import sys
+    from fairlab.errors import InputError
+    _calls = {"n": 0}
+    def raises(inst):
+        raise RuntimeError("boom")
+    def garbage(inst):
+        return "garbage"
+    def flip(inst):
+        _calls["n"] += 1
+        if _calls["n"] % 2:
+            return [0] * inst.n
+        raise RuntimeError("flip")
+    def refuses(inst):
+        raise InputError("not this instance")
+    def exits(inst):
+        raise SystemExit(0)
+    def interrupted(inst):
+        raise KeyboardInterrupt
+    """
+)
+
+
+@pytest.fixture
+def plug(tmp_path):
+    path = tmp_path / "plug.py"
+    path.write_text(PLUGIN)
+    return lambda fn: f"{path}:{fn}"
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "fairlab.cli", *args], capture_output=True, text=True, timeout=60)
+
+
+def one_line_error(out, needle):
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], out.stderr
+    assert "Traceback" not in out.stderr and "╭" not in out.stderr
+
+
+# --------------------------------------------------------------------------- failing plug-ins stop the search
+@pytest.mark.parametrize(
+    "fn, needle",
+    [("raises", "raised RuntimeError: boom"), ("garbage", "returned str"), ("flip", "raised RuntimeError: flip")],
+)
+def test_a_failing_plugin_aborts_the_search(plug, fn, needle):
+    with pytest.raises(PluginError, match=needle):
+        engines.search(mechanisms.get(plug(fn)), "si", time_limit=5, shrink_seconds=0.5)
+
+
+def test_a_plugin_refusing_an_instance_is_still_skipped(plug):
+    hunt = engines.search(mechanisms.get(plug("refuses")), "si", engines=["grid"], time_limit=0.3)
+    assert hunt.status == "none-found"
+
+
+def test_verification_does_not_hide_a_failing_plugin(plug):
+    inst = Instance.from_dict(GOOD)
+    mech = mechanisms.get(plug("flip"))
+    with pytest.raises(PluginError, match="flip"):
+        properties.check("si", mech, inst)  # first run all zeros (violates), the re-run raises
+
+
+def test_cli_search_reports_a_failing_plugin(plug):
+    out = run_cli("search", plug("raises"), "si", "--time-limit", "5", "--no-store")
+    assert out.returncode == 2 and out.stdout == ""
+    one_line_error(out, "raised RuntimeError: boom")
+
+
+# --------------------------------------------------------------------------- bad options are rejected at once
+@pytest.mark.parametrize(
+    "mech, options, needle",
+    [
+        ("drf-tasks", {"tie": "bad"}, "option tie"),
+        ("ceei", {"method": "bogus"}, "option method"),
+        ("ceei", {"timeout": -1}, "option timeout"),
+        ("drf", {"nope": 1}, "not an option"),
+    ],
+)
+def test_a_bad_option_aborts_the_search(mech, options, needle):
+    with pytest.raises(OptionError, match=needle):
+        engines.search(mechanisms.get(mech), "si", time_limit=5, options=options, shrink_seconds=0.5)
+
+
+def test_cli_search_rejects_a_bad_option():
+    out = run_cli("search", "ceei", "si", "-o", "method=bogus", "--time-limit", "5", "--no-store")
+    assert out.returncode == 2 and out.stdout == ""
+    one_line_error(out, "option method")
+
+
+def test_property_z3_step_gets_the_mechanism_options():
+    seen = []
+
+    def spec(sym, tasks, **options):
+        seen.append(options)
+        return []
+
+    mech = Mechanism("rec", "records its spec options", "test", allocate=None, spec=spec, options={"mode": "x"})
+    budget = parse_budget({"options": {"mode": "b"}})
+    _search.symbolic_at(mech, Instance.from_dict(GOOD), budget, lambda sym, s: s(sym, []))()
+    assert seen == [{"mode": "b"}]
+
+
+# --------------------------------------------------------------------------- SystemExit / KeyboardInterrupt
+def test_systemexit_in_a_plugin_is_a_plugin_error(plug, tmp_path):
+    with pytest.raises(PluginError, match="SystemExit"):
+        mechanisms.get(plug("exits"))(GOOD)
+    (tmp_path / "exits_on_import.py").write_text("import sys; sys.exit(3)\ndef f(inst): return [1, 1]\n")
+    with pytest.raises(PluginError, match="importing .* failed: SystemExit: exit code 3"):
+        mechanisms.get(f"{tmp_path / 'exits_on_import.py'}:f")
+    with pytest.raises(KeyboardInterrupt):
+        mechanisms.get(plug("interrupted"))(GOOD)
+
+
+def test_cli_allocate_with_an_exiting_plugin(plug, tmp_path):
+    inst = tmp_path / "inst.json"
+    inst.write_text('{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}')
+    out = run_cli("allocate", plug("exits"), str(inst))
+    assert out.returncode == 2 and out.stdout == ""
+    one_line_error(out, "SystemExit")
+
+
+def test_plain_input_error_from_a_plugin_stays_input_error(plug):
+    with pytest.raises(InputError) as info:
+        mechanisms.get(plug("refuses"))(GOOD)
+    assert not isinstance(info.value, (PluginError, OptionError))
+
+
+# --------------------------------------------------------------------------- usage errors
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["allocate", "drf", "drf-paper", "--bogus"], "No such option: --bogus"),
+        (["nosuchverb"], "No such command 'nosuchverb'"),
+        (["search", "drf", "si", "-n", "abc"], "'--users'"),
+        (["examples", "extra"], "unexpected extra argument"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args, needle):
+    out = run_cli(*args)
+    assert out.returncode == 2 and out.stdout == ""
+    one_line_error(out, needle)
+
+
+def test_help_still_works():
+    out = run_cli("allocate", "--help")
+    assert out.returncode == 0 and "Usage" in out.stdout and out.stderr == ""
+    assert run_cli().returncode == 2  # bare `fairlab` prints the help, exit 2 as before
