@@ -29,7 +29,7 @@ from types import MappingProxyType
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError
 from fairlab.exact import format_exact
 from fairlab.instance import Instance
 from mechanisms import _tasks
@@ -43,7 +43,7 @@ METHODS = ("fast", "loop")
 def read_flag(options, key: str) -> bool:
     value = options.get(key, False)
     if not isinstance(value, bool):
-        raise InputError(f"option {key}: expected true or false, got {value!r}")
+        raise OptionError(f"option {key}: expected true or false, got {value!r}")
     return value
 
 
