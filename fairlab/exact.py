@@ -3,7 +3,9 @@
 Every verdict of the lab is decided with these types; floats only ever guide a search.
 
 * `to_fraction` reads a user-supplied number (int, decimal text, ``"p/q"``) exactly, so the JSON
-  float ``0.1`` is 1/10, and rejects NaN, infinities and booleans with an `InputError`.
+  float ``0.1`` is 1/10, and rejects NaN, infinities, booleans and written numbers outside the
+  exact range (`in_exact_range`: magnitudes 1e-1000 to 1e+1000, at most 1000 significant digits;
+  checked before the integers are built, so ``1e1000000000`` cannot hang) with an `InputError`.
 * `Algebraic` wraps a real algebraic number computed by z3 (e.g. the CEEI optimum of Theorem 5 of
   the DRF paper, a root of 63x^2 - 6250x + 62500). It supports exact arithmetic and comparison
   with `Fraction`s and other `Algebraic`s and collapses to a `Fraction` whenever the value is
@@ -26,6 +28,37 @@ import z3
 from fairlab.errors import InputError
 
 _RATIONAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*(/\s*\d+\s*)?$")
+MAX_EXPONENT = 1000  # written numbers: 10**-1000 <= |x| < 10**1001 (or 0) ...
+MAX_DIGITS = 1000  # ... with at most this many significant digits (exact arithmetic stays fast)
+
+
+def in_exact_range(value: Decimal) -> bool:
+    """Is a written (finite) number within the exact range? Decided without building its integers."""
+    if value.is_zero():
+        return True
+    significant = "".join(map(str, value.as_tuple().digits)).rstrip("0")
+    return -MAX_EXPONENT <= value.adjusted() <= MAX_EXPONENT and len(significant) <= MAX_DIGITS
+
+
+def range_error(field: str, text: str) -> InputError:
+    """The `InputError` for a written number outside the exact range."""
+    return InputError(
+        f"{field}: {short_text(text)} is outside the exact number range (magnitude 1e-{MAX_EXPONENT} to"
+        f" 1e+{MAX_EXPONENT}, at most {MAX_DIGITS} significant digits)"
+    )
+
+
+def short_text(value, limit: int = 60) -> str:
+    """repr(value) cut to about `limit` characters (huge numbers written out), for one-line messages."""
+    try:
+        if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+            small = max(value.numerator.bit_length(), value.denominator.bit_length()) < 130
+            text = repr(value) if small else format_exact(value)
+        else:
+            text = repr(value)
+    except ValueError:  # a container holding an integer too long for repr
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def to_fraction(value, field: str) -> Fraction:
@@ -47,21 +80,24 @@ def to_fraction(value, field: str) -> Fraction:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(f"{field}: expected a finite number, got {value!r}")
+        if not in_exact_range(value):
+            raise range_error(field, str(value))
         return Fraction(value)
     if isinstance(value, str):
         text = value.strip()
         if not _RATIONAL_TEXT.match(text):
-            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {value!r}")
+            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
+        num, _, den = text.partition("/")
         try:
-            if "/" in text:
-                num, den = text.split("/")
-                result = Fraction(Decimal(num.strip())) / Fraction(int(den.strip()))
-            else:
-                result = Fraction(Decimal(text))
-        except (ZeroDivisionError, InvalidOperation, ValueError):
-            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {value!r}") from None
-        return result
-    raise InputError(f"{field}: expected a number, got {value!r}")
+            num, den = Decimal(num.strip()), Decimal(den.strip() or 1)
+        except InvalidOperation:  # an exponent too long even for Decimal
+            raise range_error(field, text) from None
+        if not (in_exact_range(num) and in_exact_range(den)):
+            raise range_error(field, text)
+        if den == 0:
+            raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
+        return Fraction(num) / Fraction(den)
+    raise InputError(f"{field}: expected a number, got {short_text(value)}")
 
 
 def _z3_value(x) -> z3.ArithRef:
@@ -209,14 +245,19 @@ def _fraction_decimal(value: Fraction, digits: int) -> str:
     return sign + whole + ("." + frac if frac else "")
 
 
+def _int_text(n: int) -> str:
+    """str(n), also beyond Python's 4300-digit limit on int -> str conversion."""
+    return str(n) if n.bit_length() < 14000 else str(Decimal(n))
+
+
 def format_exact(value: Exact) -> str:
     """``"45/11"``, ``"3"`` for rationals; a 20-significant-digit decimal for irrationals."""
     if isinstance(value, Algebraic):
         return value.decimal(20)
     value = Fraction(value)
     if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
+        return _int_text(value.numerator)
+    return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
 
 
 def format_short(value: Exact, digits: int = 6) -> str:

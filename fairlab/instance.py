@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from fairlab.errors import InputError
-from fairlab.exact import format_exact, to_fraction
+from fairlab.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
 
 KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources")
+MAX_FILE_BYTES = 64 * 2**20  # instance files; more is refused (and /dev/zero does not hang)
 
 
 @dataclass(frozen=True)
@@ -58,33 +60,33 @@ class Instance:
             raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
         unknown = [k for k in data if k not in KNOWN_KEYS]
         if unknown:
-            raise InputError(f"instance: unknown key {unknown[0]!r} (known: {', '.join(KNOWN_KEYS)})")
+            raise InputError(f"instance: unknown key {short_text(unknown[0])} (known: {', '.join(KNOWN_KEYS)})")
         if data.get("capacities") is None:
             raise InputError("capacities: missing")
         caps_raw = data["capacities"]
         if not isinstance(caps_raw, Sequence) or isinstance(caps_raw, (str, bytes)) or len(caps_raw) == 0:
-            raise InputError(f"capacities: expected a non-empty list of positive numbers, got {caps_raw!r}")
+            raise InputError(f"capacities: expected a non-empty list of positive numbers, got {short_text(caps_raw)}")
         capacities = tuple(to_fraction(v, f"capacities[{j}]") for j, v in enumerate(caps_raw))
         for j, c in enumerate(capacities):
             if c <= 0:
-                raise InputError(f"capacities[{j}]: must be positive, got {caps_raw[j]!r}")
+                raise InputError(f"capacities[{j}]: must be positive, got {short_text(caps_raw[j])}")
         m = len(capacities)
 
         if data.get("demands") is None:
             raise InputError("demands: missing")
         dem_raw = data["demands"]
         if not isinstance(dem_raw, Sequence) or isinstance(dem_raw, (str, bytes)) or len(dem_raw) == 0:
-            raise InputError(f"demands: expected a non-empty list of rows, got {dem_raw!r}")
+            raise InputError(f"demands: expected a non-empty list of rows, got {short_text(dem_raw)}")
         demands = []
         for i, row in enumerate(dem_raw):
             if not isinstance(row, Sequence) or isinstance(row, (str, bytes)):
-                raise InputError(f"demands[{i}]: expected a list of {m} numbers, got {row!r}")
+                raise InputError(f"demands[{i}]: expected a list of {m} numbers, got {short_text(row)}")
             if len(row) != m:
                 raise InputError(f"demands[{i}]: has {len(row)} entries but there are {m} capacities (ragged matrix)")
             parsed = tuple(to_fraction(v, f"demands[{i}][{j}]") for j, v in enumerate(row))
             for j, d in enumerate(parsed):
                 if d < 0:
-                    raise InputError(f"demands[{i}][{j}]: must be non-negative, got {row[j]!r}")
+                    raise InputError(f"demands[{i}][{j}]: must be non-negative, got {short_text(row[j])}")
             if all(d == 0 for d in parsed):
                 raise InputError(f"demands[{i}]: all zero; every user must demand some resource")
             demands.append(parsed)
@@ -103,6 +105,8 @@ class Instance:
     @classmethod
     def load(cls, path: str | Path) -> "Instance":
         """Read an instance from a JSON file (or a shipped example's name, see `examples()`)."""
+        if not str(path).strip():
+            raise InputError("instance: the path is empty")
         path_obj = Path(path)
         if not path_obj.exists():
             shipped = EXAMPLES_DIR / f"{path}.json"
@@ -111,7 +115,11 @@ class Instance:
             else:
                 raise InputError(f"instance: no such file or shipped example {str(path)!r}")
         try:
-            text = path_obj.read_text(encoding="utf-8")
+            with path_obj.open("rb") as file:
+                data = file.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise InputError(f"instance: {str(path)!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"instance: cannot read {str(path)!r}: {exc}") from None
         return cls.from_json(text, str(path))
@@ -191,13 +199,15 @@ def _parse_weights(raw, n: int, m: int):
     if raw is None:
         return tuple(tuple(Fraction(1) for _ in range(m)) for _ in range(n)), "none"
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
-        raise InputError(f"weights: expected one weight (or weight vector) per user ({n} users), got {raw!r}")
+        raise InputError(f"weights: expected one weight (or weight vector) per user ({n} users), got {short_text(raw)}")
     rows = []
     kinds = set()
     for i, w in enumerate(raw):
         if isinstance(w, Sequence) and not isinstance(w, (str, bytes)):
             if len(w) != m:
-                raise InputError(f"weights[{i}]: a weight vector needs {m} entries (one per resource), got {w!r}")
+                raise InputError(
+                    f"weights[{i}]: a weight vector needs {m} entries (one per resource), got {short_text(w)}"
+                )
             row = tuple(to_fraction(v, f"weights[{i}][{j}]") for j, v in enumerate(w))
             kinds.add("vector")
         else:
@@ -206,7 +216,7 @@ def _parse_weights(raw, n: int, m: int):
         for j, v in enumerate(row):
             if v <= 0:
                 where = f"weights[{i}][{j}]" if "vector" in kinds and isinstance(w, Sequence) else f"weights[{i}]"
-                raise InputError(f"{where}: must be positive, got {w!r}")
+                raise InputError(f"{where}: must be positive, got {short_text(w)}")
         rows.append(row)
     if len(kinds) > 1:
         raise InputError("weights: mix of scalars and vectors; give all users a scalar or all a vector")
@@ -217,7 +227,7 @@ def _parse_max_tasks(raw, n: int):
     if raw is None:
         return (None,) * n
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
-        raise InputError(f"max_tasks: expected one cap (or null) per user ({n} users), got {raw!r}")
+        raise InputError(f"max_tasks: expected one cap (or null) per user ({n} users), got {short_text(raw)}")
     out = []
     for i, v in enumerate(raw):
         if v is None:
@@ -225,7 +235,7 @@ def _parse_max_tasks(raw, n: int):
             continue
         t = to_fraction(v, f"max_tasks[{i}]")
         if t < 0:
-            raise InputError(f"max_tasks[{i}]: must be non-negative or null, got {v!r}")
+            raise InputError(f"max_tasks[{i}]: must be non-negative or null, got {short_text(v)}")
         out.append(t)
     return tuple(out)
 
@@ -234,14 +244,14 @@ def _parse_names(raw, count: int, field: str, default: list[str]):
     if raw is None:
         return tuple(default)
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != count:
-        raise InputError(f"{field}: expected {count} names, got {raw!r}")
+        raise InputError(f"{field}: expected {count} names, got {short_text(raw)}")
     names = []
     for k, v in enumerate(raw):
         if not isinstance(v, str) or not v.strip():
-            raise InputError(f"{field}[{k}]: expected a non-empty name, got {v!r}")
+            raise InputError(f"{field}[{k}]: expected a non-empty name, got {short_text(v)}")
         names.append(v)
     if len(set(names)) != len(names):
-        raise InputError(f"{field}: names must be distinct, got {raw!r}")
+        raise InputError(f"{field}: names must be distinct, got {short_text(raw)}")
     return tuple(names)
 
 
@@ -249,14 +259,77 @@ def _reject_constant(name: str):
     raise InputError(f"number {name} is not allowed; numbers must be finite")
 
 
-def parse_json(text: str, source: str = "input"):
-    """Parse JSON with floats read through their decimal text (0.1 -> 1/10) and NaN/Infinity refused."""
+class _OutOfRange(str):
+    """A JSON number outside the exact range, kept as text until `parse_json` finds its path."""
+
+
+def _json_number(text: str, integer: bool):
+    """A JSON number read exactly; out-of-range ones stay `_OutOfRange` text, before any big integer
+    is built (``1e1000000000`` would take forever as a Fraction)."""
+    if integer and len(text) <= 300:
+        return int(text)
     try:
-        return json.loads(text, parse_float=Fraction, parse_constant=_reject_constant)
+        value = Decimal(text)
+    except InvalidOperation:  # an exponent too long even for Decimal
+        return _OutOfRange(text)
+    if not in_exact_range(value):
+        return _OutOfRange(text)
+    return int(text) if integer else Fraction(value)
+
+
+def _unique_keys(pairs):
+    keys = set()
+    for key, _ in pairs:
+        if key in keys:
+            raise InputError(f"duplicate key {short_text(key)}")
+        keys.add(key)
+    return dict(pairs)
+
+
+def _out_of_range_path(data) -> str | None:
+    """Where (``capacities[0]``) the first `_OutOfRange` number sits in parsed JSON, or None."""
+    stack = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, _OutOfRange):
+            return path or "value"
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def parse_json(text: str, source: str = "input"):
+    """Parse JSON with numbers read exactly (0.1 -> 1/10) and NaN/Infinity, numbers outside the exact
+    range (`fairlab.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
+    out_of_range = []
+
+    def number(text: str, integer: bool = False):
+        value = _json_number(text, integer)
+        if isinstance(value, _OutOfRange):
+            out_of_range.append(value)
+        return value
+
+    try:
+        data = json.loads(
+            text,
+            parse_float=number,
+            parse_int=lambda text: number(text, integer=True),
+            parse_constant=_reject_constant,
+            object_pairs_hook=_unique_keys,
+        )
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(f"{source}: malformed JSON: {exc}") from None
+    if out_of_range:
+        raise range_error(f"{source}: {_out_of_range_path(data)}", out_of_range[0])
+    return data
 
 
 EXAMPLES_DIR = Path(__file__).with_name("examples")

@@ -56,7 +56,7 @@ import z3
 from scipy.optimize import nnls
 
 from fairlab.errors import InputError
-from fairlab.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
+from fairlab.exact import Algebraic, Exact, format_exact, short_text, to_fraction, z3_value
 from fairlab.instance import Instance
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 
@@ -130,10 +130,11 @@ def _read_options(options: dict) -> tuple[str, Fraction, Fraction]:
     method = choice(options, "method", METHODS, "auto")
     timeout = to_fraction(options.get("timeout", DEFAULT_TIMEOUT), "option timeout")
     if timeout <= 0:
-        raise InputError(f"option timeout: must be a positive number of seconds, got {options['timeout']!r}")
+        raise InputError(f"option timeout: must be a positive number of seconds, got {short_text(options['timeout'])}")
     tolerance = to_fraction(options.get("tolerance", DEFAULT_TOLERANCE), "option tolerance")
     if not 0 < tolerance < 1:
-        raise InputError(f"option tolerance: must be a relative error in (0, 1), got {options['tolerance']!r}")
+        got = short_text(options["tolerance"])
+        raise InputError(f"option tolerance: must be a relative error in (0, 1), got {got}")
     return method, timeout, tolerance
 
 
@@ -186,21 +187,22 @@ def _classes(instance: Instance, weights) -> list[tuple[tuple, list[int]]]:
 
 
 # ----------------------------------------------------------------- floating-point guess
+@np.errstate(divide="ignore", invalid="ignore")  # a weight below float range: 0, then NaN, handled
 def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: float = 1e-10):
     """Log-barrier Newton method (floats) for max sum w_i log x_i over `users`; a guess only.
 
-    Works in normalised units: resource capacities 1, y_i = x_i / solo_i, weights summing to 1.
+    Works in normalised units: resource capacities 1, y_i = x_i / solo_i, weights summing to 1
+    (normalised exactly, then rounded: any magnitudes the exact numbers allow fit in floats).
     The Newton system (diagonal plus rank m) is solved by the Woodbury identity, O(n m^2).
-    Returns tasks x, prices nu (per resource), resource slacks (normalised) and cap slacks (y units).
+    Returns normalised tasks y, resource slacks (normalised) and cap slacks (relative).
     """
-    m = instance.m
-    solo = np.array([float(instance.solo_tasks(i)) for i in users])
-    b = np.array([[float(instance.demand_share(i, r)) for r in range(m)] for i in users]) * solo[:, None]
-    w_total = float(sum(weights[i] for i in users))
-    w = np.array([float(weights[i]) for i in users]) / w_total
+    b = _normalised_demands(instance, users, range(instance.m))
+    w_total = sum(weights[i] for i in users)
+    w = np.array([float(weights[i] / w_total) for i in users])
     caps = [instance.max_tasks[i] for i in users]
     capped = np.array([c is not None for c in caps])
-    upper = np.array([1.0 if c is None else float(c) / s for c, s in zip(caps, solo)])
+    # y_i <= 1 anyway when cap_i >= solo_i: bigger caps never bind, and are clipped to stay finite
+    upper = np.array([1.0 if c is None else float(min(c / instance.solo_tasks(i), 10**6)) for c, i in zip(caps, users)])
     n = len(users)
     y = np.full(n, 0.5 / n)  # sum_i b_ir y_i <= 1/2 since b_ir <= 1
 
@@ -220,9 +222,12 @@ def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: 
             diag = w / y**2 + t * np.where(capped, 1 / cs**2, 0.0)
             dg = g / diag
             k = np.diag(s**2 / t) + b.T @ (b / diag[:, None])
-            dy = -(dg - (b @ np.linalg.solve(k, b.T @ dg)) / diag)
+            try:
+                dy = -(dg - (b @ np.linalg.solve(k, b.T @ dg)) / diag)
+            except np.linalg.LinAlgError:  # weights far apart (say 1e20 : 1): keep the guess so far
+                break
             decrement = -g @ dy
-            if decrement < 1e-15:
+            if not decrement >= 1e-15:  # converged, or NaN (a weight below float range)
                 break
             step = 1.0
             for values, change in ((y, dy), (s, -(dy @ b)), (cs[capped], -dy[capped])):
@@ -239,17 +244,22 @@ def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: 
             break
         t = max(t / 10, t_final)
     s = 1 - y @ b
-    capacities = np.array([float(c) for c in instance.capacities])
-    prices = w_total * (t / s) / capacities
-    return y * solo, prices, s, np.where(capped, upper - y, np.inf) / upper
+    return y, s, np.where(capped, upper - y, np.inf) / upper
+
+
+def _normalised_demands(instance: Instance, users, resources) -> np.ndarray:
+    """Floats d_ir solo_i / c_r (in [0, 1]): the demands in the units of `_interior_point`."""
+    solo = [instance.solo_tasks(i) for i in users]
+    return np.array([[float(instance.demand_share(i, r) * s) for r in resources] for i, s in zip(users, solo)])
 
 
 def _active_set(instance: Instance, weights, users: Sequence[int]):
-    """Guess saturated resources and binding caps (indices into `users`) from the float solve."""
-    tasks, prices, resource_slack, cap_slack = _interior_point(instance, weights, users)
+    """Guess saturated resources and binding caps (indices into `users`) from the float solve;
+    with the normalised tasks y_i = x_i / solo_i (floats) of `users`."""
+    y, resource_slack, cap_slack = _interior_point(instance, weights, users)
     saturated = [r for r in range(instance.m) if resource_slack[r] < 1e-6]
     binding = [k for k in range(len(users)) if cap_slack[k] < 1e-6]
-    return tasks, prices, saturated, binding
+    return y, saturated, binding
 
 
 # ----------------------------------------------------------------- exact path
@@ -266,8 +276,8 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
     )
     kk = reduced.n
     reduced_weights = reduced.scalar_weights()
-    float_tasks, _, saturated, binding = _active_set(reduced, reduced_weights, range(kk))
-    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_tasks, timeout)
+    float_y, saturated, binding = _active_set(reduced, reduced_weights, range(kk))
+    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_y, timeout)
     if solved is not None:
         class_tasks, nu, class_mu = solved
         how = (
@@ -366,7 +376,7 @@ def _kkt_holds(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
     return all(z3.is_true(z3.simplify(c.expr)) for c in constraints)
 
 
-def _solve_small_active_set(reduced: Instance, weights, saturated, binding, float_tasks, timeout: Fraction):
+def _solve_small_active_set(reduced: Instance, weights, saturated, binding, float_y, timeout: Fraction):
     """Exact optimum for a guessed active set with at most two saturated resources, without z3's
     multivariate solver (which times out from about five users on two saturated resources).
 
@@ -406,9 +416,9 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
             numerator = _poly_add(numerator, _poly_scale(others, d[k][r0] * weights[k]))
         if all(c == 0 for c in numerator):
             return None  # degenerate (prices not unique): leave it to the general solver
-        guess = _fit_prices(reduced, weights, free, float_tasks[free], [r0, r1])[r0]
+        guess = Fraction(_fit_prices(reduced, weights, free, float_y[free], [r0, r1])[r0])
         t = z3.Real("ceei.t")
-        window = abs(float(guess)) * 1e-4 + 1e-12
+        window = abs(guess) / 10**4 + Fraction(1, 10**12)
         prices = [z3.RealVal(0)] * m
         prices[r0] = t
         prices[r1] = (z3_value(total) - z3_value(residual[r0]) * t) / z3_value(residual[r1])
@@ -442,8 +452,8 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
         solver.set(timeout=max(1, int(timeout * 1000)))
         solver.add(
             _poly_z3(numerator, t) == 0,
-            t >= z3_value(Fraction(float(guess) - window)),
-            t <= z3_value(Fraction(float(guess) + window)),
+            t >= z3_value(guess - window),
+            t <= z3_value(guess + window),
             *conditions,
         )
         if solver.check() != z3.sat:
@@ -514,11 +524,11 @@ def _poly_z3(coefficients: list, t: z3.ArithRef) -> z3.ArithRef:
 # ----------------------------------------------------------------- float path
 def _numeric(instance: Instance, weights, tolerance: Fraction):
     users = [i for i in range(instance.n) if instance.max_tasks[i] != 0]
-    float_tasks, _, saturated, binding = _active_set(instance, weights, users)
+    float_y, saturated, binding = _active_set(instance, weights, users)
     free = [k for k in range(len(users)) if k not in binding]
     best = None
     for support in _supports(saturated):
-        start = _fit_prices(instance, weights, [users[k] for k in free], float_tasks[free], support)
+        start = _fit_prices(instance, weights, [users[k] for k in free], float_y[free], support)
         prices = _polish(instance, weights, users, start, support)
         prices = [max(Fraction(p), Fraction(0)) for p in prices]
         reference = _tasks_from_prices(instance, weights, users, prices, 2 * DIGITS)
@@ -555,16 +565,18 @@ def _numeric(instance: Instance, weights, tolerance: Fraction):
 MAX_SUPPORTS = 32
 
 
-def _fit_prices(instance: Instance, weights, free_users, free_tasks, support) -> list[Decimal]:
+def _fit_prices(instance: Instance, weights, free_users, free_y, support) -> list[Decimal]:
     """Start for Newton: nonnegative least-squares prices on `support` from the stationarity of
-    the users below their caps, w_i / x_i = sum_r d_ir nu_r (floats)."""
+    the users below their caps, w_i / x_i = sum_r d_ir nu_r, fitted in floats in the normalised
+    units of `_interior_point` (`free_y`: y_i = x_i / solo_i) and scaled back in decimals."""
     prices = [Decimal(0)] * instance.m
     if support and free_users:
-        a = np.array([[float(instance.demands[i][r]) for r in support] for i in free_users])
-        target = np.array([float(weights[i]) for i in free_users]) / np.asarray(free_tasks, dtype=float)
+        total = sum(weights[i] for i in free_users)
+        a = _normalised_demands(instance, free_users, support)
+        target = np.array([float(weights[i] / total) for i in free_users]) / np.asarray(free_y, dtype=float)
         solution, _ = nnls(a, target)
         for r, v in zip(support, solution):
-            prices[r] = Decimal(float(v))
+            prices[r] = Decimal(float(v)) * _dec(total / instance.capacities[r])
     return prices
 
 
@@ -724,19 +736,24 @@ def certify(
     if gap < 0:
         raise RuntimeError("ceei: negative duality-gap bound; this is a bug")
     certified = True
-    worst = 0.0
+    worst = Decimal(0)  # decimals: the exact numbers' magnitudes can exceed floats
     for i in users:
         solo = instance.solo_tasks(i)
         room = tolerance * tasks[i] - abs(tasks[i] - y[i])  # what is left for |y_i - x*_i|
         certified = certified and room >= 0 and solo**2 * 2 * gap <= room**2 * weights[i]
-        rounding = float(abs(tasks[i] - y[i]) / tasks[i])
-        worst = max(worst, rounding + float(solo / tasks[i]) * math.sqrt(2 * float(gap / weights[i])))
+        rounding = _dec(abs(tasks[i] - y[i]) / tasks[i])
+        worst = max(worst, rounding + _dec(solo / tasks[i]) * (2 * _dec(gap / weights[i])).sqrt())
     return {
         "certified": certified,
-        "relative_error_bound": f"{worst:.3g}",
-        "duality_gap_bound": f"{float(gap):.3g}",
-        "worst": worst,
+        "relative_error_bound": _three_digits(worst),
+        "duality_gap_bound": _three_digits(_dec(gap)),
+        "worst": float(worst),
     }
+
+
+def _three_digits(x: Decimal) -> str:
+    """Like f"{float(x):.3g}", also beyond the range of floats."""
+    return f"{float(x):.3g}" if x == 0 or Decimal("1e-300") < abs(x) < Decimal("1e300") else f"{x:.3g}"
 
 
 MECHANISM = register(

@@ -13,10 +13,16 @@ Figures (matplotlib, Agg backend, written only on request with ``--out DIR``):
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
+from fairlab.errors import InputError
 from paper_checks.ledger import Result, summary, summary_line
+
+FIGURES = ("allocations-drf-asset-ceei.png", "bmf-family.png")
+REPORT = "report.md"
 
 
 def to_json(results: list[Result]) -> str:
@@ -69,6 +75,50 @@ def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+# --------------------------------------------------------------------------- the --out directory
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse (`InputError`) an --out directory whose report files cannot be replaced: checked
+    before the ledger runs and again before anything is moved into place."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out: {str(out_dir)!r} exists and is not a directory")
+    for name in (REPORT, *FIGURES):
+        target = out_dir / name
+        if target.exists() and not target.is_file():
+            raise InputError(f"--out: {str(target)!r} exists and is not a regular file")
+    ancestor = next(p for p in (out_dir, *out_dir.parents) if p.exists() or p == p.parent)
+    if not ancestor.is_dir():
+        raise InputError(f"--out: {str(ancestor)!r} is not a directory")
+
+
+def write_report(out_dir: Path, results: list[Result]) -> list[str]:
+    """Write report.md and the figures into `out_dir` (created if missing), all or nothing: they are
+    drawn in a temporary directory inside it and moved into place only once all are written.
+    Returns the figures' final paths; an OSError becomes a one-line `InputError`."""
+    check_out_dir(out_dir)
+    created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
+    stage, done = None, False
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".paper-check-", dir=out_dir))
+        figures = draw_figures(stage)
+        (stage / REPORT).write_text(to_markdown(results, figures), encoding="utf-8")
+        check_out_dir(out_dir)
+        for name in (*FIGURES, REPORT):
+            (stage / name).replace(out_dir / name)
+        done = True
+    except OSError as exc:
+        raise InputError(f"--out: cannot write {str(out_dir)!r}: {exc.strerror or exc}") from None
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        for path in [] if done else created:  # deepest first; only the directories made here, now empty
+            try:
+                path.rmdir()
+            except OSError:
+                break
+    return [str(out_dir / name) for name in FIGURES]
+
+
 # --------------------------------------------------------------------------- figures
 def draw_figures(out_dir: str | Path) -> list[str]:
     """Write the report's PNGs into `out_dir`; returns their paths."""
@@ -106,7 +156,7 @@ def draw_figures(out_dir: str | Path) -> list[str]:
     axes[0].set_ylabel("share of the resource")
     fig.suptitle("<9 CPU, 18 GB>, A <1 CPU, 4 GB>, B <3 CPU, 1 GB> (DRF paper Figures 3-4)", fontsize=10)
     fig.tight_layout()
-    path = out / "allocations-drf-asset-ceei.png"
+    path = out / FIGURES[0]
     fig.savefig(path, dpi=120)
     plt.close(fig)
     paths.append(str(path))
@@ -126,7 +176,7 @@ def draw_figures(out_dir: str | Path) -> list[str]:
     ax.set_title("BMF allocations φ(x) = (2/5 - x/15, 2/5 + 2x/45, 2/5 + 2x/45)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    path = out / "bmf-family.png"
+    path = out / FIGURES[1]
     fig.savefig(path, dpi=120)
     plt.close(fig)
     paths.append(str(path))

@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
     ):
         """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
         from fairlab.cli import check_format, console, emit_json, fail
+        from fairlab.errors import InputError
         from paper_checks import claims  # noqa: F401
         from paper_checks import ledger, report
 
@@ -40,20 +41,25 @@ def register(app: typer.Typer) -> None:
         for name in only or []:
             if name not in known:
                 fail(f"--only: unknown entry {name!r} (see fairlab paper-check --format json)")
-        out_dir = None
-        if out is not None:
-            out_dir = Path(out)
-            if out_dir.exists() and not out_dir.is_dir():
-                fail(f"--out: {out!r} exists and is not a directory")
+        out_dir = None if out is None else Path(out)
+        if out is not None and not out.strip():
+            fail("--out: the directory name is empty")
+        if out_dir is not None:
+            try:
+                report.check_out_dir(out_dir)  # fail before the (slow) ledger runs
+            except InputError as exc:
+                fail(str(exc))
         results = ledger.run(ledger.Context(runs=runs), include_slow=not quick, only=list(only or []))
-        figures = report.draw_figures(out_dir) if out_dir is not None else []
+        try:
+            figures = report.write_report(out_dir, results) if out_dir is not None else []
+        except InputError as exc:
+            fail(str(exc))
         if fmt == "json":
             text = report.to_json(results)
             emit_json(__import__("json").loads(text))
         elif fmt == "markdown":
-            text = report.to_markdown(results, figures)
             if out_dir is None:
-                typer.echo(text)
+                typer.echo(report.to_markdown(results))
         else:
             grid = Table(title="paper checks")
             for col in ("id", "status", "ok", "detail"):
@@ -61,11 +67,8 @@ def register(app: typer.Typer) -> None:
             for row in report.to_rows(results):
                 grid.add_row(*row)
             console.print(grid)
-        if out_dir is not None:
-            md = report.to_markdown(results, figures)
-            (out_dir / "report.md").write_text(md, encoding="utf-8")
-            if fmt != "json":
-                typer.echo(f"wrote {out_dir / 'report.md'} and {len(figures)} figures")
+        if out_dir is not None and fmt != "json":
+            typer.echo(f"wrote {out_dir / report.REPORT} and {len(figures)} figures")
         if fmt != "json":
             typer.echo(ledger.summary_line(results))
         if any(not r.ok for r in results):
