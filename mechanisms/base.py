@@ -214,14 +214,7 @@ class Mechanism:
         if not isinstance(instance, Instance):
             instance = Instance.from_dict(instance)
         self.check_options(options)
-        try:
-            return self.allocate(instance, **options)
-        except OptionError:
-            raise
-        except InputError as exc:  # mechanisms name a bad option value "option KEY: ..."
-            if any(str(exc).startswith(f"option {key}:") for key in options):
-                raise OptionError(str(exc)) from None
-            raise
+        return self.allocate(instance, **options)
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise `OptionError` for an option key this mechanism does not take."""

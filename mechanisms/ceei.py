@@ -55,7 +55,7 @@ import numpy as np
 import z3
 from scipy.optimize import nnls
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError
 from fairlab.exact import Algebraic, Exact, format_exact, short_text, to_fraction, z3_value
 from fairlab.instance import Instance
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
@@ -127,14 +127,18 @@ def scalar_weights(instance: Instance) -> tuple[Fraction, ...]:
 
 
 def _read_options(options: dict) -> tuple[str, Fraction, Fraction]:
+    """method, timeout, tolerance; an invalid value is an `OptionError` (wrong on every instance)."""
     method = choice(options, "method", METHODS, "auto")
-    timeout = to_fraction(options.get("timeout", DEFAULT_TIMEOUT), "option timeout")
+    try:
+        timeout = to_fraction(options.get("timeout", DEFAULT_TIMEOUT), "option timeout")
+        tolerance = to_fraction(options.get("tolerance", DEFAULT_TOLERANCE), "option tolerance")
+    except InputError as exc:
+        raise OptionError(str(exc)) from None
     if timeout <= 0:
-        raise InputError(f"option timeout: must be a positive number of seconds, got {short_text(options['timeout'])}")
-    tolerance = to_fraction(options.get("tolerance", DEFAULT_TOLERANCE), "option tolerance")
+        raise OptionError(f"option timeout: must be a positive number of seconds, got {short_text(options['timeout'])}")
     if not 0 < tolerance < 1:
         got = short_text(options["tolerance"])
-        raise InputError(f"option tolerance: must be a relative error in (0, 1), got {got}")
+        raise OptionError(f"option tolerance: must be a relative error in (0, 1), got {got}")
     return method, timeout, tolerance
 
 
@@ -170,7 +174,7 @@ def allocate(instance: Instance, **options) -> Allocation:
             return Allocation("ceei", instance, result[0], used, notes=tuple(result[1]), extra=result[2])
         if method == "exact":
             raise InputError(
-                f"option timeout: the exact CEEI solve did not finish within {format_exact(timeout)} s;"
+                f"the exact CEEI solve did not finish within {format_exact(timeout)} s (option timeout);"
                 " raise timeout or use method=float"
             )
     tasks, float_notes, extra = _numeric(instance, weights, tolerance)
