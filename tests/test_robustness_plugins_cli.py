@@ -166,3 +166,18 @@ def test_help_still_works():
     out = run_cli("allocate", "--help")
     assert out.returncode == 0 and "Usage" in out.stdout and out.stderr == ""
     assert run_cli().returncode == 2  # bare `fairlab` prints the help, exit 2 as before
+
+
+def test_stdin_instance_is_capped_like_a_file(monkeypatch):
+    """`-` reads at most MAX_FILE_BYTES from stdin (an endless stream must not hang)."""
+    import io
+
+    from fairlab import cli
+
+    monkeypatch.setattr(cli, "MAX_FILE_BYTES", 64)
+    good = b'{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good)))
+    assert cli.read_instance("-").n == 2
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good + b" " * 100)))
+    with pytest.raises(InputError, match="stdin is larger than"):
+        cli.read_instance("-")
