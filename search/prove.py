@@ -102,6 +102,16 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
     return Encoding(constraints, witness, {"tasks": t1, "other": t2})
 
 
+def check_options(mechanism: Mechanism, options: dict) -> None:
+    """Mechanism options as one-line `InputError`s: an unknown name, or a value the allocator
+    rejects. (A spec may take and ignore options, or fail on an unknown one with a TypeError; the
+    allocator reads and checks its options before any work, here on a 1 × 1 instance.)"""
+    if options:
+        from fairlab.instance import Instance
+
+        mechanism(Instance.from_dict({"capacities": [1], "demands": [[1]]}), **options)
+
+
 def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool = True, normalise_rows: bool = False,
              options: dict | None = None, positive_demands: bool = False):
     """(symbolic instance, named constraints, property Encoding, reductions used)."""
@@ -248,6 +258,7 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
     if time_limit <= 0:
         raise InputError(f"time limit: must be positive, got {time_limit}")
+    check_options(mechanism, options)
     encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
     start = time.monotonic()
     names = strategies_for(mechanism, prop, options)

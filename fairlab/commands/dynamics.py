@@ -15,11 +15,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from fairlab.commands import _params as params
 from fairlab.errors import InputError
 
 console = Console()
 
 DEFAULT_REQUIREMENTS = "0.1,1;1,0.1;1,1"
+# Bounds checked before any work. Default --max-states of `markov.solve`: 150 000 for drf/pf/bmf,
+# 3 000 for a registry mechanism; MAX_STATES keeps the sparse solve within minutes and memory.
+MAX_STATES = 1_000_000
+MAX_FLOWS = 1_000_000  # packet simulations: about 3·10^5 packets/s, flows × mean size packets
+MAX_MEAN_SIZE = 1_000
+MAX_COMPLETIONS = 10_000_000  # cluster: about 2·10^4 completions/s
+MAX_TASKS = 1_000_000  # cluster: tasks one pool holds at once (launched one by one)
+MAX_CAPACITY = 10**15
 
 
 def _fail(message):
@@ -34,6 +43,50 @@ def _check_format(fmt):
     check_format(fmt)
 
 
+def _check_tol(tol: float) -> None:
+    params.number(tol, "--tol", 0, 1, open_lo=True, open_hi=True)
+
+
+def _check_packet_options(flows: int, mean_size: float, window: int, seed: int) -> None:
+    """The options of `packets.simulate`, checked before any simulation."""
+    params.integer(flows, "--flows", 10, MAX_FLOWS)
+    params.number(mean_size, "--mean-size", 1, MAX_MEAN_SIZE)
+    params.integer(window, "--window", 1)
+    params.seed(seed)
+
+
+def _check_out_dir(out: str) -> None:
+    """--out must be (or be creatable as) a directory: no existing file on its path."""
+    from pathlib import Path
+
+    path = Path(out)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out: {str(path)!r} exists and is not a directory")
+
+
+def _check_cluster(demands, capacities: str) -> list:
+    """Capacities, exactly: one per resource, each job's task fits, at most MAX_TASKS tasks per pool."""
+    from dynamics import markov
+
+    J = len(demands[0])
+    count = len(capacities.split(","))
+    if count != J:
+        raise InputError(f"capacities: expected {J} values (one per resource), got {count} in {capacities!r}")
+    C = markov.parse_vector(capacities, "capacities", J)
+    for j, c in enumerate(C):
+        if c > MAX_CAPACITY:
+            raise InputError(f"capacities[{j}]: at most 10^15, got {capacities.split(',')[j].strip()}")
+        used = [row[j] for row in demands if row[j] > 0]
+        if any(d > c for d in used):
+            raise InputError("demands: a task needs more of some resource than the whole pool")
+        if used and c / min(used) > MAX_TASKS:
+            raise InputError(f"capacities[{j}]: the pool holds {int(c / min(used)):,} tasks of its smallest demand "
+                             f"at once; at most {MAX_TASKS:,} are simulated")
+    return C
+
+
 def register(app: typer.Typer) -> None:
     sub = typer.Typer(no_args_is_help=True, help="Dynamic demand: Markov service rates, packet and cluster schedulers (Bonald & Roberts §3-§4).")
     app.add_typer(sub, name="dynamics")
@@ -46,7 +99,7 @@ def register(app: typer.Typer) -> None:
         mu: Optional[str] = typer.Option(None, "--mu", help="per-class 1/mean work (default 1)"),
         truncation: Optional[int] = typer.Option(None, "--truncation", help="max total transactions N (default: adaptive)"),
         tol: float = typer.Option(1e-5, "--tol", help="adaptive truncation: target boundary mass"),
-        max_states: Optional[int] = typer.Option(None, "--max-states", help="adaptive truncation: largest state space (default 150000; 3000 for a registry mechanism)"),
+        max_states: Optional[int] = typer.Option(None, "--max-states", help="largest state space, also for --truncation (default 150000; 3000 for a registry mechanism)"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
@@ -54,11 +107,20 @@ def register(app: typer.Typer) -> None:
 
         _check_format(fmt)
         try:
+            _check_tol(tol)
+            if max_states is not None:
+                params.integer(max_states, "--max-states", 1, MAX_STATES)
             req = markov.parse_requirements(requirements)
             rho = markov.parse_vector(loads, "loads", len(req))
             mus = markov.parse_vector(mu, "mu", len(req)) if mu is not None else None
-            if not tol > 0:
-                raise InputError(f"--tol: must be positive, got {tol}")
+            if truncation is not None:
+                params.integer(truncation, "--truncation", 1)
+                fast = markov.canonical(mechanism) in markov.FAST_ALLOCATORS
+                limit = max_states or (150_000 if fast else 3_000)
+                states = markov.simplex_size(len(req), truncation)
+                if states > limit:
+                    raise InputError(f"--truncation: N={truncation} gives {states:,} states for {len(req)} classes, "
+                                     f"more than --max-states {limit:,}")
             result = markov.solve(mechanism, req, rho, mu=mus, truncation=truncation, tol=tol, max_states=max_states)
         except InputError as exc:
             _fail(str(exc))
@@ -99,6 +161,9 @@ def register(app: typer.Typer) -> None:
         if number not in (1, 2, 3):
             _fail(f"figure: expected 1, 2 or 3, got {number}")
         try:
+            _check_tol(tol)
+            _check_packet_options(flows, mean_size, window, seed)
+            _check_out_dir(out)
             points = figures.LOAD_POINTS
             if loads is not None:
                 from fairlab.exact import format_exact, to_fraction
@@ -144,6 +209,7 @@ def register(app: typer.Typer) -> None:
         names = packets.SCHEDULERS if scheduler == "all" else (scheduler,)
         out = []
         try:
+            _check_packet_options(flows, mean_size, window, seed)
             req = markov.parse_requirements(requirements)
             rho = markov.parse_vector(loads, "loads", len(req))
             markov.check_stable(req, rho)
@@ -183,8 +249,10 @@ def register(app: typer.Typer) -> None:
         _check_format(fmt)
         names = cluster.SCHEDULERS if scheduler == "all" else (scheduler,)
         try:
+            params.integer(completions, "--completions", 100, MAX_COMPLETIONS)
+            params.seed(seed)
             D = markov.parse_requirements(demands)
-            C = markov.parse_vector(capacities, "capacities", len(D[0]))
+            C = _check_cluster(D, capacities)
             out = [cluster.simulate(n, D, C, completions=completions, seed=seed) for n in names]
         except InputError as exc:
             _fail(str(exc))

@@ -9,6 +9,7 @@ the paper's (see mechanisms/_pdrf_stats.py for the definitions and the seeding).
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, Optional
 
@@ -16,7 +17,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fairlab.commands import _params as params
 from fairlab.errors import InputError
+
+# Bounds of the options, checked before any run: each run holds users × resources demands in memory.
+MAX_USERS = 100_000
+MAX_RESOURCES = 100
+MAX_RUNS = 1_000_000
+MAX_AMOUNT = 10**12  # demands and reserves (numpy draws them as int64)
 
 
 def _chunk(args):
@@ -45,7 +53,7 @@ def compute(configs, jobs: int = 1, show_progress: bool = True) -> dict:
                 per_row[demands] += stats
                 progress.advance(bar, len(stats))
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
                 for demands, stats in pool.map(_chunk, work):
                     per_row[demands] += stats
                     progress.advance(bar, len(stats))
@@ -86,12 +94,19 @@ def register(app: typer.Typer) -> None:
                 raise InputError(f"--tie: expected paper or index, got {tie!r}")
             if on_blocked not in ("stop", "skip"):
                 raise InputError(f"--on-blocked: expected stop or skip, got {on_blocked!r}")
-            if jobs < 1:
-                raise InputError(f"--jobs: must be at least 1, got {jobs}")
+            params.integer(jobs, "--jobs", 1, os.cpu_count() or 1, "one worker per CPU")
+            params.integer(users, "--users", 1, MAX_USERS)
+            if resources is not None:
+                params.integer(resources, "--resources", 1, MAX_RESOURCES)
+            params.integer(runs, "--runs", 1, MAX_RUNS)
+            params.seed(seed)
             preset = _pdrf_stats.PRESETS.get(table, {"resources": 10, "demands": [(1, 10)]})
             m = resources if resources is not None else preset["resources"]
             intervals = [_pdrf_stats.parse_range(d, "--demands") for d in demands] if demands else preset["demands"]
             reserve_range = _pdrf_stats.parse_range(reserves, "--reserves")
+            for (lo, hi), flag in [*((iv, "--demands") for iv in intervals), (reserve_range, "--reserves")]:
+                if hi > MAX_AMOUNT:
+                    raise InputError(f"{flag}: HI must be at most {MAX_AMOUNT:,}, got {lo}-{hi}")
             configs = [
                 _pdrf_stats.Config(users, m, iv, reserve_range, runs, seed, tie, on_blocked) for iv in intervals
             ]

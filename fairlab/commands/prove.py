@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from fairlab.commands import _params as params
 from fairlab.errors import InputError
 
 
@@ -90,8 +91,16 @@ def register(app: typer.Typer) -> None:
         from search.prove import prove
 
         check_format(fmt)
-        if time_limit <= 0:
-            fail(f"--time-limit: must be positive, got {time_limit}")
+        try:
+            params.seconds(time_limit)
+            if catalogue and (mechanism is not None or prop is not None or option):
+                extra = " ".join([*filter(None, (mechanism, prop)), *(f"-o {o}" for o in option or [])])
+                raise InputError(f"--catalogue: runs every catalogue entry, takes no MECHANISM, PROPERTY or "
+                                 f"--option (got {extra})")
+            if not catalogue:
+                params.size(users, resources)
+        except InputError as exc:
+            fail(str(exc))
         if catalogue:
             console = Console(stderr=True)
             with console.status("catalogue") as status:

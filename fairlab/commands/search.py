@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fairlab.commands import _params as params
 from fairlab.errors import InputError
 
 err_console = Console(stderr=True)
@@ -43,17 +44,17 @@ def register(app: typer.Typer) -> None:
         import properties
         from counterexamples import store
         from search import engines
+        from search.prove import check_options
         from search.rediscover import violation_record
 
         check_format(fmt)
-        if users < 1 or resources < 1:
-            fail(f"--users/--resources: must be at least 1, got {users} × {resources}")
-        if time_limit <= 0:
-            fail(f"--time-limit: must be positive, got {time_limit}")
         try:
+            params.size(users, resources)
+            params.seconds(time_limit)
             mech = mechanisms.get(mechanism)
             properties.get(prop)
             options = parse_options(option)
+            check_options(mech, options)
             with _progress(fmt == "table") as bar:
                 task = bar.add_task(f"{mech.name} vs {prop}", total=None)
                 hunt = engines.search(
@@ -108,11 +109,10 @@ def register(app: typer.Typer) -> None:
 
         check_format(fmt)
         try:
+            params.seconds(time_limit)
             claims = [R.get_claim(c) for c in claim] if claim else list(R.CLAIMS)
         except InputError as exc:
             fail(str(exc))
-        if time_limit is not None and time_limit <= 0:
-            fail(f"--time-limit: must be positive, got {time_limit}")
         outcomes = []
         start = time.monotonic()
         with _progress(fmt == "table") as bar:
@@ -162,6 +162,8 @@ def register(app: typer.Typer) -> None:
 
         check_format(fmt)
         try:
+            params.seconds(time_limit)
+            params.size(users, resources)
             mechs = [mechanisms.get(m) for m in (mechanism or mechanisms.names())]
         except InputError as exc:
             fail(str(exc))
