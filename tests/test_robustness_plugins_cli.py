@@ -87,6 +87,12 @@ def test_cli_search_reports_a_failing_plugin(plug):
     one_line_error(out, "raised RuntimeError: boom")
 
 
+def test_cli_matrix_reports_a_failing_plugin_instead_of_n_a_cells(plug):
+    out = run_cli("matrix", "--mechanism", plug("raises"), "--time-limit", "0.5", "--no-store", "--format", "json")
+    assert out.returncode == 2 and out.stdout == ""
+    one_line_error(out, "raised RuntimeError: boom")
+
+
 # --------------------------------------------------------------------------- bad options are rejected at once
 @pytest.mark.parametrize(
     "mech, options, needle",

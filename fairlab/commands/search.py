@@ -11,7 +11,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from fairlab.commands import _params as params
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError, PluginError
 
 err_console = Console(stderr=True)
 
@@ -183,6 +183,8 @@ def register(app: typer.Typer) -> None:
                         try:
                             hunt = engines.search(mech, prop, users, resources, time_limit=time_limit,
                                                   shrink_seconds=2.0)
+                        except (PluginError, OptionError) as exc:  # a broken mechanism: not "n/a"
+                            fail(str(exc))
                         except InputError as exc:
                             cells.append({"mechanism": mech.name, "property": prop, "status": "n/a",
                                           "note": str(exc)})
