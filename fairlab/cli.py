@@ -24,7 +24,7 @@ try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itse
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 from fairlab.exact import format_short, to_fraction
-from fairlab.instance import MAX_FILE_BYTES, Instance, examples, parse_json
+from fairlab.instance import Instance, examples, parse_json, read_capped
 
 app = typer.Typer(
     add_completion=False,
@@ -53,13 +53,7 @@ def check_format(fmt: str, allowed=FORMATS) -> str:
 def read_instance(source: str) -> Instance:
     """INSTANCE argument: a JSON file, '-' for stdin, or a shipped example's name."""
     if source == "-":
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # capped like a file: /dev/zero must not hang
-        if len(data) > MAX_FILE_BYTES:
-            raise InputError(f"instance: stdin is larger than {MAX_FILE_BYTES // 2**20} MiB")
-        try:
-            return Instance.from_json(data.decode("utf-8"), "stdin")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"instance: cannot read stdin: {exc}") from None
+        return Instance.from_json(read_capped(sys.stdin.buffer, "stdin"), "stdin")
     return Instance.load(source)
 
 

@@ -116,11 +116,8 @@ class Instance:
                 raise InputError(f"instance: no such file or shipped example {str(path)!r}")
         try:
             with path_obj.open("rb") as file:
-                data = file.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                raise InputError(f"instance: {str(path)!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+                text = read_capped(file, repr(str(path)))
+        except OSError as exc:
             raise InputError(f"instance: cannot read {str(path)!r}: {exc}") from None
         return cls.from_json(text, str(path))
 
@@ -253,6 +250,18 @@ def _parse_names(raw, count: int, field: str, default: list[str]):
     if len(set(names)) != len(names):
         raise InputError(f"{field}: names must be distinct, got {short_text(raw)}")
     return tuple(names)
+
+
+def read_capped(file, what: str) -> str:
+    """UTF-8 text of a binary stream, at most MAX_FILE_BYTES (an endless one such as /dev/zero is
+    refused, not read forever); `what` names it in the one-line error."""
+    data = file.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"instance: {what} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"instance: cannot read {what}: {exc}") from None
 
 
 def _reject_constant(name: str):

@@ -178,9 +178,9 @@ def test_stdin_instance_is_capped_like_a_file(monkeypatch):
     """`-` reads at most MAX_FILE_BYTES from stdin (an endless stream must not hang)."""
     import io
 
-    from fairlab import cli
+    from fairlab import cli, instance
 
-    monkeypatch.setattr(cli, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(instance, "MAX_FILE_BYTES", 64)
     good = b'{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}'
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good)))
     assert cli.read_instance("-").n == 2
