@@ -62,17 +62,23 @@ def check_requirements(rows) -> list[list[Fraction]]:
     return rows
 
 
-def parse_vector(text: str, field_name: str, length: int) -> list[Fraction]:
-    """'0.2,0.2,0.2' -> exact numbers, exactly `length` of them, all positive."""
+def parse_vector(text: str, field_name: str, length: int, per: str = "class") -> list[Fraction]:
+    """'0.2,0.2,0.2' -> exact numbers, exactly `length` of them (one per `per`), all positive."""
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"{field_name}: expected {length} comma-separated numbers, got {text!r}")
     vals = [to_fraction(v, f"{field_name}[{k}]") for k, v in enumerate(text.split(","))]
     if len(vals) != length:
-        raise InputError(f"{field_name}: expected {length} values (one per class), got {len(vals)} in {text!r}")
+        raise InputError(f"{field_name}: expected {length} values (one per {per}), got {len(vals)} in {text!r}")
     for k, v in enumerate(vals):
         if v <= 0:
             raise InputError(f"{field_name}[{k}]: must be positive, got {format_exact(v)}")
     return vals
+
+
+def default_max_states(mechanism: str) -> int:
+    """The state-space limit of `solve` when none is given: 150 000 for the fast class-level
+    allocators (drf/pf/bmf), 3 000 for a registry mechanism (one exact allocation per state)."""
+    return 150_000 if canonical(mechanism) in FAST_ALLOCATORS else 3_000
 
 
 def resource_loads(requirements, loads) -> list[Fraction]:
@@ -284,7 +290,7 @@ def solve(
 
         mechanisms.get(mechanism)
     if max_states is None:
-        max_states = 150_000 if fast else 3_000
+        max_states = default_max_states(mechanism)
     lam = np.array([float(r * m) for r, m in zip(loads, mu)])
     mu_f = np.array([float(m) for m in mu])
     notes = []

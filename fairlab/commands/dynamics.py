@@ -70,11 +70,7 @@ def _check_cluster(demands, capacities: str) -> list:
     """Capacities, exactly: one per resource, each job's task fits, at most MAX_TASKS tasks per pool."""
     from dynamics import markov
 
-    J = len(demands[0])
-    count = len(capacities.split(","))
-    if count != J:
-        raise InputError(f"capacities: expected {J} values (one per resource), got {count} in {capacities!r}")
-    C = markov.parse_vector(capacities, "capacities", J)
+    C = markov.parse_vector(capacities, "capacities", len(demands[0]), per="resource")
     for j, c in enumerate(C):
         if c > MAX_CAPACITY:
             raise InputError(f"capacities[{j}]: at most 10^15, got {capacities.split(',')[j].strip()}")
@@ -115,8 +111,7 @@ def register(app: typer.Typer) -> None:
             mus = markov.parse_vector(mu, "mu", len(req)) if mu is not None else None
             if truncation is not None:
                 params.integer(truncation, "--truncation", 1)
-                fast = markov.canonical(mechanism) in markov.FAST_ALLOCATORS
-                limit = max_states or (150_000 if fast else 3_000)
+                limit = max_states or markov.default_max_states(mechanism)
                 states = markov.simplex_size(len(req), truncation)
                 if states > limit:
                     raise InputError(f"--truncation: N={truncation} gives {states:,} states for {len(req)} classes, "
