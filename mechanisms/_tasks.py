@@ -368,11 +368,7 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
         between = np.flatnonzero(extra)
         users = between if idx is None else idx[between]
         who = _window_order(problem, tie, users, (start + take_lo)[between], extra[between])
-        if (
-            who is not None
-            and on_blocked == "stop"
-            and max(capacity) + len(who) * problem.max_demand < INT64_SAFE
-        ):
+        if who is not None and on_blocked == "stop" and _window_fits_int64(problem, who):
             if _stop_in_window(problem, who, counts, used, blocked, idx, take_lo, usage_lo):
                 return [], True
             who = who[:0]  # all launched (the window ended below the blocking level); continue as usual
@@ -399,12 +395,7 @@ def _fast_phase(problem, tie, counts, used, active, on_blocked, blocked, first=F
         ]
         window_keys.sort()
         who = np.fromiter((k[2] for k in window_keys), dtype=np.intp, count=len(window_keys))
-    if (
-        on_blocked == "stop"
-        and len(who)
-        and problem.np_demand() is not None
-        and max(capacity) + len(who) * problem.max_demand < INT64_SAFE
-    ):
+    if on_blocked == "stop" and len(who) and problem.np_demand() is not None and _window_fits_int64(problem, who):
         if _stop_in_window(problem, who, counts, used, blocked):
             return [], True
         who = who[:0]
@@ -460,6 +451,11 @@ def _window_order(problem, tie, users, start, extra):
     if not bool(((left < right) | ((left == right) & index_first)).all()):
         return None
     return users[pos]
+
+
+def _window_fits_int64(problem, who) -> bool:
+    """Can `_stop_in_window` add up the window's demands in int64?"""
+    return max(problem.capacity) + len(who) * problem.max_demand < INT64_SAFE
 
 
 def _stop_in_window(problem, who, counts, used, blocked, idx=None, take_lo=None, usage_lo=None) -> bool:
