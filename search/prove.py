@@ -256,8 +256,8 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     options = dict(options or {})
     if n < 1 or m < 1:
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
-    if time_limit <= 0:
-        raise InputError(f"time limit: must be positive, got {time_limit}")
+    if not time_limit > 0 or time_limit == float("inf"):  # NaN fails the first test
+        raise InputError(f"time limit: must be a finite positive number of seconds, got {time_limit}")
     check_options(mechanism, options)
     encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
     start = time.monotonic()

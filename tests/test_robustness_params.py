@@ -120,3 +120,14 @@ def test_figure_out_must_not_be_a_file(tmp_path):
 def test_rates_truncation_within_max_states_still_runs():
     out = runner.invoke(app, ["dynamics", "rates", *LOADS, "--truncation", "20", "--format", "json"])
     assert out.exit_code == 0, out.output
+
+
+@pytest.mark.parametrize("limit", [float("nan"), float("inf"), 0.0])
+def test_prove_library_call_refuses_a_time_limit_that_is_not_finite_positive(limit):
+    """The same rule as the CLI's, at the library's own entry point."""
+    import mechanisms
+    from fairlab.errors import InputError
+    from search.prove import prove
+
+    with pytest.raises(InputError, match="finite positive"):
+        prove(mechanisms.get("drf"), "si", 2, 2, time_limit=limit)
