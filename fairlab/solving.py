@@ -1,0 +1,85 @@
+"""Deterministic z3 budgets: a resource limit decides a verdict, wall-clock time only stops a run.
+
+z3's ``rlimit`` counts solver work (not seconds), so the same query with the same seed and the
+same ``rlimit`` gives the same answer on a quiet laptop and on a loaded CI machine. Every solver
+the lab uses to reach a verdict is made by `new_solver` with a `SolverBudget`; the wall-clock
+``seconds`` is an outer safety stop only, and when it fires the answer is ``unknown`` with reason
+``"time"`` (never a verdict). `check` says which limit stopped an ``unknown``:
+
+* ``"rlimit"`` — the deterministic budget was spent (same input, same outcome);
+* ``"time"`` — the wall-clock stop fired first (a loaded machine; raise the time limit);
+* anything else — z3's own reason (e.g. "incomplete quantifiers").
+
+The rlimit of a z3 solver is per ``check()`` call (relative to the work done so far), so a
+solver reused for several checks gets the full budget on each.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import z3
+
+#: z3 resource units per check when a caller names none; on this lab's 2-core reference machine
+#: roughly 5-20 million units are one second of nonlinear real arithmetic.
+DEFAULT_RLIMIT = 50_000_000
+
+
+@dataclass(frozen=True)
+class SolverBudget:
+    """What one z3 check may spend: ``rlimit`` decides, ``seconds`` is the outer stop."""
+
+    rlimit: int = DEFAULT_RLIMIT
+    seconds: float | None = None
+    seed: int = 0
+
+    def __post_init__(self):
+        if isinstance(self.rlimit, bool) or not isinstance(self.rlimit, int) or self.rlimit < 1:
+            raise ValueError(f"rlimit: expected a positive integer, got {self.rlimit!r}")
+        if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
+            raise ValueError(f"seconds: expected a finite positive number, got {self.seconds!r}")
+
+    def scaled(self, factor: float) -> "SolverBudget":
+        """The same budget with ``factor`` times the resource limit (e.g. doubling restarts)."""
+        return replace(self, rlimit=max(1, int(self.rlimit * factor)))
+
+    def with_seconds(self, seconds: float | None) -> "SolverBudget":
+        return replace(self, seconds=seconds)
+
+    def to_dict(self) -> dict:
+        return {"rlimit": self.rlimit, "seconds": self.seconds, "seed": self.seed}
+
+
+def new_solver(budget: SolverBudget, *, unsat_core: bool = False, minimize_core: bool = False) -> z3.Solver:
+    """A z3 solver bound by ``budget`` (resource limit, seed, and the wall-clock outer stop)."""
+    solver = z3.Solver()
+    solver.set("rlimit", budget.rlimit)
+    solver.set("random_seed", budget.seed)
+    if budget.seconds is not None:
+        solver.set("timeout", max(1, int(budget.seconds * 1000)))
+    if unsat_core:
+        solver.set("unsat_core", True)
+        if minimize_core:
+            solver.set("core.minimize", True)
+    return solver
+
+
+def check(solver: z3.Solver, *assumptions) -> tuple[str, str]:
+    """("sat" | "unsat" | "unknown", reason): reason is "" unless unknown (see module docstring)."""
+    result = solver.check(*assumptions)
+    if result == z3.sat:
+        return "sat", ""
+    if result == z3.unsat:
+        return "unsat", ""
+    return "unknown", unknown_reason(solver.reason_unknown())
+
+
+def unknown_reason(text: str) -> str:
+    """Map z3's reason_unknown() onto "rlimit", "time" or z3's own words."""
+    low = text.lower()
+    if "resource limit" in low or "rlimit" in low:
+        return "rlimit"
+    if "timeout" in low or "canceled" in low or "cancelled" in low:
+        return "time"
+    return text or "unknown"
