@@ -10,7 +10,10 @@ preserve every verdict, so the same counterexample is not stored twice:
 * for continuous mechanisms, scaling a user's demand row (its tasks and task cap scale inversely,
   its shares do not change); discrete mechanisms count whole tasks, so rows are not rescaled.
 
-`tests/test_fixtures.py` loads every fixture and re-verifies it from scratch.
+`tests/test_fixtures.py` loads every fixture and re-verifies it from scratch. `save` re-verifies a
+violation before writing it (`counterexamples.verify`, exact allocations only) and refuses one
+that does not re-verify — in particular one whose verification would need an approximate
+allocation — so nothing approximate is ever stored.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fairlab import __version__
+from fairlab.errors import InputError
 from fairlab.exact import format_exact
 from fairlab.instance import Instance
 
@@ -119,10 +123,25 @@ def write_atomic(path: Path, data: dict) -> None:
         raise
 
 
+class FixtureRefused(InputError):
+    """A finding that does not re-verify exactly (e.g. its verification would need an approximate
+    allocation) is not stored (an `InputError`, so a command reports it on one line)."""
+
+
 def save(record: dict, directory: Path | None = None, overwrite: bool = False) -> tuple[Path, bool]:
     """Store a finding; returns (path, written). An existing fixture with the same canonical hash
-    is kept (written False) unless `overwrite`."""
+    is kept (written False) unless `overwrite`. A violation is re-verified from scratch first, on
+    exact allocations only: `FixtureRefused` if that fails (nothing is written)."""
     directory = FIXTURES if directory is None else Path(directory)
+    if record.get("kind") == "violation":
+        from counterexamples.verify import verify_record
+
+        ok, message = verify_record(record)
+        if not ok:
+            raise FixtureRefused(
+                f"not storing {record.get('mechanism')} vs {record.get('property')}: it does not re-verify exactly"
+                f" ({message})"
+            )
     record = dict(record)
     record.setdefault("lab_version", __version__)
     record.setdefault("found_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))

@@ -1,6 +1,8 @@
 """Re-verify a stored fixture from scratch, exactly: nothing of the stored verdict is trusted.
 
-* violation — a fresh `properties` Violation (fresh mechanism run, exact arithmetic) must verify;
+* violation — a fresh `properties` Violation (fresh mechanism run, exact arithmetic) must verify,
+  on exact allocations only: one whose verification would need an approximate allocation (e.g.
+  CEEI's float path, when the exact optimum cannot be had) fails (`properties.base.run`);
 * impossibility — the joint system of the stored family must be UNSAT for all its properties and
   SAT with each property dropped (the positive controls);
 * nonunique — both stored allocations must pass the exact BMF membership test and differ.
@@ -29,6 +31,8 @@ def verify_record(record: dict) -> tuple[bool, str]:
             return False, f"canonical hash {record['canonical_hash']} != recomputed {digest}"
         violation = Violation(record["property"], mech, instance, record["witness"], dict(record.get("options") or {}))
         explanation = violation.explain()
+        if explanation is None and violation.inexact is not None:
+            return False, f"the witness cannot be re-verified on exact allocations: {violation.inexact}"
         return (explanation is not None), (explanation or "the witness no longer shows a violation")
     if kind == "impossibility":
         from search import impossibility as imp

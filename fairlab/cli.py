@@ -151,7 +151,7 @@ def allocate_cmd(
 
 def print_allocation(result) -> None:
     inst = result.instance
-    table = Table(title=f"{result.mechanism} on {inst.n} users × {inst.m} resources")
+    table = Table(title=f"{result.mechanism} on {inst.n} users × {inst.m} resources, {result.describe_exactness()}")
     table.add_column("user")
     table.add_column("tasks", justify="right")
     for r in inst.resources:

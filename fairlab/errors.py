@@ -15,3 +15,19 @@ class PluginError(InputError):
 
 class OptionError(InputError):
     """A mechanism option key or value is invalid: wrong on every instance, so searches stop on it."""
+
+
+class ExactTimeout(InputError):
+    """An exact computation (an exact optimum, or arithmetic on algebraic numbers) did not finish
+    within its time limit: no answer, never an approximate one. A subclass of `InputError` so a
+    command reports it on one line; property checks turn it into the verdict ``unknown``."""
+
+
+class InexactAllocation(Exception):
+    """A verdict would need a mechanism's exact allocation, but only an approximate one is at hand
+    (e.g. CEEI's certified float path) and no exact one was obtained within the budget.
+
+    Raised by `properties.base.run`, the one place where properties obtain allocations; a check
+    answers ``unknown`` with this reason, a witness that needs it fails verification, and no
+    fixture is stored from it. Deliberately not an `InputError`: it is not a fact about the input,
+    and it must never be read as "the mechanism refuses this instance"."""

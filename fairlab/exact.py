@@ -12,20 +12,27 @@ Every verdict of the lab is decided with these types; floats only ever guide a s
   rational.
 * `format_exact` writes a value for people and JSON: ``"45/11"``, ``"3"``, or a decimal string with
   20 significant digits for an irrational value.
+* `deadline` bounds exact work in time: inside ``with deadline(t):`` arithmetic on `Algebraic`
+  numbers that has not finished by `t` (z3 can take minutes to add a few distinct algebraic
+  numbers) raises `ExactTimeout` instead of hanging, and `remaining()` tells exact solvers (e.g.
+  CEEI's exact optimum) how many seconds they have left. Never an approximate answer: no answer.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import re
+import time
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Union
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import ExactTimeout, InputError
 
 _RATIONAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*(/\s*\d+\s*)?$")
 MAX_EXPONENT = 1000  # written numbers: 10**-1000 <= |x| < 10**1001 (or 0) ...
@@ -110,13 +117,73 @@ def _z3_value(x) -> z3.ArithRef:
     raise TypeError(f"not an exact number: {x!r}")
 
 
+# --------------------------------------------------------------------------- time limits
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("fairlab_exact_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(when: float | None):
+    """Exact work inside the block must finish by `when` (a `time.monotonic()` value; None: no
+    limit). Nested blocks keep the earlier of the two limits."""
+    outer = _DEADLINE.get()
+    if when is not None and outer is not None:
+        when = min(when, outer)
+    token = _DEADLINE.set(when if when is not None else outer)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def remaining() -> float | None:
+    """Seconds left before the current `deadline` (may be <= 0), or None if there is none."""
+    when = _DEADLINE.get()
+    return None if when is None else when - time.monotonic()
+
+
+def _simplify(expr: z3.ExprRef, what: str) -> z3.ExprRef:
+    """z3.simplify, bounded by the current `deadline` (`ExactTimeout` when it did not finish).
+
+    z3's simplifier has no resource limit for algebraic-number arithmetic, but it honours a
+    wall-clock timeout: it then returns the expression not fully evaluated, which the callers
+    detect (a numeral, or true/false, is expected) and never use."""
+    left = remaining()
+    if left is None:
+        return z3.simplify(expr)
+    if left <= 0:
+        raise ExactTimeout(f"exact arithmetic on algebraic numbers ({what}): the time limit was already spent")
+    try:
+        return z3.simplify(expr, timeout=max(1, int(left * 1000)))
+    except z3.Z3Exception as exc:  # canceled
+        raise _unfinished(what) from exc
+
+
+def decide(condition: z3.BoolRef, what: str = "a condition") -> bool:
+    """Is a z3 condition on numerals (rationals, algebraic numbers) true? Decided by simplifying
+    it, within the current `deadline` (`ExactTimeout` if that did not finish)."""
+    result = _simplify(condition, what)
+    if z3.is_true(result):
+        return True
+    if z3.is_false(result):
+        return False
+    if remaining() is not None:
+        raise _unfinished(what)
+    raise ValueError(f"{what} not decided by z3: {result}")
+
+
+def _unfinished(what: str) -> ExactTimeout:
+    return ExactTimeout(f"exact arithmetic on algebraic numbers ({what}) did not finish within the time limit")
+
+
 def _collapse(ref: z3.ArithRef) -> "Exact":
     """Simplify a z3 numeral expression to a `Fraction` if rational, else an `Algebraic`."""
-    ref = z3.simplify(ref)
+    ref = _simplify(ref, "evaluating a value")
     if z3.is_rational_value(ref):
         return Fraction(ref.numerator_as_long(), ref.denominator_as_long())
     if z3.is_algebraic_value(ref):
         return Algebraic(ref)
+    if remaining() is not None:
+        raise _unfinished("evaluating a value")
     raise ValueError(f"not a numeral after simplification: {ref}")
 
 
@@ -171,7 +238,7 @@ class Algebraic:
     def _cmp(self, other, fn) -> bool:
         if not isinstance(other, (Algebraic, Fraction, int)):
             return NotImplemented
-        return z3.is_true(z3.simplify(fn(_z3_value(self), _z3_value(other))))
+        return decide(fn(_z3_value(self), _z3_value(other)), "a comparison")
 
     def __lt__(self, other):
         return self._cmp(other, lambda a, b: a < b)

@@ -3,7 +3,8 @@
 A mechanism file defines two things side by side and registers them with `register`:
 
 * a numeric allocator ``allocate(instance, **options) -> Allocation`` computing the exact
-  allocation (tasks per user as `Fraction` or `fairlab.exact.Algebraic`);
+  allocation (tasks per user as `Fraction` or `fairlab.exact.Algebraic`), or an approximation
+  that says so (``exactness="approximate"``, with its certified error bound);
 * a symbolic specification ``spec(sym, tasks, **options) -> list[Constraint]``: named z3
   constraints that characterise the mechanism's allocation `tasks` (z3 Reals) of the symbolic
   instance `sym`, whose capacities and demands may be numerals or unknowns.
@@ -24,9 +25,21 @@ from fairlab.instance import Instance
 
 
 # --------------------------------------------------------------------------- result
+EXACTNESS = ("rational", "algebraic", "approximate")
+
+
 @dataclass(frozen=True)
 class Allocation:
-    """A mechanism's exact allocation: `tasks[i]` tasks (continuous) for user i, in user order."""
+    """A mechanism's allocation: `tasks[i]` tasks (continuous) for user i, in user order.
+
+    `exactness` says what the numbers are: "rational" (every task a `Fraction`, the exact
+    allocation), "algebraic" (exact, some task an irrational `Algebraic`) or "approximate" (an
+    approximation of the mechanism's allocation, e.g. CEEI's float path: its tasks are
+    `Fraction`s, but not the mechanism's answer). The exact kinds are derived from the task types
+    (leave `exactness` unset); an approximate path must say "approximate", with `error_bound`
+    (text: a certified bound on each user's relative error, or None if it has none). Only exact
+    allocations decide verdicts (`properties.base.run`).
+    """
 
     mechanism: str
     instance: Instance
@@ -34,6 +47,35 @@ class Allocation:
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     notes: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    exactness: str | None = None
+    error_bound: str | None = None
+
+    def __post_init__(self):
+        derived = "rational" if all(isinstance(t, Fraction) for t in self.tasks) else "algebraic"
+        if self.exactness is None:
+            object.__setattr__(self, "exactness", derived)
+        elif self.exactness not in EXACTNESS:
+            raise ValueError(f"exactness {self.exactness!r}: not one of {', '.join(EXACTNESS)}")
+        elif self.exactness != "approximate" and self.exactness != derived:
+            raise ValueError(f"exactness {self.exactness!r} contradicts the tasks' types ({derived})")
+        if self.exactness != "approximate" and self.error_bound is not None:
+            raise ValueError("error_bound: only an approximate allocation has one")
+
+    def is_exact(self) -> bool:
+        """The mechanism's exact allocation (rational or algebraic), not an approximation of it."""
+        return self.exactness != "approximate"
+
+    def is_exact_rational(self) -> bool:
+        """The exact allocation, every task a `Fraction` (False for any approximation)."""
+        return self.exactness == "rational"
+
+    def describe_exactness(self) -> str:
+        """One phrase for tables and messages: "exact (rational)", "approximate (...)"."""
+        if self.is_exact():
+            return f"exact ({self.exactness})"
+        bound = "no certified error bound" if self.error_bound is None else (
+            f"certified relative error <= {self.error_bound}")
+        return f"approximate ({bound})"
 
     @property
     def bundles(self) -> tuple[tuple[Exact, ...], ...]:
@@ -61,11 +103,10 @@ class Allocation:
             sum((t * inst.demand_share(i, r) for i, t in enumerate(self.tasks)), Fraction(0)) for r in range(inst.m)
         )
 
-    def is_exact_rational(self) -> bool:
-        return all(isinstance(t, Fraction) for t in self.tasks)
-
     def to_dict(self) -> dict:
-        """JSON-ready: every number as an exact string (irrationals to 20 significant digits)."""
+        """JSON-ready: every number as an exact string (irrationals to 20 significant digits);
+        ``"exactness"`` (and ``"exact"``, the same) says whether they are the exact allocation or an
+        approximation, ``"error_bound"`` the approximation's certified relative error bound."""
         inst = self.instance
         fmt = format_exact
         return {
@@ -78,10 +119,17 @@ class Allocation:
             "shares": [[fmt(s) for s in row] for row in self.shares],
             "dominant_shares": [fmt(s) for s in self.dominant_shares],
             "utilisation": [fmt(u) for u in self.utilisation],
-            "exact": all(isinstance(t, Fraction) for t in self.tasks) and "rational" or "algebraic",
+            "exactness": self.exactness,
+            "exact": self.exactness,  # the same word, under the key of earlier versions
+            "error_bound": self.error_bound,
             "notes": list(self.notes),
-            **{k: _jsonable(v) for k, v in self.extra.items()},
+            **{k: _jsonable(v) for k, v in self.extra.items() if k not in _OWN_KEYS},
         }
+
+
+#: keys of `Allocation.to_dict` that `extra` may not override (exactness is the field's alone)
+_OWN_KEYS = frozenset({"mechanism", "options", "users", "resources", "tasks", "bundles", "shares", "dominant_shares",
+                       "utilisation", "exactness", "exact", "error_bound", "notes"})
 
 
 def _jsonable(v):
@@ -209,6 +257,10 @@ class Mechanism:
     single_valued: bool = True
     discrete: bool = False
     module: str = ""
+    #: For an allocator that may return an approximation (`Allocation.exactness`): the options
+    #: that ask it for the exact allocation within `seconds` (it raises `ExactTimeout` if that
+    #: does not finish). None: its allocations are always exact, or it has no exact path.
+    exact_options: Callable[[Mapping[str, Any], float], dict] | None = None
 
     def __call__(self, instance: Instance | Mapping, **options) -> Allocation:
         if not isinstance(instance, Instance):

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from decimal import ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 from typing import Sequence
@@ -55,15 +56,19 @@ import numpy as np
 import z3
 from scipy.optimize import nnls
 
-from fairlab.errors import InputError, OptionError
-from fairlab.exact import Algebraic, Exact, format_exact, short_text, to_fraction, z3_value
+from fairlab.errors import ExactTimeout, InputError, OptionError
+from fairlab.exact import Algebraic, Exact, deadline, decide, format_exact, short_text, to_fraction, z3_value
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
 from fairlab.instance import Instance
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 
 METHODS = ("auto", "exact", "float")
+IRRATIONAL = object()  # _solve_small_active_set: the optimum is irrational and was not wanted
 AUTO_EXACT_CLASSES = 6  # auto: try exact up to this many distinct users (z3 time grows fast beyond)
 SLOW_ALGEBRAIC_CLASSES = 3  # beyond: z3 sums of the distinct algebraic tasks (utilisation) can take minutes
-DEFAULT_TIMEOUT = 30  # seconds per z3 check
+DEFAULT_TIMEOUT = 30  # seconds for the whole exact solve
+MAX_TIMEOUT = 10**6  # longer timeouts are read as this many seconds
+EXACT_RLIMIT = 20 * DEFAULT_RLIMIT  # z3 resource units per check in the exact path (deterministic)
 DEFAULT_TOLERANCE = Fraction(1, 10**9)
 DIGITS = 25  # significant digits of the float path's tasks
 _fresh = itertools.count()
@@ -154,31 +159,31 @@ def allocate(instance: Instance, **options) -> Allocation:
     classes = _classes(instance, weights)
     notes: list[str] = []
     if method == "exact" or (method == "auto" and len(classes) <= AUTO_EXACT_CLASSES):
-        result = _exact(instance, weights, classes, timeout)
-        irrational = result is not None and not all(isinstance(t, Fraction) for t in result[0])
-        if result is not None and irrational and len(classes) > SLOW_ALGEBRAIC_CLASSES:
-            if method == "auto":
-                notes.append(
-                    f"the exact optimum is irrational with {len(classes)} distinct users; sums of that many"
-                    " distinct algebraic numbers (bundles, utilisation) are slow in z3, so this is the float"
-                    " path; pass method=exact for the algebraic values"
-                )
-                result = None
-            else:
-                result[1].append(
-                    "sums of this many distinct algebraic numbers (e.g. Allocation.utilisation) can be slow in z3"
-                )
-        elif result is None and method == "auto":
-            notes.append(f"exact solve timed out after {format_exact(timeout)} s; fell back to the float path")
-        if result is not None:
+        # auto decides before building an irrational optimum it would not keep (see _exact)
+        limit = None if method == "exact" else SLOW_ALGEBRAIC_CLASSES
+        result = _exact(instance, weights, classes, timeout, algebraic_limit=limit)
+        if isinstance(result, str):  # auto declined an irrational optimum: the reason
+            notes.append(result)
+        elif result is not None:
             return Allocation("ceei", instance, result[0], used, notes=tuple(result[1]), extra=result[2])
-        if method == "exact":
-            raise InputError(
-                f"the exact CEEI solve did not finish within {format_exact(timeout)} s (option timeout);"
-                " raise timeout or use method=float"
+        elif method == "exact":
+            raise ExactTimeout(
+                f"the exact CEEI optimum did not finish within {format_exact(timeout)} s (option timeout);"
+                " raise timeout, or use method=float for a certified approximation"
             )
+        else:
+            notes.append(f"exact solve did not finish within {format_exact(timeout)} s; fell back to the float path")
     tasks, float_notes, extra = _numeric(instance, weights, tolerance)
-    return Allocation("ceei", instance, tasks, used, notes=tuple(notes + float_notes), extra=extra)
+    return Allocation(
+        "ceei", instance, tasks, used, notes=tuple(notes + float_notes), extra=extra,
+        exactness="approximate",
+        error_bound=None if extra["relative_error_bound"] == "unbounded" else extra["relative_error_bound"],
+    )
+
+
+def exact_options(options, seconds: float) -> dict:
+    """The options that ask for the exact optimum within `seconds` (`Mechanism.exact_options`)."""
+    return {**options, "method": "exact", "timeout": Fraction(max(1, int(seconds * 1000)), 1000)}
 
 
 def _classes(instance: Instance, weights) -> list[tuple[tuple, list[int]]]:
@@ -267,8 +272,21 @@ def _active_set(instance: Instance, weights, users: Sequence[int]):
 
 
 # ----------------------------------------------------------------- exact path
-def _exact(instance: Instance, weights, classes, timeout: Fraction):
-    """Exact optimum via z3 (see module docstring), or None if z3 timed out."""
+def _exact(instance: Instance, weights, classes, timeout: Fraction, algebraic_limit: int | None = None):
+    """Exact optimum (see module docstring): (tasks, notes, extra); None if it did not finish
+    within `timeout` seconds (every z3 check under a `SolverBudget`, algebraic arithmetic under
+    `fairlab.exact.deadline`); or, with `algebraic_limit` (auto), the reason text when the optimum
+    is irrational with more distinct users than that: decided as soon as the prices' polynomial
+    root is known (the multivariate z3 path is not tried at all then), before any task is built."""
+    stop = time.monotonic() + float(min(timeout, MAX_TIMEOUT))
+    try:
+        with deadline(stop):
+            return _exact_within(instance, weights, classes, stop, algebraic_limit)
+    except ExactTimeout:
+        return None
+
+
+def _exact_within(instance: Instance, weights, classes, stop: float, algebraic_limit: int | None):
     m = instance.m
     # One representative user per class: class k stands for n_k users; X_k = n_k x has demand d,
     # weight n_k w and cap n_k cap (the objective and loads are the same up to a constant).
@@ -281,7 +299,14 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
     kk = reduced.n
     reduced_weights = reduced.scalar_weights()
     float_y, saturated, binding = _active_set(reduced, reduced_weights, range(kk))
-    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_y, timeout)
+    keep_irrational = algebraic_limit is None or kk <= algebraic_limit
+    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_y, stop, keep_irrational)
+    if solved is IRRATIONAL:
+        return (
+            f"the exact optimum is irrational (the prices are roots of a polynomial) with {kk} distinct users;"
+            f" sums of that many distinct algebraic numbers (bundles, utilisation) are slow in z3, so auto"
+            f" uses the float path; pass method=exact for the algebraic values"
+        )
     if solved is not None:
         class_tasks, nu, class_mu = solved
         how = (
@@ -289,8 +314,14 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
             " polynomial root (z3)" if len(saturated) == 2 else
             "active set guessed by a floating-point interior-point solve, prices in closed form"
         )
+    elif not keep_irrational:  # z3's multivariate solve may well be irrational: not for auto
+        return (
+            f"the prices need z3's multivariate solver with {kk} distinct users (over {SLOW_ALGEBRAIC_CLASSES}"
+            f" its optimum, when irrational, makes sums of algebraic numbers slow), so auto uses the float"
+            f" path; pass method=exact for the exact optimum"
+        )
     else:
-        solved = _solve_kkt_with_z3(reduced, reduced_weights, saturated, binding, timeout)
+        solved = _solve_kkt_with_z3(reduced, reduced_weights, saturated, binding, stop)
         if solved is None:
             return None
         class_tasks, nu, class_mu, how = solved
@@ -309,6 +340,8 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
         for i in members:
             x[i] = share
     notes = [f"exact optimum ({how}); {checked}"]
+    if kk > SLOW_ALGEBRAIC_CLASSES and not all(isinstance(v, Fraction) for v in class_tasks):
+        notes.append("sums of this many distinct algebraic numbers (e.g. Allocation.utilisation) can be slow in z3")
     extra = {
         "status": "exact",
         "method": "exact",
@@ -320,9 +353,10 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction):
     return tuple(x), notes, extra
 
 
-def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, timeout: Fraction):
+def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, stop: float):
     """The KKT system solved by z3's nonlinear real arithmetic: first with the guessed active set
-    as extra equalities, then (if that is unsat) the full system. None if z3 timed out."""
+    as extra equalities, then (if that is unsat) the full system. None if z3 did not finish (its
+    resource limit, or the time left before `stop`)."""
     m, kk = reduced.m, reduced.n
     sym = SymbolicInstance.from_instance(reduced)
     tasks = [z3.Real(f"ceei.X[{k}]") for k in range(kk)]
@@ -345,15 +379,14 @@ def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, timeout: 
         ("full KKT system solved by z3 (the floating-point active-set guess was wrong)", []),
     )
     for how, extra_constraints in attempts:
-        solver = z3.Solver()  # a fresh solver each time: z3's incremental mode is far slower here
-        solver.set(timeout=max(1, int(timeout * 1000)))
+        solver = _solver(stop)  # a fresh solver each time: z3's incremental mode is far slower here
         solver.add(kkt + [euler] + extra_constraints)
-        verdict = solver.check()
-        if verdict == z3.sat:
+        verdict, _ = check(solver)
+        if verdict == "sat":
             break
-    if verdict == z3.unknown:
+    if verdict == "unknown":
         return None
-    if verdict == z3.unsat:  # impossible: the optimum exists and satisfies the KKT conditions
+    if verdict == "unsat":  # impossible: the optimum exists and satisfies the KKT conditions
         raise RuntimeError("ceei: z3 found the KKT system unsatisfiable; this is a bug")
     model = solver.model()
 
@@ -377,10 +410,21 @@ def _kkt_holds(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
         [None if mu is None else z3_value(mu) for mu in cap_prices],
         "ceei",
     )
-    return all(z3.is_true(z3.simplify(c.expr)) for c in constraints)
+    return all(decide(c.expr, f"the KKT condition {c.name}") for c in constraints)
 
 
-def _solve_small_active_set(reduced: Instance, weights, saturated, binding, float_y, timeout: Fraction):
+def _solver(stop: float) -> z3.Solver:
+    """A z3 solver for the exact path: the deterministic resource limit, and the time left before
+    `stop` as the outer stop (`ExactTimeout` if none is left)."""
+    left = stop - time.monotonic()
+    if left <= 0:
+        raise ExactTimeout("ceei: the exact solve's time limit was spent")
+    return new_solver(SolverBudget(rlimit=EXACT_RLIMIT, seconds=left))
+
+
+def _solve_small_active_set(
+    reduced: Instance, weights, saturated, binding, float_y, stop: float, keep_irrational: bool = True
+):
     """Exact optimum for a guessed active set with at most two saturated resources, without z3's
     multivariate solver (which times out from about five users on two saturated resources).
 
@@ -389,7 +433,7 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
     w_i = x_i p_i). One saturated resource: nu_r = W / c'_r, all rational. Two: eliminate nu_1
     with that identity; nu_0 = t is a root of the numerator of sum_i d_i0 w_i / p_i(t) - c'_0,
     found by z3 (univariate, fast) near the floating-point guess. None if the guess fails the
-    exact KKT check.
+    exact KKT check; `IRRATIONAL` if that root is irrational and not `keep_irrational`.
     """
     m, kk = reduced.m, reduced.n
     caps = reduced.max_tasks
@@ -416,6 +460,7 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
         beta = [d[k][r0] - d[k][r1] * residual[r0] / residual[r1] for k in free]
         numerator = _poly_scale(_poly_product([[a, b] for a, b in zip(alpha, beta)]), -residual[r0])
         for j, k in enumerate(free):
+            _in_time(stop)
             others = _poly_product([[a, b] for idx, (a, b) in enumerate(zip(alpha, beta)) if idx != j])
             numerator = _poly_add(numerator, _poly_scale(others, d[k][r0] * weights[k]))
         if all(c == 0 for c in numerator):
@@ -435,6 +480,7 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
         product = _poly_z3(_poly_product(linear), t)
         conditions = [z3_value(a) + z3_value(b) * t > 0 for a, b in zip(alpha, beta)]
         for r in range(m):
+            _in_time(stop)
             free_load = _poly_z3(
                 _poly_add(*[
                     _poly_scale(_poly_product(linear[:j] + linear[j + 1:]), d[k][r] * weights[k])
@@ -452,17 +498,21 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
                 conditions.append(z3_value(weights[k]) <= z3_value(caps[k]) * price_k)
         for k in binding:
             conditions.append(cap_prices_t[k] >= 0)
-        solver = z3.Solver()
-        solver.set(timeout=max(1, int(timeout * 1000)))
+        solver = _solver(stop)
         solver.add(
             _poly_z3(numerator, t) == 0,
             t >= z3_value(guess - window),
             t <= z3_value(guess + window),
             *conditions,
         )
-        if solver.check() != z3.sat:
+        status, reason = check(solver)
+        if status == "unknown" and reason in ("rlimit", "time"):
+            raise ExactTimeout(f"ceei: z3's root isolation did not finish ({reason})")
+        if status != "sat":
             return None
         root = solver.model().eval(t, model_completion=True)
+        if not keep_irrational and not z3.is_rational_value(root):
+            return IRRATIONAL
         nu = [Algebraic.of(z3.substitute(p, (t, root))) for p in prices]
         return (
             [Algebraic.of(z3.substitute(x, (t, root))) for x in tasks_t],
@@ -475,6 +525,11 @@ def _solve_small_active_set(reduced: Instance, weights, saturated, binding, floa
     if not _kkt_holds(reduced, weights, tasks, nu, cap_prices):
         return None
     return tasks, nu, cap_prices
+
+
+def _in_time(stop: float) -> None:
+    if time.monotonic() > stop:
+        raise ExactTimeout("ceei: the exact solve's time limit was spent")
 
 
 def _kkt_values(reduced: Instance, weights, binding, prices: list[z3.ArithRef]):
@@ -557,7 +612,6 @@ def _numeric(instance: Instance, weights, tolerance: Fraction):
         )
     extra = {
         "status": status,
-        "exact": "approximate",
         "method": "float",
         "prices": prices,
         "relative_error_bound": bound,
@@ -771,9 +825,10 @@ MECHANISM = register(
         options={
             "method": "auto | exact | float (auto: exact for <= 6 distinct users unless irrational"
             " with > 3; else certified float)",
-            "timeout": f"seconds per z3 check in the exact path (default {DEFAULT_TIMEOUT})",
+            "timeout": f"seconds for the whole exact solve, every z3 check included (default {DEFAULT_TIMEOUT})",
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },
         module=__name__,
+        exact_options=exact_options,
     )
 )

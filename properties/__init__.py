@@ -17,7 +17,7 @@ import pkgutil
 from types import ModuleType
 
 from fairlab.errors import InputError
-from properties.base import Encoding, Verdict, Violation
+from properties.base import Encoding, Verdict, Violation, exact_verdicts
 
 PROPERTIES: dict[str, ModuleType] = {}
 
@@ -26,6 +26,8 @@ for _info in pkgutil.iter_modules(__path__):
         continue
     _module = importlib.import_module(f"{__name__}.{_info.name}")
     if hasattr(_module, "NAME"):
+        # Every check decides on exact allocations only (approximate ones: `unknown`, with why).
+        _module.check = exact_verdicts(_module.NAME, _module.check)
         PROPERTIES[_module.NAME] = _module
 
 # The order of the DRF paper §3 (the four required, then the four nice-to-have), then njc.

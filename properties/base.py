@@ -18,10 +18,19 @@ instance: exact check of the allocation, an exhaustive finite search, or z3 unsa
 solver gave up; never reported as holds).
 
 Set-valued mechanisms (BMF) are checked on the allocation their allocator selects.
+
+Only exact allocations decide anything. `run` is the one place where properties obtain a
+mechanism's allocation: an approximate one (e.g. CEEI's certified float path) is replaced by the
+exact one, computed within the time left (`fairlab.exact.deadline`), or `run` raises
+`InexactAllocation`. Every property's ``check`` is wrapped by `exact_verdicts` (done by the
+package on import), which turns that, and exact arithmetic that did not finish in time
+(`ExactTimeout`), into ``unknown`` with the reason; a witness whose re-verification would need
+an approximate allocation fails it (`Violation.explain` returns None and says why in `inexact`).
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,7 +38,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import z3
 
-from fairlab.errors import InputError, OptionError, PluginError
+from fairlab import exact
+from fairlab.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.instance import Instance
 from mechanisms.base import Constraint, Mechanism, check_feasible
@@ -111,12 +121,44 @@ def resolve_instance(instance) -> Instance:
     raise InputError(f"instance: expected an Instance, a JSON-shaped dict or a path, got {type(instance).__name__}")
 
 
+#: Seconds an exact re-computation may take when no check has set a time limit (e.g. the
+#: re-verification of a stored fixture): the default time limit of a check.
+DEFAULT_EXACT_SECONDS = DEFAULT_BUDGET["time_limit"]
+
+
 def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
-    """Tasks per user of a fresh run, checked exactly feasible (caps, capacities, non-negative)."""
+    """Tasks per user of the mechanism's EXACT allocation on a fresh run, checked exactly feasible
+    (caps, capacities, non-negative). The one place where properties obtain allocations.
+
+    An approximate allocation (`Allocation.is_exact` False) never leaves this function: the
+    mechanism is asked for the exact one (`Mechanism.exact_options`) within the time left before
+    the current `fairlab.exact.deadline` (`DEFAULT_EXACT_SECONDS` without one), and if that is
+    not possible or does not finish, `InexactAllocation` says why."""
     allocation = mechanism(instance, **dict(options))
+    if not allocation.is_exact():
+        allocation = _exact_allocation(mechanism, instance, options, allocation)
     tasks = tuple(allocation.tasks)
     check_feasible(instance, tasks, f"mechanism {mechanism.name!r}")
     return tasks
+
+
+def _exact_allocation(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any], approximate):
+    what = f"{mechanism.name}'s allocation on this instance is {approximate.describe_exactness()}"
+    if mechanism.exact_options is None:
+        raise InexactAllocation(f"{what}, and the mechanism has no exact path; only exact allocations decide verdicts")
+    left = exact.remaining()
+    seconds = DEFAULT_EXACT_SECONDS if left is None else left
+    if seconds <= 0:
+        raise InexactAllocation(f"{what}; no time was left to compute the exact one")
+    try:
+        allocation = mechanism(instance, **mechanism.exact_options(dict(options), seconds))
+    except ExactTimeout:
+        raise InexactAllocation(
+            f"{what}; the exact one did not finish within the {seconds:.3g} s left of the time limit"
+        ) from None
+    if not allocation.is_exact():
+        raise InexactAllocation(f"{what}; asked for the exact one, it answered approximately again")
+    return allocation
 
 
 def rebuild(instance: Instance, keep_users: Sequence[int] | None = None, demands=None, capacities=None) -> Instance:
@@ -170,15 +212,23 @@ class Violation:
     instance: Instance
     witness: dict
     options: dict = field(default_factory=dict)
+    #: after `explain`: why it could not be confirmed exactly (an approximate allocation, or exact
+    #: arithmetic out of time), or None
+    inexact: str | None = field(default=None, compare=False)
 
     def explain(self) -> str | None:
-        """The recomputed explanation, or None if the witness does not show a violation."""
+        """The recomputed explanation, or None if the witness does not show a violation, or if
+        showing it would need an approximate allocation or more time (then `inexact` says why)."""
         from properties import get
 
+        self.inexact = None
         try:
             return get(self.property).confirm(self.mechanism, self.instance, self.witness, self.options)
         except (PluginError, OptionError):
             raise  # the mechanism failed: not a verdict about the witness
+        except (InexactAllocation, ExactTimeout) as exc:
+            self.inexact = str(exc)
+            return None
         except InputError:
             return None
 
@@ -219,12 +269,79 @@ def violated(name: str, mechanism: Mechanism, instance: Instance, witness: dict,
     """A `violated` verdict, only if the witness passes its own from-scratch verification."""
     violation = Violation(name, mechanism, instance, witness, dict(budget.options))
     explanation = violation.explain()
+    if explanation is None and violation.inexact is not None:
+        return Verdict(
+            name, mechanism.name, "unknown", None, budget.used(**used), budget.elapsed(),
+            f"a candidate witness {witness} could not be re-verified exactly: {violation.inexact}",
+        )
     if explanation is None:  # an engine bug or a non-deterministic mechanism: never print it
         return Verdict(
             name, mechanism.name, "unknown", None, budget.used(**used), budget.elapsed(),
             f"a candidate witness {witness} failed its exact re-verification; not reported",
         )
     return Verdict(name, mechanism.name, "violated", witness, budget.used(**used), budget.elapsed(), explanation, violation)
+
+
+def exact_verdicts(name: str, check: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    """Wrap a property's ``check(mechanism, instance, **budget)`` so that it decides on exact
+    allocations only: exact work inside it must finish within the budget's time limit
+    (`fairlab.exact.deadline`), and a check that needed an allocation only available
+    approximately (`InexactAllocation`), or exact arithmetic that ran out of time
+    (`ExactTimeout`), answers ``unknown`` with the reason — never violated, holds or none-found.
+    Applied to every property module by `properties` on import."""
+    if getattr(check, "exact_verdicts", False):
+        return check
+
+    @functools.wraps(check)
+    def checked(mechanism, instance, **budget) -> Verdict:
+        b = parse_budget(budget)
+        try:
+            with exact.deadline(b.started + b.time_limit):
+                return check(mechanism, instance, **budget)
+        except (InexactAllocation, ExactTimeout) as exc:
+            reason = str(exc)
+        mech = resolve_mechanism(mechanism)
+        return Verdict(name, mech.name, "unknown", None, b.used(exact="not reached"), b.elapsed(),
+                       f"not decided: {reason}")
+
+    checked.exact_verdicts = True
+    return checked
+
+
+class Undecided:
+    """Deviation candidates (misreports, capacity increases) whose exact evaluation was not
+    possible: the mechanism's allocation there is only approximate, or exact arithmetic ran out of
+    time. `guard(evaluate)` skips them (counted, never read as "no violation here"); `amend` then
+    qualifies a none-found verdict, which becomes unknown if no candidate was decided at all."""
+
+    def __init__(self):
+        self.evaluated = 0
+        self.count = 0
+        self.reason: str | None = None
+
+    def guard(self, evaluate: Callable[[Any], dict | None]) -> Callable[[Any], dict | None]:
+        def guarded(candidate):
+            self.evaluated += 1
+            try:
+                return evaluate(candidate)
+            except (InexactAllocation, ExactTimeout) as exc:
+                self.count += 1
+                self.reason = self.reason or str(exc)
+                return None
+
+        return guarded
+
+    def amend(self, result: Verdict) -> Verdict:
+        if not self.count or result.verdict != "none-found":
+            return result
+        result.budget = {**result.budget, "undecided": self.count}
+        note = f"{self.count} of {self.evaluated} candidates undecided, e.g.: {self.reason}"
+        if self.count >= self.evaluated:
+            result.verdict = "unknown"
+            result.explanation = f"not decided: every candidate evaluated was undecided ({note})"
+        else:
+            result.explanation = f"{result.explanation}; {note}"
+        return result
 
 
 def verdict(name: str, mechanism: Mechanism, kind: str, budget: Budget, explanation: str, **used) -> Verdict:

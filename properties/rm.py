@@ -22,7 +22,7 @@ from fairlab.exact import format_exact
 from mechanisms.base import Constraint, SymbolicInstance
 from properties import _search
 from properties.base import (
-    Encoding, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
+    Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
     resolve_instance, resolve_mechanism, run,
 )
 
@@ -79,11 +79,13 @@ def check(mechanism, instance, **budget):
                 return {"capacities": [number(c) for c in capacities], "user": i}
         return None
 
+    undecided = Undecided()
     symbolic = _search.symbolic_at(mech, inst, b, encode)
-    return _search.search(
-        NAME, mech, inst, b, structured_increases(inst), random_increases(inst, b.seed), evaluate, symbolic,
+    return undecided.amend(_search.search(
+        NAME, mech, inst, b,
+        structured_increases(inst), random_increases(inst, b.seed), undecided.guard(evaluate), symbolic,
         "capacity increase",
-    )
+    ))
 
 
 def confirm(mechanism, instance, witness, options):

@@ -24,7 +24,7 @@ from fairlab.exact import format_exact
 from mechanisms.base import Constraint, SymbolicInstance
 from properties import _search, leontief
 from properties.base import (
-    Encoding, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
+    Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
     resolve_instance, resolve_mechanism, run,
 )
 
@@ -98,11 +98,13 @@ def check(mechanism, instance, **budget):
             return {"user": i, "misreport": [number(x) for x in declared]}
         return None
 
+    undecided = Undecided()
     symbolic = _search.symbolic_at(mech, inst, b, encode)
-    return _search.search(
-        NAME, mech, inst, b, structured_misreports(inst), random_misreports(inst, b.seed), evaluate, symbolic,
+    return undecided.amend(_search.search(
+        NAME, mech, inst, b,
+        structured_misreports(inst), random_misreports(inst, b.seed), undecided.guard(evaluate), symbolic,
         "misreport",
-    )
+    ))
 
 
 def confirm(mechanism, instance, witness, options):

@@ -38,7 +38,7 @@ ENGINES = ("symbolic", "grid", "random")
 class Hunt:
     """What a portfolio run found and spent."""
 
-    status: str  # "violated" | "none-found"
+    status: str  # "violated" | "none-found" | "unknown" (every candidate's check was unknown)
     instance: Instance | None = None
     verdict: object = None
     engine: str | None = None
@@ -145,8 +145,10 @@ def hunt(
     return Hunt("none-found", seconds=time.monotonic() - start, evaluated=evaluated, notes=notes)
 
 
-def property_predicate(prop: str, mechanism: Mechanism, options: dict, check_seconds: float):
-    """`violates(instance)`: the verified `violated` verdict of an exact check, else None."""
+def property_predicate(prop: str, mechanism: Mechanism, options: dict, check_seconds: float,
+                       undecided: list | None = None):
+    """`violates(instance)`: the verified `violated` verdict of an exact check, else None; the
+    reasons of checks that came out `unknown` (e.g. only an approximate allocation) go to `undecided`."""
     import properties
 
     def violates(instance: Instance):
@@ -160,6 +162,8 @@ def property_predicate(prop: str, mechanism: Mechanism, options: dict, check_sec
             return None  # the mechanism refuses this instance (e.g. maxmin with two resources)
         if verdict.verdict == "violated" and verdict.violation is not None and verdict.violation.verify():
             return verdict
+        if verdict.verdict == "unknown" and undecided is not None:
+            undecided.append(verdict.explanation)
         return None
 
     return violates
@@ -206,8 +210,14 @@ def search(
         pool["grid"] = space.grid(n, m, discrete=mechanism.discrete)
     if "random" in engines:
         pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete)
-    violates = property_predicate(prop, mechanism, options, check_seconds=min(5.0, max(0.5, time_limit / 10)))
+    undecided: list = []
+    violates = property_predicate(prop, mechanism, options, check_seconds=min(5.0, max(0.5, time_limit / 10)),
+                                  undecided=undecided)
     result = hunt(pool, violates, time_limit, progress, weights={"grid": 3, "random": 2})
+    if undecided:  # candidates not decided exactly are no evidence: counted apart, never "none found"
+        result.notes.append(f"{len(undecided)} candidates undecided (check unknown), e.g.: {undecided[0]}")
+        if result.status == "none-found" and len(undecided) >= sum(result.evaluated.values()):
+            result.status = "unknown"
     result.notes = notes + result.notes
     if result.status == "violated":
         result.original = result.instance
