@@ -28,19 +28,28 @@ Methods (option ``method``):
   system (nonlinear real arithmetic; it can time out beyond a handful of distinct users).
   Rational results and those with <= 3 distinct users are re-checked by
   substituting into the KKT conditions. Identical users (same demands, weight and cap) are
-  merged first: by symmetry and uniqueness they get equal tasks.
+  merged first: by symmetry and uniqueness they get equal tasks. Option ``timeout`` bounds the
+  whole solve: every z3 check runs under a `fairlab.solving.SolverBudget` (the deterministic
+  EXACT_RLIMIT, and the time left as the outer stop), and arithmetic on algebraic numbers
+  (evaluating the tasks at an irrational root, the KKT re-check) under a
+  `fairlab.exact.deadline`; if the solve does not finish, ``exact`` raises `ExactTimeout`.
 * ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
   an approximate allocation (rationals, feasible by construction) with a rigorous bound on its
   distance to the optimum (`certify`): weak duality bounds the objective gap and strong
   concavity turns that into a per-user error bound. The result is "certified" if every user's
-  relative error is provably within ``tolerance``, else "uncertified". Never called exact.
-* ``auto`` (default): ``exact`` for up to AUTO_EXACT_CLASSES distinct users, else ``float``;
-  ``exact`` that times out, or whose optimum is irrational with more than SLOW_ALGEBRAIC_CLASSES
-  distinct users (z3 then takes minutes to add up the loads for `Allocation.utilisation`), falls
-  back to ``float`` (said in the notes).
+  relative error is provably within ``tolerance``, else "uncertified". Never called exact: the
+  `Allocation` says ``exactness="approximate"`` with ``error_bound`` (the certified relative
+  error bound), and no property check decides on it (`properties.base.run` asks for ``exact``).
+* ``auto`` (default): ``exact`` for up to AUTO_EXACT_CLASSES distinct users, else ``float``.
+  With more than SLOW_ALGEBRAIC_CLASSES distinct users it keeps rational optima only (z3 can
+  take minutes to add up that many distinct algebraic numbers, e.g. for `Allocation.utilisation`)
+  and decides before building anything it would discard: an irrational root of the prices'
+  polynomial, or a system that needs z3's multivariate solver, sends it to ``float`` at once
+  (said in the notes). An exact solve that does not finish within
+  ``timeout`` falls back to ``float`` too.
 
-`Allocation.extra["status"]` is "exact", "certified" or "uncertified"; for the approximations
-`extra["exact"]` is "approximate" (it overrides the "exact" field of `Allocation.to_dict`).
+`Allocation.extra["status"]` is "exact", "certified" or "uncertified"; `Allocation.exactness` is
+"rational", "algebraic" or "approximate" (the float path, certified or not).
 """
 
 from __future__ import annotations
@@ -824,7 +833,7 @@ MECHANISM = register(
         aliases=("nash", "pf"),
         options={
             "method": "auto | exact | float (auto: exact for <= 6 distinct users unless irrational"
-            " with > 3; else certified float)",
+            " with > 3; else certified float, labelled approximate)",
             "timeout": f"seconds for the whole exact solve, every z3 check included (default {DEFAULT_TIMEOUT})",
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },

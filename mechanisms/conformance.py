@@ -36,6 +36,8 @@ def _answer(result: z3.CheckSatResult, yes_if: z3.CheckSatResult) -> str:
 
 def check(mechanism: Mechanism, instance: Instance, timeout_ms: int = 20000, **options) -> Conformance:
     allocation = mechanism(instance, **options)
+    if not allocation.is_exact():  # an approximation neither satisfies nor violates the spec: undecided
+        return Conformance("unknown", "unknown" if mechanism.single_valued else "not-checked")
     sym = SymbolicInstance.from_instance(instance)
     tasks = [z3.Real(f"t{i}") for i in range(instance.n)]
     constraints = [c.expr for c in mechanism.spec(sym, tasks, **options)]

@@ -10,12 +10,23 @@ from fractions import Fraction as F
 
 import z3
 
+import mechanisms
 import properties
+from fairlab.errors import InexactAllocation
 from fairlab.instance import Instance
-from mechanisms import allocate, get
+from mechanisms import get
 from paper_checks.ledger import BR, DRF, LECTURE, NOTES, PDRF, Context, Item, Outcome, entry, exact, rounded, same, vector
 
 EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
+
+
+def allocate(mech, inst, **options):
+    """The mechanism's allocation, exact only: a printed value is never compared with an
+    approximation (an approximate one makes the entry an error, never reproduced or erratum)."""
+    a = mechanisms.allocate(mech, inst, **options)
+    if not a.is_exact():
+        raise InexactAllocation(f"{mech}: the allocation is {a.describe_exactness()}; the ledger compares exact values")
+    return a
 
 
 def _tasks(mech, inst, **options):

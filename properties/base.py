@@ -301,8 +301,7 @@ def exact_verdicts(name: str, check: Callable[..., Verdict]) -> Callable[..., Ve
         except (InexactAllocation, ExactTimeout) as exc:
             reason = str(exc)
         mech = resolve_mechanism(mechanism)
-        return Verdict(name, mech.name, "unknown", None, b.used(exact="not reached"), b.elapsed(),
-                       f"not decided: {reason}")
+        return Verdict(name, mech.name, "unknown", None, b.used(), b.elapsed(), f"not decided: {reason}")
 
     checked.exact_verdicts = True
     return checked

@@ -258,6 +258,21 @@ def test_shipped_ceei_fixtures_verify_on_exact_allocations():
             assert verify_record(record)[0], path.name
 
 
+def test_conformance_does_not_judge_an_approximation():
+    from mechanisms import conformance
+
+    result = conformance.check(ceei.MECHANISM, Instance.from_dict(PE_CASE), method="float")
+    assert result.satisfies == "unknown" and result.unique == "unknown"
+    assert conformance.check(ceei.MECHANISM, Instance.from_dict(PE_CASE), method="exact").satisfies == "yes"
+
+
+def test_paper_check_ledger_compares_exact_values_only(no_exact_ceei):
+    from paper_checks import ledger
+
+    (result,) = ledger.run(only=["drf-5.2-ceei"])
+    assert result.status == "error" and "approximate" in result.error
+
+
 # --------------------------------------------------------------------------- time limits
 def test_algebraic_arithmetic_honours_the_deadline():
     a = allocate("ceei", PE_CASE, method="exact").tasks
