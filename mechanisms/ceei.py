@@ -66,12 +66,15 @@ import z3
 from scipy.optimize import nnls
 
 from fairlab.errors import ExactTimeout, InputError, OptionError
-from fairlab.exact import Algebraic, Exact, deadline, decide, format_exact, short_text, to_fraction, z3_value
+from fairlab.exact import (
+    Algebraic, Exact, deadline, decide, format_exact, remaining, short_text, to_fraction, z3_value,
+)
 from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
 from fairlab.instance import Instance
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 
 METHODS = ("auto", "exact", "float")
+_CALLER_LIMIT = " or the caller's time limit"
 IRRATIONAL = object()  # _solve_small_active_set: the optimum is irrational and was not wanted
 AUTO_EXACT_CLASSES = 6  # auto: try exact up to this many distinct users (z3 time grows fast beyond)
 SLOW_ALGEBRAIC_CLASSES = 3  # beyond: z3 sums of the distinct algebraic tasks (utilisation) can take minutes
@@ -177,11 +180,15 @@ def allocate(instance: Instance, **options) -> Allocation:
             return Allocation("ceei", instance, result[0], used, notes=tuple(result[1]), extra=result[2])
         elif method == "exact":
             raise ExactTimeout(
-                f"the exact CEEI optimum did not finish within {format_exact(timeout)} s (option timeout);"
+                f"the exact CEEI optimum did not finish within {format_exact(timeout)} s (option timeout)"
+                f"{_CALLER_LIMIT if remaining() is not None else ''};"
                 " raise timeout, or use method=float for a certified approximation"
             )
         else:
-            notes.append(f"exact solve did not finish within {format_exact(timeout)} s; fell back to the float path")
+            notes.append(
+                f"exact solve did not finish within {format_exact(timeout)} s"
+                f"{_CALLER_LIMIT if remaining() is not None else ''}; fell back to the float path"
+            )
     tasks, float_notes, extra = _numeric(instance, weights, tolerance)
     return Allocation(
         "ceei", instance, tasks, used, notes=tuple(notes + float_notes), extra=extra,
@@ -286,8 +293,12 @@ def _exact(instance: Instance, weights, classes, timeout: Fraction, algebraic_li
     within `timeout` seconds (every z3 check under a `SolverBudget`, algebraic arithmetic under
     `fairlab.exact.deadline`); or, with `algebraic_limit` (auto), the reason text when the optimum
     is irrational with more distinct users than that: decided as soon as the prices' polynomial
-    root is known (the multivariate z3 path is not tried at all then), before any task is built."""
+    root is known (the multivariate z3 path is not tried at all then), before any task is built.
+    A caller's `fairlab.exact.deadline` (e.g. a property check's time limit) bounds it too."""
     stop = time.monotonic() + float(min(timeout, MAX_TIMEOUT))
+    outer = remaining()
+    if outer is not None:
+        stop = min(stop, time.monotonic() + outer)
     try:
         with deadline(stop):
             return _exact_within(instance, weights, classes, stop, algebraic_limit)
@@ -467,11 +478,17 @@ def _solve_small_active_set(
         # p_k(t) = alpha_k + beta_k t with nu_r1 = (W - c'_r0 t) / c'_r1
         alpha = [d[k][r1] * total / residual[r1] for k in free]
         beta = [d[k][r0] - d[k][r1] * residual[r0] / residual[r1] for k in free]
-        numerator = _poly_scale(_poly_product([[a, b] for a, b in zip(alpha, beta)]), -residual[r0])
-        for j, k in enumerate(free):
+        linear = [[a, b] for a, b in zip(alpha, beta)]
+        others = []  # prod_{j != k} p_j(t), for each free k (the time limit checked between them)
+        for j in range(len(free)):
             _in_time(stop)
-            others = _poly_product([[a, b] for idx, (a, b) in enumerate(zip(alpha, beta)) if idx != j])
-            numerator = _poly_add(numerator, _poly_scale(others, d[k][r0] * weights[k]))
+            others.append(_poly_product(linear[:j] + linear[j + 1:]))
+        product = _poly_product(linear)
+
+        def free_load(r):  # sum_k d_kr w_k prod_{j != k} p_j(t): the free users' load on r, times P(t)
+            return _poly_add(*[_poly_scale(others[j], d[k][r] * weights[k]) for j, k in enumerate(free)])
+
+        numerator = _poly_add(_poly_scale(product, -residual[r0]), free_load(r0))
         if all(c == 0 for c in numerator):
             return None  # degenerate (prices not unique): leave it to the general solver
         guess = Fraction(_fit_prices(reduced, weights, free, float_y[free], [r0, r1])[r0])
@@ -485,21 +502,14 @@ def _solve_small_active_set(
         # fast): with p_k(t) > 0 and P(t) = prod_k p_k(t) > 0, x_k = w_k / p_k(t) gives
         # stationarity by construction, x_k <= cap_k iff w_k <= cap_k p_k(t), and free load on r
         # <= c'_r iff sum_k d_kr w_k prod_{j != k} p_j(t) <= c'_r P(t).
-        linear = [[a, b] for a, b in zip(alpha, beta)]
-        product = _poly_z3(_poly_product(linear), t)
+        product_t = _poly_z3(product, t)
         conditions = [z3_value(a) + z3_value(b) * t > 0 for a, b in zip(alpha, beta)]
         for r in range(m):
             _in_time(stop)
-            free_load = _poly_z3(
-                _poly_add(*[
-                    _poly_scale(_poly_product(linear[:j] + linear[j + 1:]), d[k][r] * weights[k])
-                    for j, k in enumerate(free)
-                ]) if len(free) > 1 else _poly_scale([Fraction(1)], d[free[0]][r] * weights[free[0]]),
-                t,
-            )
-            bound = z3_value(residual[r]) * product
-            conditions.append(free_load <= bound)
-            conditions.append(z3.Or(prices[r] == 0, free_load == bound))
+            load_t = _poly_z3(free_load(r), t)
+            bound = z3_value(residual[r]) * product_t
+            conditions.append(load_t <= bound)
+            conditions.append(z3.Or(prices[r] == 0, load_t == bound))
             conditions.append(prices[r] >= 0)
         for j, k in enumerate(free):
             if caps[k] is not None:

@@ -58,3 +58,16 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
         store.write_atomic(target, {"a": object.__new__(Bad)})
     assert target.read_text().strip().startswith("{") and '"a": 1' in target.read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_reverification_uses_exact_allocations_only(monkeypatch):
+    """Control: were CEEI's exact optimum unavailable (only its certified float approximation),
+    its fixtures would FAIL re-verification instead of being checked on the approximation."""
+    from mechanisms import ceei
+
+    records = [r for _, r in FIXTURES if r["kind"] == "violation" and r["mechanism"] in ("ceei", "pf")]
+    assert records and all(verify_record(r)[0] for r in records)
+    monkeypatch.setattr(ceei, "_exact", lambda *args, **kwargs: None)
+    for record in records:
+        ok, message = verify_record(record)
+        assert not ok and "approximate" in message, message
