@@ -118,6 +118,7 @@ def _z3_value(x) -> z3.ArithRef:
 
 
 # --------------------------------------------------------------------------- time limits
+_MAX_TIMEOUT_MS = 2**31 - 1  # z3 takes a 32-bit number of milliseconds (about 24 days)
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("fairlab_exact_deadline", default=None)
 
 
@@ -153,7 +154,7 @@ def _simplify(expr: z3.ExprRef, what: str) -> z3.ExprRef:
     if left <= 0:
         raise ExactTimeout(f"exact arithmetic on algebraic numbers ({what}): the time limit was already spent")
     try:
-        return z3.simplify(expr, timeout=max(1, int(left * 1000)))
+        return z3.simplify(expr, timeout=max(1, min(int(left * 1000), _MAX_TIMEOUT_MS)))
     except z3.Z3Exception as exc:  # canceled
         raise _unfinished(what) from exc
 
