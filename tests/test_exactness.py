@@ -192,6 +192,15 @@ def test_search_reproducers_store_no_fixture(prop, tmp_path, monkeypatch):
     assert sorted(p.name for p in Path(store.__file__).with_name("fixtures").glob("*.json")) == shipped
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("prop", ["pe", "njc"])
+def test_search_reproducers_full_commands(prop, tmp_path, monkeypatch):
+    """The issue's commands as written (every engine, the default 30 s)."""
+    monkeypatch.setattr(store, "FIXTURES", tmp_path)
+    out = cli_json("search", "ceei", prop, "--users", "4", "--resources", "2")
+    assert out["verdict"] != "violated" and out["fixture"] is None and list(tmp_path.iterdir()) == []
+
+
 def _approximate_mechanism(approximate=lambda instance: True):
     """A test mechanism with no exact path: each user gets 1/(2n) of its solo tasks, labelled
     approximate on the instances where `approximate(instance)` holds."""
