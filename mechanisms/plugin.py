@@ -104,6 +104,8 @@ def _allocator(name: str, fn):
             check_feasible(instance, tasks, f"mechanism {name!r}")
         except InputError as exc:  # an unusable result is a failure, not a refusal
             raise PluginError(str(exc)) from None
+        if isinstance(result, Allocation) and not result.is_exact():  # e.g. CEEI's float path: stays labelled
+            return Allocation(name, instance, tasks, exactness="approximate", error_bound=result.error_bound)
         return Allocation(name, instance, tasks)
 
     return allocate

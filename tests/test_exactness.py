@@ -268,6 +268,19 @@ def test_shipped_ceei_fixtures_verify_on_exact_allocations():
             assert verify_record(record)[0], path.name
 
 
+def test_a_plug_in_returning_an_approximate_allocation_stays_approximate(tmp_path):
+    plugin = tmp_path / "wrapped.py"
+    plugin.write_text("from mechanisms import allocate\n\n"
+                      "def ceei_float(instance):\n    return allocate('ceei', instance, method='float')\n")
+    name = f"{plugin}:ceei_float"
+    from mechanisms import get
+
+    a = get(name)(Instance.from_dict(PE_CASE))
+    assert a.exactness == "approximate" and a.error_bound is not None
+    v = properties.check("pe", name, PE_CASE)
+    assert v.verdict == "unknown" and "approximate" in v.explanation
+
+
 def test_conformance_does_not_judge_an_approximation():
     from mechanisms import conformance
 
