@@ -336,9 +336,9 @@ def _exact_within(instance: Instance, weights, classes, stop: float, algebraic_l
         )
     elif not keep_irrational:  # z3's multivariate solve may well be irrational: not for auto
         return (
-            f"the prices need z3's multivariate solver with {kk} distinct users (over {SLOW_ALGEBRAIC_CLASSES}"
-            f" its optimum, when irrational, makes sums of algebraic numbers slow), so auto uses the float"
-            f" path; pass method=exact for the exact optimum"
+            f"the exact optimum needs z3's multivariate solver here (the active set is not one it solves"
+            f" directly), and with {kk} distinct users that optimum, when irrational, makes sums of algebraic"
+            f" numbers slow; so auto uses the float path; pass method=exact for the exact optimum"
         )
     else:
         solved = _solve_kkt_with_z3(reduced, reduced_weights, saturated, binding, stop)
