@@ -48,8 +48,9 @@ def check(mechanism, instance, **budget):
     tasks = run(mech, inst, b.options)
     b.used_evaluations = 1
     for k in range(inst.n):
-        if b.remaining() <= 0:
-            return verdict(NAME, mech, "none-found", b, f"time ran out after {k} of {inst.n} departures", departures=k)
+        if b.time_up():  # the outer stop: the departures are few and all needed, so no verdict
+            return verdict(NAME, mech, "unknown", b, f"stopped by the time limit ({b.time_limit:g} s) after {k} "
+                           f"of {inst.n} departures; no verdict", departures=k, stopped="time")
         b.used_evaluations += 1
         lost = losers(inst, tasks, k, run(mech, without(inst, k), b.options))
         if lost:
