@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import time
 from types import ModuleType
 
 from fairlab.errors import InputError
@@ -61,8 +62,25 @@ def check(property: str, mechanism, instance, **budget) -> Verdict:
         seconds = None  # not a number: parse_budget reports it
     if seconds is not None and not 0 < seconds < 1e8:  # NaN, infinite: no plug-in limit
         seconds = None
+    module = get(property)
+    started = time.monotonic()
     with plugin.time_limit(seconds):
-        return get(property).check(mechanism, instance, **budget)
+        try:
+            return module.check(mechanism, instance, **budget)
+        except plugin.PluginTimeout as exc:
+            if not exc.returned_before:
+                raise  # it never returned at all: a broken plug-in, not a verdict
+            return _stopped(module.NAME, mechanism, exc, budget, time.monotonic() - started)
+
+
+def _stopped(name: str, mechanism, exc, budget: dict, seconds: float) -> Verdict:
+    """The verdict of a check whose plug-in, known to return, was still running at the time limit."""
+    from properties.base import parse_budget
+
+    b = parse_budget(budget)
+    mech = mechanism if isinstance(mechanism, str) else mechanism.name
+    return Verdict(name, mech, "unknown", None, b.used(stopped="time"), seconds,
+                   f"stopped by the time limit while the mechanism was running ({exc}); no verdict")
 
 
 __all__ = ["check", "get", "names", "PROPERTIES", "Verdict", "Violation", "Encoding"]

@@ -32,7 +32,7 @@ import z3
 from fairlab.errors import InputError, OptionError, PluginError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.instance import Instance
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget
 from fairlab.solving import check as solver_check
 from mechanisms.base import Constraint, Mechanism, check_feasible
 
@@ -333,8 +333,28 @@ def solve_reason(constraints: Sequence[Constraint], budget) -> tuple[str, z3.Mod
         if not budget > 0:
             return "unknown", None, "time"
         budget = SolverBudget(seconds=float(budget))
-    solver = new_solver(budget)
+    solver, ctx = isolated_solver(budget)
     for c in constraints:
-        solver.add(c.expr)
+        solver.add(c.expr.translate(ctx))
     status, reason = solver_check(solver)
-    return status, (solver.model() if status == "sat" else None), reason
+    return status, (solver.model().translate(z3.main_ctx()) if status == "sat" else None), reason
+
+
+def isolated_solver(budget: SolverBudget, unsat_core: bool = False) -> tuple[z3.Solver, z3.Context]:
+    """A solver with `new_solver`'s settings (rlimit, seed, outer time stop) in a fresh z3 context.
+
+    Add constraints with ``expr.translate(ctx)`` and translate models back with
+    ``model.translate(z3.main_ctx())``. Why: in the shared main context z3's term ids, and with
+    them its search order and the work it spends, depend on every term the process built before,
+    so the same question asked twice in one process was seen to hit the rlimit once and be
+    decided the next time. A fresh context sees only the question: the same question, the same
+    answer within the same rlimit."""
+    ctx = z3.Context()
+    solver = z3.Solver(ctx=ctx)
+    solver.set("rlimit", budget.rlimit)
+    solver.set("random_seed", budget.seed)
+    if budget.seconds is not None:
+        solver.set("timeout", max(1, int(budget.seconds * 1000)))
+    if unsat_core:
+        solver.set("unsat_core", True)
+    return solver, ctx

@@ -7,7 +7,12 @@ machine is; the time limit is an outer stop that can only turn a run into `unkno
 """
 
 #: candidates a search decides by default (all engines together)
-DEFAULT_CANDIDATES = 1000
+DEFAULT_CANDIDATES = 500
+#: default outer stops (seconds) of `fairlab search` and of one `fairlab matrix` cell: generous, so
+#: that the deterministic budget, not the machine's speed, ends a run (an expensive property check,
+#: e.g. strategyproofness of a mechanism solved by LP, costs ~0.1 s per candidate on 2 cores)
+SEARCH_TIME_LIMIT = 120.0
+MATRIX_TIME_LIMIT = 60.0
 #: candidates per cell of `fairlab matrix` (a cell without a fixture is one search)
 MATRIX_CANDIDATES = 300
 #: the largest --candidates accepted (each candidate is decided exactly)

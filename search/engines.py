@@ -43,11 +43,13 @@ import z3
 from fairlab.errors import InputError, OptionError, PluginError
 from fairlab.exact import Algebraic
 from fairlab.instance import Instance
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
-from mechanisms.base import Constraint, Mechanism, SymbolicInstance
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check
+from mechanisms.base import Mechanism, SymbolicInstance
+from properties.base import isolated_solver
 from search import space
 from search.budgets import (
-    CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SHRINK_TRIALS, WEIGHTS,
+    CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SEARCH_TIME_LIMIT,
+    SHRINK_TRIALS, WEIGHTS,
 )
 from search.shrink import shrink
 
@@ -160,11 +162,11 @@ def symbolic_candidates(
         if left is not None and left <= 0:
             yield TIME
             return
-        solver = new_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
+        solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
         for c in base:
-            solver.add(c.expr)
+            solver.add(c.expr.translate(ctx))
         for b in blocks:
-            solver.add(b)
+            solver.add(b.translate(ctx))
         status, reason = check(solver)
         if status == "unsat":
             if not blocks:
@@ -179,7 +181,7 @@ def symbolic_candidates(
             why = f"rlimit {rlimit}" if reason == "rlimit" else reason
             notes.append(f"symbolic engine: z3 gave up ({why}) after {len(blocks)} models")
             return
-        model = solver.model()
+        model = solver.model().translate(z3.main_ctx())
         inst = model_instance(model, sym)
         flat = [d for row in sym.demands for d in row] + [c for c in sym.capacities if not z3.is_rational_value(c)]
         blocks.append(z3.Or([d != model.eval(d, model_completion=True) for d in flat]))
@@ -261,7 +263,7 @@ def hunt(
                 else:  # "stopped": the outer time limit fired inside the check
                     stopped = "time"
                     if payload != "time":
-                        notes.append(payload)
+                        notes.append(f"candidate {taken} ({name}): {payload}")
                 if progress:
                     progress(name, taken)
     done = sum(evaluated.values())
@@ -271,7 +273,7 @@ def hunt(
         notes.append(why_end)
     if stopped:
         notes.append(f"stopped by the time limit after {taken} of {candidates} candidates "
-                     f"({done} evaluated): no verdict")
+                     f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
         return result("unknown", reason="time", stopped="time")
     if done:
         return result("none-found")
@@ -312,7 +314,7 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
         if verdict.verdict in ("holds", "none-found"):
             return "evaluated", verdict.verdict
         if verdict.budget.get("stopped") == "time":
-            return "stopped", "time"
+            return "stopped", verdict.explanation
         return "undecided", verdict.explanation
 
     return classify
@@ -402,10 +404,10 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
             left = _seconds_left(deadline)
             if left is not None and left <= 0:
                 return "stopped", "time"
-            solver = new_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
+            solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
             for c in unsat.constraints:
                 if c.name != dropped:
-                    solver.add(c.expr)
+                    solver.add(c.expr.translate(ctx))
             status, reason = check(solver)
             if status == "unknown" and reason == "time":
                 return "stopped", "time"
@@ -435,12 +437,12 @@ def _core(constraints: list, rlimit: int, seed: int, deadline: float | None):
     left = _seconds_left(deadline)
     if left is not None and left <= 0:
         return "time"
-    solver = new_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed), unsat_core=True)
+    solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed), unsat_core=True)
     names = {}
     for k, c in enumerate(constraints):
-        flag = z3.Bool(f"c{k}:{c.name}")
+        flag = z3.Bool(f"c{k}:{c.name}", ctx)
         names[str(flag)] = c.name
-        solver.assert_and_track(c.expr, flag)
+        solver.assert_and_track(c.expr.translate(ctx), flag)
     status, reason = check(solver)
     if status == "unsat":
         return sorted({names[str(f)] for f in solver.unsat_core()})
@@ -456,7 +458,7 @@ def search(
     n: int = 2,
     m: int = 2,
     engines: Sequence[str] | None = None,
-    time_limit: float = 30.0,
+    time_limit: float = SEARCH_TIME_LIMIT,
     seed: int = 0,
     options: dict | None = None,
     candidates: int = DEFAULT_CANDIDATES,

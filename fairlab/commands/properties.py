@@ -12,7 +12,6 @@ verdict "unknown". The verdict is decided by a deterministic budget (--evaluatio
 
 from __future__ import annotations
 
-import time
 from typing import List, Optional
 
 import typer
@@ -66,10 +65,8 @@ def register(app: typer.Typer) -> None:
         from fairlab.cli import check_format, fail, parse_options, read_instance
         from fairlab.commands import _params as params
         from mechanisms import plugin
-        from mechanisms.plugin import PluginTimeout
 
         check_format(fmt)
-        started = time.monotonic()
         try:
             params.seconds(time_limit)
             params.integer(evaluations, "--evaluations", 1)
@@ -77,21 +74,16 @@ def register(app: typer.Typer) -> None:
             inst = read_instance(instance)
             module = properties.get(property)
             options = parse_options(option)
-            with plugin.time_limit(time_limit):
-                try:
-                    result = module.check(
-                        mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
-                        options=options, symbolic=not no_z3, rlimit=rlimit,
-                    )
-                except PluginTimeout as exc:
-                    if not exc.returned_before:
-                        raise  # it never returned: a broken plug-in, one-line error
-                    result = _stopped(property, mechanism, exc, time_limit, evaluations, seed, rlimit, started)
+            with plugin.time_limit(time_limit):  # also stops a plug-in's import
+                # properties.check: a plug-in still running at the limit is unknown (time) if it
+                # has returned before, else a one-line error (it never returns)
+                result = properties.check(
+                    module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
+                    options=options, symbolic=not no_z3, rlimit=rlimit,
+                )
+                reverify(result)
         except InputError as exc:
             fail(str(exc))
-        if result.verdict == "violated" and (result.violation is None or not result.violation.verify()):
-            result.verdict, result.witness = "unknown", None
-            result.explanation = "the violation found failed its own exact re-verification; not printed"
         if fmt == "json":
             from fairlab.cli import emit_json
 
@@ -100,14 +92,24 @@ def register(app: typer.Typer) -> None:
         print_verdict(result, inst)
 
 
-def _stopped(prop, mechanism, exc, time_limit, evaluations, seed, rlimit, started):
-    """The verdict of a check whose plug-in (which had returned before) was still running at the limit."""
-    from properties.base import Verdict
+def reverify(result) -> None:
+    """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
+    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown."""
+    from mechanisms.plugin import PluginTimeout
 
-    budget = {"time_limit": time_limit, "max_evaluations": evaluations, "rlimit": rlimit, "seed": seed,
-              "stopped": "time"}
-    return Verdict(prop, mechanism, "unknown", None, budget, time.monotonic() - started,
-                   f"stopped by the time limit while the mechanism was running ({exc}); no verdict")
+    if result.verdict != "violated":
+        return
+    try:
+        ok = result.violation is not None and result.violation.verify()
+        why = "the violation found failed its own exact re-verification; not printed"
+    except PluginTimeout as exc:
+        if not exc.returned_before:
+            raise
+        ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
+        result.budget["stopped"] = "time"
+    if not ok:
+        result.verdict, result.witness = "unknown", None
+        result.explanation = why
 
 
 def print_verdict(result, inst) -> None:

@@ -14,7 +14,9 @@ from rich.table import Table
 from fairlab.commands import _params as params
 from fairlab.errors import InputError
 from fairlab.solving import DEFAULT_RLIMIT
-from search.budgets import DEFAULT_CANDIDATES, MATRIX_CANDIDATES, MAX_CANDIDATES
+from search.budgets import (
+    DEFAULT_CANDIDATES, MATRIX_CANDIDATES, MATRIX_TIME_LIMIT, MAX_CANDIDATES, SEARCH_TIME_LIMIT,
+)
 
 err_console = Console(stderr=True)
 
@@ -39,7 +41,7 @@ def register(app: typer.Typer) -> None:
         candidates: int = typer.Option(DEFAULT_CANDIDATES, "--candidates", "--evaluations",
                                        help="candidate instances to decide (all engines; the deterministic budget)"),
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
-        time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
+        time_limit: float = typer.Option(SEARCH_TIME_LIMIT, "--time-limit", help="outer stop in seconds (then: unknown)"),
         seed: int = typer.Option(0, "--seed", help="seed of the random engine and of the checks"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture"),
@@ -160,7 +162,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("matrix")
     def matrix_cmd(
-        time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds per cell (then: unknown)"),
+        time_limit: float = typer.Option(MATRIX_TIME_LIMIT, "--time-limit", help="outer stop in seconds per cell (then: unknown)"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
         candidates: int = typer.Option(MATRIX_CANDIDATES, "--candidates", "--evaluations",

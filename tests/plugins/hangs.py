@@ -33,3 +33,26 @@ def _spec_never_returns(sym, tasks):
 
 
 slow_spec.spec = _spec_never_returns
+
+
+_calls = {"n": 0}
+
+
+def first_then_hangs(instance):
+    """Returns an allocation (DRF's) on its first call in a worker, then never again: a plug-in that
+    is known to return, stopped while running at the time limit (a search reads that as time)."""
+    import mechanisms
+
+    _calls["n"] += 1
+    if _calls["n"] > 1:
+        while True:
+            pass
+    return mechanisms.allocate("drf", instance).tasks
+
+
+def slow(instance):
+    """DRF, a quarter of a second per call: correct but slow."""
+    import mechanisms
+
+    time.sleep(0.25)
+    return mechanisms.allocate("drf", instance).tasks
