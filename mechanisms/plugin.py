@@ -27,6 +27,7 @@ limit a call waits as long as the plug-in takes.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -36,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,6 +241,7 @@ class _Worker:
         process.start()
         child.close()
         self.process, self.conn = process, parent
+        _WORKERS.add(self)
 
     def stop(self) -> None:
         if self.process is not None:
@@ -275,8 +278,31 @@ class _Worker:
         return reply
 
 
+_WORKERS: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Kill every worker at exit (SIGKILL: a plug-in may ignore SIGTERM, which multiprocessing's own
+    exit handler would then wait for)."""
+    for worker in list(_WORKERS):
+        worker.stop()
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when its parent dies, even mid-loop (best effort)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # not Linux, or no libc: the pipe's EOF still ends an idle worker
+        pass
+
+
 def _serve(conn, fn, name: str) -> None:
     """The worker's loop: one instance in, one reply out, until the pipe closes."""
+    _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     while True:
         try:

@@ -155,6 +155,9 @@ def symbolic_candidates(
     except InputError as exc:
         notes.append(f"symbolic engine off: {exc}")
         return
+    except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
+        notes.append(f"symbolic engine off: the spec raised {type(exc).__name__}: {exc}")
+        return
     base = [*sym.domain, *constraints]
     blocks: list = []
     while True:
@@ -378,6 +381,9 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
                 raise
             except InputError:
                 continue  # declined: try the next seeded instance
+            except Exception as exc:  # e.g. a spec that fails on a concrete instance: no claim
+                return "no", (f"symbolic engine: z3 found no violation at {n}×{m}, but checking the spec against "
+                              f"the allocator raised {type(exc).__name__}: {exc}; holds not claimed")
             if not result.ok:
                 if out_of_time():
                     return "stopped", "time"
@@ -491,10 +497,14 @@ def search(
             raise InputError(f"{label}: expected a positive integer, got {value!r}")
     start = time.monotonic()
     deadline = start + time_limit
+    # The symbolic engine fixes every capacity to 1 (with unknown capacities z3 is far slower, and its
+    # rlimit accounting lags the wall clock on such queries). A `holds` then covers all capacities for
+    # the built-in mechanisms, which depend on demands only through shares d_ir / c_r; for a plug-in
+    # it is stated for unit capacities only.
     builtin = mechanism.module.startswith("mechanisms.")
-    capacities = None if builtin else "unknown"
-    capacities_note = ("capacities normalised to 1: the mechanism works on shares" if builtin
-                       else "any positive capacities")
+    capacities = None
+    capacities_note = ("capacities 1, which covers every capacity vector: the mechanism works on shares" if builtin
+                       else "capacities 1 only: other capacities are covered only if the plug-in is scale-invariant")
     budget = {
         "size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates,
         "schedule": {e: WEIGHTS[e] for e in ENGINES if e in engines}, "seed": seed, "rlimit": rlimit,
