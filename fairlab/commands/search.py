@@ -272,7 +272,7 @@ def _cell_text(cell: dict, users: int, resources: int) -> str:
     if status == "violated":
         return "[red]violated[/red]"
     if status == "holds":
-        return f"[green]holds at {users}×{resources}[/green]"
+        return "[green]holds[/green]"
     if status == "none-found":
         return f"none found ({sum(cell['evaluated'].values())})"
     if status == "unknown":
