@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -217,7 +218,7 @@ def test_same_search_on_a_loaded_machine_gives_the_same_json(args):
     ["search", f"{HANGS}:f", "si", "--no-store"],
     ["search", f"{HANGS}:stubborn", "sp", "--no-store"],
     ["matrix", "--mechanism", f"{HANGS}:sleeps", "--no-store"],
-], ids=lambda v: " ".join([v[0], v[1].rsplit("/", 1)[-1]]))
+], ids=["check-si", "check-sp", "allocate", "search", "search-stubborn", "matrix-sleeps"])
 def test_a_plugin_that_never_returns_is_stopped_at_the_time_limit(verb):
     out = run(*verb, "--time-limit", "3")  # subprocess.TimeoutExpired = the hang this guards against
     one_line_error(out, "did not return within 3 s")
@@ -242,3 +243,17 @@ def test_allocate_time_limit_leaves_a_good_plugin_alone():
     assert data["tasks"] == ["3", "2"]
     out = run("allocate", "drf", "drf-paper", "--time-limit", "0")
     one_line_error(out, "--time-limit")
+
+
+def test_the_worker_process_keeps_results_exact(tmp_path):
+    """A plug-in's result crosses from its worker process exactly: Fractions, and algebraic numbers."""
+    plug = tmp_path / "algebraic.py"
+    plug.write_text(
+        "import z3\n"
+        "from fairlab.exact import Algebraic\n"
+        "def f(instance):\n"
+        "    x = z3.Real('x'); s = z3.Solver(); s.add(x * x == 2, x > 0); s.check()\n"
+        "    return [Algebraic.of(s.model()[x]) / 100, '1/3']\n"
+    )
+    tasks = mechanisms.allocate(f"{plug}:f", Instance.build([1, 1], [[1, 1], [1, 2]])).tasks
+    assert tasks[0] * tasks[0] == Fraction(1, 5000) and tasks[1] == Fraction(1, 3)
