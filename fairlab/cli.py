@@ -131,16 +131,21 @@ def allocate_cmd(
     mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
     instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="stop a plug-in that has not returned after S seconds"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
 ):
     """Run MECHANISM on INSTANCE and print the exact allocation."""
     import mechanisms as mech
+    from fairlab.commands import _params
+    from mechanisms import plugin
 
     check_format(fmt)
     try:
+        _params.seconds(time_limit)
         inst = read_instance(instance)
-        mechanism_obj = mech.get(mechanism)
-        result = mechanism_obj(inst, **parse_options(option))
+        with plugin.time_limit(time_limit):
+            mechanism_obj = mech.get(mechanism)
+            result = mechanism_obj(inst, **parse_options(option))
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":

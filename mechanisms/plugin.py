@@ -15,14 +15,31 @@ import, the function raises, or it returns something of the wrong shape or infea
 run is a `PluginError` (the searches stop on it rather than skip the instance), except an
 `InputError` the plug-in raises itself, which means it refuses that instance. ``SystemExit`` from
 the file or the function is a failure like any other; ``KeyboardInterrupt`` still interrupts.
+
+A plug-in is arbitrary code, so it may never return. Its allocation calls run in a worker process
+of its own (forked once per plug-in and kept for later calls; a fresh one after a failure), so
+any loop, even one in C code, can be stopped: inside `time_limit(seconds)` (the CLI verbs'
+``--time-limit``) a call that has not returned when the limit runs out is killed and raises
+`PluginTimeout` ("did not return within 3 s"). Importing the file and calling its ``spec`` run
+in this process under a SIGALRM guard with the same limit (main thread only). Without a time
+limit a call waits as long as the plug-in takes.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import atexit
+import contextlib
 import hashlib
+import importlib.util
+import multiprocessing
+import os
+import signal
 import sys
+import threading
+import time
+import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from fairlab.errors import InputError, PluginError
@@ -31,6 +48,91 @@ from fairlab.instance import Instance
 from mechanisms.base import Allocation, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
+
+
+class PluginTimeout(PluginError):
+    """A plug-in call did not return before the time limit ran out (the call was stopped).
+
+    `returned_before` counts the plug-in's calls that did return within the same `time_limit`: a
+    plug-in that had returned before may just be slow, and a search may read the stop as its
+    outer time limit (verdict unknown) instead of a failure; one that never returned is broken."""
+
+    def __init__(self, message: str, returned_before: int = 0):
+        super().__init__(message)
+        self.returned_before = returned_before
+
+
+# --------------------------------------------------------------------------- time limits
+@dataclass
+class _Limit:
+    deadline: float  # time.monotonic() at which calls are stopped
+    seconds: float  # the limit as the user gave it, for messages
+    returned: int = 0  # plug-in calls that returned inside this limit
+
+
+_LIMITS: list[_Limit] = []
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Plug-in calls made inside stop when `seconds` have passed (None: no limit); the earliest of
+    nested limits applies."""
+    if seconds is None or not seconds < 1e8:  # no limit (NaN and infinity included)
+        yield None
+        return
+    seconds = max(float(seconds), 0.0)
+    limit = _Limit(time.monotonic() + seconds, seconds)
+    _LIMITS.append(limit)
+    try:
+        yield limit
+    finally:
+        _LIMITS.remove(limit)
+
+
+def _active() -> _Limit | None:
+    return min(_LIMITS, key=lambda x: x.deadline) if _LIMITS else None
+
+
+def _timeout(name: str, limit: _Limit, counted: bool = True) -> PluginTimeout:
+    returned = max(x.returned for x in _LIMITS) if counted and _LIMITS else 0
+    # name the limit the user gave: the outermost one ending (about) when the call was stopped
+    # (a search gives each candidate's check what is left of its own limit)
+    given = next((x for x in _LIMITS if x.deadline <= limit.deadline + 0.05), limit)
+    return PluginTimeout(f"mechanism {name!r}: did not return within {given.seconds:g} s", returned)
+
+
+def _returned() -> None:
+    for limit in _LIMITS:
+        limit.returned += 1
+
+
+class _Alarm(BaseException):
+    """Raised by the SIGALRM guard (a BaseException, so a plug-in's `except Exception` cannot eat it)."""
+
+
+@contextlib.contextmanager
+def _guard(name: str):
+    """Stop Python code of the plug-in running in this process (its import, its spec) at the active
+    time limit: SIGALRM, re-fired every 0.1 s until the code gives up. Main thread only."""
+    limit = _active()
+    if limit is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum, frame):
+        raise _Alarm()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(limit.deadline - time.monotonic(), 0.001), 0.1)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Alarm:  # its import or spec: code that should be quick; never read as a slow run
+        raise _timeout(name, limit, counted=False) from None
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def parse(name: str) -> tuple[Path, str]:
@@ -52,7 +154,8 @@ def load(name: str) -> Mechanism:
     key = (str(resolved), resolved.stat().st_mtime, function)
     if key in _CACHE:
         return _CACHE[key]
-    module = _import(resolved, name)
+    with _guard(name):
+        module = _import(resolved, name)
     fn = getattr(module, function, None)
     if fn is None:
         raise InputError(f"mechanism {name!r}: {str(path)!r} defines no function {function!r}")
@@ -67,7 +170,7 @@ def load(name: str) -> Mechanism:
         summary=doc[0] if doc else f"plug-in {function} from {path.name}",
         source=str(path),
         allocate=_allocator(name, fn),
-        spec=spec,
+        spec=None if spec is None else _guarded_spec(name, spec),
         module=module.__name__,
     )
     _CACHE[key] = mechanism
@@ -83,24 +186,35 @@ def _import(path: Path, name: str):
     try:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
+    except _Alarm:
+        sys.modules.pop(module_name, None)
+        raise
     except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
         sys.modules.pop(module_name, None)
         raise PluginError(f"mechanism {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
     return module
 
 
+def _guarded_spec(name: str, spec):
+    def guarded(*args, **kwargs):
+        with _guard(name):
+            return spec(*args, **kwargs)
+
+    guarded.__doc__ = spec.__doc__
+    return guarded
+
+
 def _allocator(name: str, fn):
+    worker = _Worker(name, fn)
+
     def allocate(instance: Instance) -> Allocation:
+        kind, value = worker.call(instance)
+        if kind == "refuses":  # the plug-in refuses this instance
+            raise InputError(f"mechanism {name!r}: {value}")
+        if kind != "ok":  # raised, exited, returned something unusable, or died
+            raise PluginError(value)
+        tasks = tuple(_decode(v) for v in value)
         try:
-            result = fn(instance)
-        except PluginError:
-            raise
-        except InputError as exc:  # the plug-in refuses this instance
-            raise InputError(f"mechanism {name!r}: {exc}") from None
-        except (Exception, SystemExit) as exc:  # the plug-in failed: one line, naming it
-            raise PluginError(f"mechanism {name!r}: raised {_describe(exc)}") from None
-        try:
-            tasks = tasks_of(result, instance, name)
             check_feasible(instance, tasks, f"mechanism {name!r}")
         except InputError as exc:  # an unusable result is a failure, not a refusal
             raise PluginError(str(exc)) from None
@@ -108,7 +222,139 @@ def _allocator(name: str, fn):
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=result.error_bound)
         return Allocation(name, instance, tasks)
 
+    allocate.worker = worker
     return allocate
+
+
+# --------------------------------------------------------------------------- the worker process
+class _Worker:
+    """One forked process running a plug-in's calls, so a call that never returns can be killed."""
+
+    def __init__(self, name: str, fn):
+        self.name, self.fn = name, fn
+        self.process = None
+        self.conn = None
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("fork")
+        parent, child = ctx.Pipe()
+        process = ctx.Process(target=_serve, args=(child, self.fn, self.name), daemon=True,
+                              name=f"fairlab plug-in {self.name}")
+        process.start()
+        child.close()
+        self.process, self.conn = process, parent
+        _WORKERS.add(self)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join(5)
+            self.conn.close()
+        self.process = self.conn = None
+
+    def call(self, instance: Instance) -> tuple[str, object]:
+        """("ok", encoded tasks) | ("refuses", message) | ("failed", one-line message)."""
+        limit = _active()
+        if self.process is None or not self.process.is_alive():
+            self.stop()
+            self._start()
+        try:
+            self.conn.send(instance)
+            wait = None if limit is None else max(limit.deadline - time.monotonic(), 0.0)
+            if not self.conn.poll(wait):
+                self.stop()
+                raise _timeout(self.name, limit)
+            reply = self.conn.recv()
+        except (EOFError, OSError):
+            code = self.process.exitcode if self.process is not None else None
+            self.stop()
+            return "failed", f"mechanism {self.name!r}: its process ended without an answer (exit code {code})"
+        except BaseException:  # KeyboardInterrupt while waiting: do not leave the call running
+            self.stop()
+            raise
+        if reply[0] == "interrupt":
+            raise KeyboardInterrupt
+        if reply[0] == "ok":
+            _returned()
+        return reply
+
+
+_WORKERS: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Kill every worker at exit (SIGKILL: a plug-in may ignore SIGTERM, which multiprocessing's own
+    exit handler would then wait for)."""
+    for worker in list(_WORKERS):
+        worker.stop()
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when its parent dies, even mid-loop (best effort)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # not Linux, or no libc: the pipe's EOF still ends an idle worker
+        pass
+
+
+def _serve(conn, fn, name: str) -> None:
+    """The worker's loop: one instance in, one reply out, until the pipe closes."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            instance = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)
+        try:
+            reply = _run(fn, instance, name)
+            conn.send(reply)
+        except BaseException as exc:  # e.g. an unpicklable value in the reply
+            try:
+                conn.send(("failed", f"mechanism {name!r}: raised {_describe(exc)}"))
+            except BaseException:
+                os._exit(1)
+
+
+def _run(fn, instance: Instance, name: str) -> tuple[str, object]:
+    try:
+        result = fn(instance)
+    except PluginError as exc:
+        return "failed", str(exc)
+    except InputError as exc:  # the plug-in refuses this instance
+        return "refuses", str(exc)
+    except KeyboardInterrupt:
+        return "interrupt", ""
+    except BaseException as exc:  # the plug-in failed: one line, naming it
+        return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
+    try:
+        tasks = tasks_of(result, instance, name)
+    except InputError as exc:  # an unusable result is a failure, not a refusal
+        return "failed", str(exc)
+    except BaseException as exc:  # e.g. a result whose iteration raises
+        return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
+    return "ok", tuple(_encode(t) for t in tasks)
+
+
+def _encode(value):
+    """A task count that can cross the pipe: Fractions as they are, algebraic numbers as z3 text."""
+    if isinstance(value, Algebraic):
+        return ("root", value.ref.sexpr())
+    return value
+
+
+def _decode(value):
+    if isinstance(value, tuple) and value[:1] == ("root",):
+        import z3
+
+        [equation] = z3.parse_smt2_string(f"(declare-const v Real)(assert (= v {value[1]}))")
+        return Algebraic.of(equation.arg(1))
+    return value
 
 
 def _describe(exc: BaseException) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import time
 from types import ModuleType
 
 from fairlab.errors import InputError
@@ -48,10 +49,40 @@ def get(name: str) -> ModuleType:
 def check(property: str, mechanism, instance, **budget) -> Verdict:
     """Check `property` of `mechanism` (name, plug-in ``file.py:function`` or Mechanism) on `instance`.
 
-    Budget keywords: ``time_limit`` (seconds, default 30), ``evaluations`` (mechanism runs a
-    deviation search may spend, default 300), ``seed``, ``options`` (mechanism options),
-    ``symbolic`` (use z3 when the mechanism has a spec, default True)."""
-    return get(property).check(mechanism, instance, **budget)
+    Budget keywords: ``evaluations`` (mechanism runs a deviation search may spend, default 300),
+    ``seed``, ``rlimit`` (z3 resource units per solver check), ``options`` (mechanism options),
+    ``symbolic`` (use z3 when the mechanism has a spec, default True) decide the verdict;
+    ``time_limit`` (seconds, default 30) is only the outer stop (verdict unknown, and a plug-in
+    call still running then is stopped: `mechanisms.plugin.time_limit`)."""
+    from mechanisms import plugin
+    from properties.base import DEFAULT_BUDGET
+
+    limit = budget.get("time_limit")
+    try:
+        seconds = float(DEFAULT_BUDGET["time_limit"] if limit is None else limit)
+    except (TypeError, ValueError):
+        seconds = None  # not a number: parse_budget reports it
+    if seconds is not None and not 0 < seconds < 1e8:  # NaN, infinite: no plug-in limit
+        seconds = None
+    module = get(property)
+    started = time.monotonic()
+    with plugin.time_limit(seconds):
+        try:
+            return module.check(mechanism, instance, **budget)
+        except plugin.PluginTimeout as exc:
+            if not exc.returned_before:
+                raise  # it never returned at all: a broken plug-in, not a verdict
+            return _stopped(module.NAME, mechanism, exc, budget, time.monotonic() - started)
+
+
+def _stopped(name: str, mechanism, exc, budget: dict, seconds: float) -> Verdict:
+    """The verdict of a check whose plug-in, known to return, was still running at the time limit."""
+    from properties.base import parse_budget
+
+    b = parse_budget(budget)
+    mech = mechanism if isinstance(mechanism, str) else mechanism.name
+    return Verdict(name, mech, "unknown", None, b.used(stopped="time"), seconds,
+                   f"stopped by the time limit while the mechanism was running ({exc}); no verdict")
 
 
 __all__ = ["check", "get", "names", "PROPERTIES", "Verdict", "Violation", "Encoding"]

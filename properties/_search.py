@@ -3,17 +3,16 @@
 Every candidate deviation is evaluated by a fresh, exact mechanism run, so a violation found by
 the numeric search is exact; a z3 model is re-run the same way before it counts. Verdicts:
 ``violated`` (witness verified), ``holds`` only when z3 proves the encoding unsat, ``none-found``
-when the candidates ran out or the budget did, ``unknown`` when nothing could be evaluated.
+when the candidates ran out or the evaluation budget did, ``unknown`` when nothing could be
+evaluated or the wall-clock outer stop fired first (``"stopped": "time"`` in the budget record).
+The budget that decides is a count (evaluations), a seed and z3's rlimit: the same on any machine.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from properties.base import Budget, Encoding, Verdict, solve, verdict, violated
-
-# Share of the remaining time z3 may use before the random candidates get the rest.
-Z3_TIME_SHARE = 0.5
+from properties.base import Budget, Encoding, Verdict, solve_reason, verdict, violated
 
 
 def symbolic_at(mech, inst, budget: Budget, encode):
@@ -42,14 +41,24 @@ def search(
     symbolic: Callable[[], tuple[list, Encoding]] | None,
     what: str,
 ) -> Verdict:
-    """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones."""
+    """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones.
+
+    Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
+    by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``)."""
+    from mechanisms.plugin import PluginTimeout
+
     tried = 0
+    stopped = None
+    z3_reason = None
     z3_status = "not used" if symbolic is None else "not reached"
 
     def attempt(candidates):
-        nonlocal tried
+        nonlocal tried, stopped
         for candidate in candidates:
             if budget.exhausted():
+                return None
+            if budget.time_up():
+                stopped = "time"
                 return None
             budget.used_evaluations += 1
             tried += 1
@@ -58,16 +67,25 @@ def search(
                 return witness
         return None
 
+    def z3(**used):  # the z3 step's record, with why it gave no answer if it did not
+        return {**used, **({"z3_reason": z3_reason} if z3_reason else {})}
+
     witness = attempt(structured)
     if witness is not None:
-        return violated(name, mech, inst, witness, budget, candidates=tried, z3=z3_status)
-    if symbolic is not None and budget.remaining() > 0:
+        return violated(name, mech, inst, witness, budget, **z3(candidates=tried, z3=z3_status))
+    if symbolic is not None and stopped is None:
         try:
             domain, encoding = symbolic()
-            status, model = solve(domain + encoding.constraints, budget.remaining() * Z3_TIME_SHARE)
+            status, model, reason = solve_reason(domain + encoding.constraints, budget)
+        except PluginTimeout:
+            raise  # a plug-in's spec that does not return is a failure, not a fallback
         except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-            status, model = f"error ({type(exc).__name__}: {exc})", None
+            status, model, reason = f"error ({type(exc).__name__}: {exc})", None, ""
         z3_status = status
+        if status == "unknown":
+            z3_reason = reason if reason != "rlimit" else f"rlimit {budget.rlimit}"
+            if reason == "time":
+                stopped = "time"
         if status == "unsat":
             return verdict(
                 name, mech, "holds", budget,
@@ -80,14 +98,23 @@ def search(
             if result.verdict == "violated":
                 return result
             z3_status = "sat, witness not confirmed by a fresh run"
-    witness = attempt(random_candidates)
-    if witness is not None:
-        return violated(name, mech, inst, witness, budget, candidates=tried, z3=z3_status)
-    if tried == 0 and z3_status != "unsat":
+    if stopped is None:
+        witness = attempt(random_candidates)
+        if witness is not None:
+            return violated(name, mech, inst, witness, budget, **z3(candidates=tried, z3=z3_status))
+    if stopped == "time":
+        return verdict(
+            name, mech, "unknown", budget,
+            f"stopped by the time limit ({budget.time_limit:g} s) after {tried} candidate {what}s "
+            f"(z3: {z3_status}); no verdict",
+            **z3(candidates=tried, z3=z3_status, stopped="time"),
+        )
+    if tried == 0:
         return verdict(name, mech, "unknown", budget, "the budget ran out before any candidate was evaluated",
-                       candidates=tried, z3=z3_status)
+                       **z3(candidates=tried, z3=z3_status))
     return verdict(
         name, mech, "none-found", budget,
-        f"no {what} among {tried} exactly evaluated candidates violates it (z3: {z3_status})",
-        candidates=tried, z3=z3_status,
+        f"no {what} among {tried} exactly evaluated candidates violates it "
+        f"(z3: {z3_status}{f', {z3_reason}' if z3_reason else ''})",
+        **z3(candidates=tried, z3=z3_status),
     )

@@ -42,46 +42,67 @@ from fairlab import exact
 from fairlab.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.instance import Instance
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget
+from fairlab.solving import check as solver_check
 from mechanisms.base import Constraint, Mechanism, check_feasible
 
 VERDICTS = ("violated", "holds", "none-found", "unknown")
 
-DEFAULT_BUDGET = {"time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True}
+DEFAULT_BUDGET = {
+    "time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True, "rlimit": None,
+}
 
 
 # --------------------------------------------------------------------------- budgets
 @dataclass
 class Budget:
-    """What a check may spend: seconds, mechanism runs (deviation searches), seed, z3 on/off."""
+    """What a check may spend. The deciding budget is deterministic: `evaluations` (mechanism runs
+    of a deviation search), `seed` (its random candidates) and `rlimit` (z3 resource units per
+    solver check); `time_limit` (seconds) is only the outer stop, and a check it cuts short is
+    `unknown` with ``"stopped": "time"`` in its budget record, never a verdict."""
 
     time_limit: float
     evaluations: int
     seed: int
     options: dict
     symbolic: bool
+    rlimit: int = DEFAULT_RLIMIT
     started: float = field(default_factory=time.monotonic)
     used_evaluations: int = 0
 
     def remaining(self) -> float:
+        """Seconds left before the outer stop."""
         return self.time_limit - (time.monotonic() - self.started)
 
     def exhausted(self) -> bool:
-        return self.remaining() <= 0 or self.used_evaluations >= self.evaluations
+        """The deterministic budget is spent (mechanism runs): the same on any machine."""
+        return self.used_evaluations >= self.evaluations
+
+    def time_up(self) -> bool:
+        """The wall-clock outer stop has fired (the result can then only be `unknown`)."""
+        return self.remaining() <= 0
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    def solver(self) -> SolverBudget:
+        """The z3 budget of one check: `rlimit` decides, the time left is the outer stop."""
+        return SolverBudget(rlimit=self.rlimit, seconds=max(self.remaining(), 0.001), seed=self.seed)
 
     def used(self, **extra) -> dict:
         return {
             "time_limit": self.time_limit,
             "evaluations": self.used_evaluations,
             "max_evaluations": self.evaluations,
+            "rlimit": self.rlimit,
+            "seed": self.seed,
             **extra,
         }
 
 
 def parse_budget(budget: Mapping[str, Any]) -> Budget:
-    """Validate `**budget` keywords: time_limit (s > 0), evaluations (int >= 1), seed, options, symbolic."""
+    """Validate `**budget` keywords: time_limit (s > 0), evaluations (int >= 1), seed, options,
+    symbolic, rlimit (z3 resource units per check, int >= 1; default `fairlab.solving.DEFAULT_RLIMIT`)."""
     unknown = [k for k in budget if k not in DEFAULT_BUDGET]
     if unknown:
         raise InputError(f"budget {unknown[0]!r}: unknown (known: {', '.join(DEFAULT_BUDGET)})")
@@ -98,7 +119,10 @@ def parse_budget(budget: Mapping[str, Any]) -> Budget:
     options = merged["options"]
     if not isinstance(options, Mapping):
         raise InputError(f"options: expected a mapping of mechanism options, got {options!r}")
-    return Budget(float(limit), evals, seed, dict(options), bool(merged["symbolic"]))
+    rlimit = DEFAULT_RLIMIT if merged["rlimit"] is None else merged["rlimit"]
+    if isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1:
+        raise InputError(f"rlimit: expected a positive integer (z3 resource units), got {rlimit!r}")
+    return Budget(float(limit), evals, seed, dict(options), bool(merged["symbolic"]), rlimit)
 
 
 # --------------------------------------------------------------------------- mechanisms and instances
@@ -405,17 +429,48 @@ def model_index(model: z3.ModelRef, choices: Sequence[tuple[Any, z3.BoolRef]]):
     return None
 
 
-def solve(constraints: Sequence[Constraint], seconds: float) -> tuple[str, z3.ModelRef | None]:
-    """Run z3 on named constraints: ("sat", model), ("unsat", None) or ("unknown", None)."""
-    if seconds <= 0:
-        return "unknown", None
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int(seconds * 1000)))
+def solve(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef | None]:
+    """Run z3 on named constraints: ("sat", model), ("unsat", None) or ("unknown", None).
+
+    `budget` is a `fairlab.solving.SolverBudget` (its rlimit decides; its seconds are the outer
+    stop), a `Budget` (its `solver()`), or a number of seconds (the outer stop, with the default
+    rlimit). `solve_reason` also says why an answer is unknown."""
+    status, model, _ = solve_reason(constraints, budget)
+    return status, model
+
+
+def solve_reason(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef | None, str]:
+    """`solve` with the reason of an unknown: "rlimit" (deterministic), "time" (outer stop), or z3's words."""
+    if isinstance(budget, Budget):
+        if budget.time_up():
+            return "unknown", None, "time"
+        budget = budget.solver()
+    elif not isinstance(budget, SolverBudget):
+        if not budget > 0:
+            return "unknown", None, "time"
+        budget = SolverBudget(seconds=float(budget))
+    solver, ctx = isolated_solver(budget)
     for c in constraints:
-        solver.add(c.expr)
-    result = solver.check()
-    if result == z3.sat:
-        return "sat", solver.model()
-    if result == z3.unsat:
-        return "unsat", None
-    return "unknown", None
+        solver.add(c.expr.translate(ctx))
+    status, reason = solver_check(solver)
+    return status, (solver.model().translate(z3.main_ctx()) if status == "sat" else None), reason
+
+
+def isolated_solver(budget: SolverBudget, unsat_core: bool = False) -> tuple[z3.Solver, z3.Context]:
+    """A solver with `new_solver`'s settings (rlimit, seed, outer time stop) in a fresh z3 context.
+
+    Add constraints with ``expr.translate(ctx)`` and translate models back with
+    ``model.translate(z3.main_ctx())``. Why: in the shared main context z3's term ids, and with
+    them its search order and the work it spends, depend on every term the process built before,
+    so the same question asked twice in one process was seen to hit the rlimit once and be
+    decided the next time. A fresh context sees only the question: the same question, the same
+    answer within the same rlimit."""
+    ctx = z3.Context()
+    solver = z3.Solver(ctx=ctx)
+    solver.set("rlimit", budget.rlimit)
+    solver.set("random_seed", budget.seed)
+    if budget.seconds is not None:
+        solver.set("timeout", max(1, int(budget.seconds * 1000)))
+    if unsat_core:
+        solver.set("unsat_core", True)
+    return solver, ctx

@@ -49,9 +49,9 @@ def check(mechanism, instance, **budget):
     b.used_evaluations = 1
     undecided = Undecided()
     for k in range(inst.n):
-        if b.remaining() <= 0:
-            return undecided.amend(verdict(
-                NAME, mech, "none-found", b, f"time ran out after {k} of {inst.n} departures", departures=k))
+        if b.time_up():  # the outer stop: the departures are few and all needed, so no verdict
+            return verdict(NAME, mech, "unknown", b, f"stopped by the time limit ({b.time_limit:g} s) after {k} "
+                           f"of {inst.n} departures; no verdict", departures=k, stopped="time")
         b.used_evaluations += 1
         lost = undecided.guard(lambda k: losers(inst, tasks, k, run(mech, without(inst, k), b.options)))(k)
         if lost:

@@ -1,15 +1,29 @@
-"""Counterexample engines and the portfolio that runs them under one time budget.
+"""Counterexample engines and the portfolio that runs them under one deterministic budget.
 
-Every engine is a generator of candidate instances; the portfolio pulls from the engines in turn
-and decides each candidate with an exact check (`properties.check`, whose violations re-verify
-themselves from scratch). Floats never decide anything here.
+Every engine is a generator of candidate instances; the portfolio pulls from the engines in a fixed
+round-robin schedule (an engine with weight k gets k pulls a round) and decides each candidate with
+an exact check (`properties.check`, whose violations re-verify themselves from scratch). Floats
+never decide anything here.
 
-* symbolic — the mechanism's z3 spec on an instance whose demands are unknowns (capacities
-  normalised to 1), conjoined with the property's violation encoding, nonlinear real arithmetic;
-  each model is turned into a concrete instance (rationalised if z3 answers with algebraic
-  numbers) and blocked before asking again. Good for small n and m.
+* symbolic — the mechanism's z3 spec on an instance whose demands are unknowns, conjoined with the
+  property's violation encoding, nonlinear real arithmetic; each model is turned into a concrete
+  instance (rationalised if z3 answers with algebraic numbers) and blocked before asking again.
+  If the very first question is unsat, no instance of the size violates the property (for the
+  spec): the search reports `holds` at that size, with the unsat core, once the spec has matched
+  the allocator on seeded instances of the size and a positive control has passed.
 * grid — small instances in increasing size, each once up to symmetry (`search.space.grid`).
 * random — a seeded stream of random instances (`search.space.random_instances`).
+
+The budget that decides a verdict is deterministic: a number of candidates, the seed, z3's
+resource limit (`rlimit`) per solver check, and the deviation budget of each candidate's check.
+The same command gives the same verdict, counts and witness on a quiet laptop and on a loaded CI
+machine. ``time_limit`` is only an outer stop: when it fires before the budget is spent the
+verdict is ``unknown`` (reason ``time``), unless a violation had already been verified.
+
+Verdicts: ``violated`` (verified, then shrunk), ``holds`` (z3 unsat at n × m, see above),
+``none-found`` (at least one candidate decided exactly, none violates), ``n/a`` (the mechanism
+declined every candidate: the reason is its own message), ``unknown`` (no candidate decided, or
+the time limit stopped the search).
 
 A hit is shrunk (`search.shrink`) to the smallest integer instance that still violates, and
 stored as a fixture (`counterexamples.store`).
@@ -17,36 +31,86 @@ stored as a fixture (`counterexamples.store`).
 
 from __future__ import annotations
 
+import inspect
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterator, Optional, Sequence
 
 import z3
 
-from fairlab.errors import InputError, OptionError, PluginError
+from fairlab.errors import ExactTimeout, InputError, OptionError, PluginError
 from fairlab.exact import Algebraic
 from fairlab.instance import Instance
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check
 from mechanisms.base import Mechanism, SymbolicInstance
+from properties.base import isolated_solver
 from search import space
+from search.budgets import (
+    CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SEARCH_TIME_LIMIT,
+    SHRINK_TRIALS, WEIGHTS,
+)
 from search.shrink import shrink
 
 ENGINES = ("symbolic", "grid", "random")
+VERDICTS = ("violated", "holds", "none-found", "n/a", "unknown")
 
 
 @dataclass
 class Hunt:
     """What a portfolio run found and spent."""
 
-    status: str  # "violated" | "none-found" | "unknown" (every candidate's check was unknown)
+    status: str  # one of VERDICTS
     instance: Instance | None = None
     verdict: object = None
     engine: str | None = None
     seconds: float = 0.0
-    evaluated: dict = field(default_factory=dict)
+    evaluated: dict = field(default_factory=dict)  # per engine: candidates decided exactly
+    declined: dict = field(default_factory=dict)  # per engine: candidates the mechanism refused
+    undecided: dict = field(default_factory=dict)  # per engine: candidates whose check gave no answer
     notes: list = field(default_factory=list)
     shrink_steps: int = 0
     original: Instance | None = None
+    reason: str = ""  # unknown: "time" or why nothing was decided; n/a: the mechanism's refusal
+    core: list | None = None  # holds: the unsat core (constraint names)
+    control: dict | None = None  # holds: the positive control
+    budget: dict = field(default_factory=dict)
+    stopped: str | None = None  # "time" when the wall-clock outer stop fired
+
+    @property
+    def candidates(self) -> int:
+        return sum(self.evaluated.values()) + sum(self.declined.values()) + sum(self.undecided.values())
+
+    def summary(self) -> str:
+        """One line: the verdict and what it rests on."""
+        size = self.budget.get("size", "")
+        if self.status == "holds":
+            return f"holds at {size}: {self.reason}"
+        if self.status == "n/a":
+            return f"n/a (declined: {self.reason})"
+        if self.status == "unknown":
+            return f"unknown ({self.reason})"
+        counts = f"{sum(self.evaluated.values())} evaluated, {sum(self.declined.values())} declined"
+        if sum(self.undecided.values()):
+            counts += f", {sum(self.undecided.values())} undecided"
+        return f"{self.status} ({counts})"
+
+
+class _TimeStop:
+    """An engine met the wall-clock outer stop (yielded instead of a candidate)."""
+
+
+TIME = _TimeStop()
+
+
+@dataclass
+class Unsat:
+    """The symbolic engine's first question was unsat: no violation at this size (for the spec)."""
+
+    constraints: list
+    hypotheses: set
+    sym: SymbolicInstance
 
 
 # --------------------------------------------------------------------------- symbolic engine
@@ -69,120 +133,358 @@ def model_instance(model: z3.ModelRef, sym: SymbolicInstance) -> Instance | None
         return None
 
 
+def _seconds_left(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.monotonic()
+
+
 def symbolic_candidates(
-    goal: Callable[[SymbolicInstance], list], n: int, m: int, deadline: float, notes: list, step_seconds: float = 5.0
-) -> Iterator[Instance]:
-    """Models of `goal(sym)` (named constraints) on unknown demands, each blocked after use."""
-    sym = SymbolicInstance.unknown(n, m)
+    goal: Callable[[SymbolicInstance], list], n: int, m: int, notes: list, rlimit: int = DEFAULT_RLIMIT,
+    seed: int = 0, deadline: float | None = None, capacities=None, hypotheses: set | None = None,
+) -> Iterator:
+    """Models of `goal(sym)` (named constraints) on unknown demands, each blocked after use.
+
+    Each question is a fresh solver (all constraints and the blocks so far) bounded by `rlimit`
+    resource units: deterministic. Yields instances; `Unsat` if the first question is unsat;
+    `TIME` if the wall-clock `deadline` stopped z3. Ends when z3 gives up (rlimit) or has no
+    further model."""
+    sym = SymbolicInstance.unknown(n, m, capacities=capacities)
     try:
         constraints = goal(sym)
-    except OptionError:
-        raise
+    except (OptionError, PluginError):
+        raise  # a bad option or a broken plug-in: wrong everywhere, not "engine off"
     except InputError as exc:
         notes.append(f"symbolic engine off: {exc}")
         return
-    solver = z3.Solver()
-    for c in [*sym.domain, *constraints]:
-        solver.add(c.expr)
+    except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
+        notes.append(f"symbolic engine off: the spec raised {type(exc).__name__}: {exc}")
+        return
+    base = [*sym.domain, *constraints]
+    blocks: list = []
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0.05:
+        left = _seconds_left(deadline)
+        if left is not None and left <= 0:
+            yield TIME
             return
-        solver.set("timeout", max(50, int(min(step_seconds, left) * 1000)))
-        result = solver.check()
-        if result == z3.unsat:
-            notes.append(f"symbolic engine: no violation exists at {n} users × {m} resources (z3 unsat)")
+        solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
+        for c in base:
+            solver.add(c.expr.translate(ctx))
+        for b in blocks:
+            solver.add(b.translate(ctx))
+        status, reason = check(solver)
+        if status == "unsat":
+            if not blocks:
+                yield Unsat(base, set(hypotheses or ()), sym)
+            else:
+                notes.append(f"symbolic engine: no model beyond the {len(blocks)} it gave (each was evaluated)")
             return
-        if result != z3.sat:
-            notes.append(f"symbolic engine: z3 gave up ({solver.reason_unknown()})")
+        if status == "unknown":
+            if reason == "time":
+                yield TIME
+                return
+            why = f"rlimit {rlimit}" if reason == "rlimit" else reason
+            notes.append(f"symbolic engine: z3 gave up ({why}) after {len(blocks)} models")
             return
-        model = solver.model()
+        model = solver.model().translate(z3.main_ctx())
         inst = model_instance(model, sym)
-        flat = [d for row in sym.demands for d in row]
-        solver.add(z3.Or([d != model.eval(d, model_completion=True) for d in flat]))
+        flat = [d for row in sym.demands for d in row] + [c for c in sym.capacities if not z3.is_rational_value(c)]
+        blocks.append(z3.Or([d != model.eval(d, model_completion=True) for d in flat]))
         if inst is not None:
             yield inst
 
 
 # --------------------------------------------------------------------------- portfolio
 def hunt(
-    engines: dict[str, Iterator[Instance]],
-    violates: Callable[[Instance], Optional[object]],
-    time_limit: float,
-    progress: Callable[[str, int], None] | None = None,
+    engines: dict[str, Iterator],
+    classify: Callable[[Instance], tuple[str, object]],
+    candidates: int,
     weights: dict[str, int] | None = None,
+    deadline: float | None = None,
+    progress: Callable[[str, int], None] | None = None,
+    on_unsat: Callable[[Unsat], tuple[str, object]] | None = None,
 ) -> Hunt:
-    """Pull candidates round-robin (an engine with weight k gets k pulls a round) until one violates."""
+    """Pull candidates in a fixed round-robin (engine with weight k: k pulls a round) until one
+    violates, `candidates` have been pulled, or every engine is exhausted.
+
+    `classify(instance)` -> ("violated", verdict) | ("evaluated", _) | ("declined", message) |
+    ("undecided", why) | ("stopped", why). `on_unsat(Unsat)` -> ("holds", Hunt fields) |
+    ("stopped", why) | ("no", note)."""
     start = time.monotonic()
-    deadline = start + time_limit
+    weights = {**WEIGHTS, **(weights or {})}
     evaluated = {name: 0 for name in engines}
-    live = dict(engines)
-    weights = weights or {}
-    timed_out = False
-    while live:
+    declined = {name: 0 for name in engines}
+    undecided = {name: 0 for name in engines}
+    refusals: Counter = Counter()
+    notes: list = []
+    live = list(engines)
+    taken = 0
+    stopped = None
+
+    def result(status, **kw):
+        return Hunt(status, seconds=time.monotonic() - start, evaluated=evaluated, declined=declined,
+                    undecided=undecided, notes=notes, **kw)
+
+    while live and taken < candidates and stopped is None:
         for name in list(live):
             for _ in range(weights.get(name, 1)):
-                if time.monotonic() >= deadline:
-                    timed_out = True
+                if taken >= candidates or stopped:
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    stopped = "time"
                     break
                 try:
-                    candidate = next(live[name])
+                    item = next(engines[name])
                 except StopIteration:
-                    live.pop(name)
+                    live.remove(name)
                     break
-                evaluated[name] += 1
+                if item is TIME:
+                    stopped = "time"
+                    notes.append(f"the time limit stopped a z3 question of the {name} engine")
+                    break
+                if isinstance(item, Unsat):
+                    kind, payload = on_unsat(item) if on_unsat else ("no", "z3: no violation at this size")
+                    if kind == "holds":
+                        found = dict(payload)
+                        notes.extend(found.pop("notes", []))
+                        return result("holds", engine=name, **found)
+                    if kind == "stopped":
+                        stopped = payload
+                    else:
+                        notes.append(payload)
+                    continue
+                taken += 1
+                kind, payload = classify(item)
+                if kind == "violated":
+                    evaluated[name] += 1
+                    return result("violated", instance=item, verdict=payload, engine=name)
+                if kind == "evaluated":
+                    evaluated[name] += 1
+                elif kind == "declined":
+                    declined[name] += 1
+                    refusals[payload] += 1
+                elif kind == "undecided":
+                    undecided[name] += 1
+                else:  # "stopped": the outer time limit fired inside the check
+                    stopped = "time"
+                    if payload != "time":
+                        notes.append(f"candidate {taken} ({name}): {payload}")
                 if progress:
-                    progress(name, sum(evaluated.values()))
-                verdict = violates(candidate)
-                if verdict is not None:
-                    return Hunt("violated", candidate, verdict, name, time.monotonic() - start, evaluated)
-            if timed_out:
-                break
-        if timed_out:
-            break
-    # Budget spent or every engine exhausted: nothing found within the stated budget.
-    notes = ["time budget spent"] if timed_out else ["every engine exhausted its space"]
-    return Hunt("none-found", seconds=time.monotonic() - start, evaluated=evaluated, notes=notes)
+                    progress(name, taken)
+    done = sum(evaluated.values())
+    why_end = ("every engine exhausted its space" if not live and stopped is None
+               else f"candidate budget spent ({taken} of {candidates})" if stopped is None else None)
+    if why_end:
+        notes.append(why_end)
+    if stopped:
+        notes.append(f"stopped by the time limit after {taken} of {candidates} candidates "
+                     f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
+        return result("unknown", reason="time", stopped="time")
+    if done:
+        return result("none-found")
+    if sum(declined.values()) and not sum(undecided.values()):
+        message, count = refusals.most_common(1)[0]
+        others = f" ({len(refusals) - 1} other reasons)" if len(refusals) > 1 else ""
+        return result("n/a", reason=f"the mechanism declined all {taken} candidates: {message}{others}")
+    why = (f"none of the {taken} candidates could be decided ({sum(undecided.values())} undecided, "
+           f"{sum(declined.values())} declined)" if taken else "no candidate was evaluated")
+    return result("unknown", reason=why)
 
 
-def property_predicate(prop: str, mechanism: Mechanism, options: dict, check_seconds: float,
-                       undecided: list | None = None):
-    """`violates(instance)`: the verified `violated` verdict of an exact check, else None; the
-    reasons of checks that came out `unknown` (e.g. only an approximate allocation) go to `undecided`."""
+def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: float | None,
+                    evaluations: int = CHECK_EVALUATIONS, rlimit: int = CHECK_RLIMIT, seed: int = 0):
+    """`classify(instance)` for `hunt`: the exact check of one candidate (see `hunt`)."""
     import properties
+    from mechanisms.plugin import PluginTimeout
 
-    def violates(instance: Instance):
+    def classify(instance: Instance):
+        left = _seconds_left(deadline)
+        if left is not None and left <= 0:
+            return "stopped", "time"
         try:
             verdict = properties.check(
-                prop, mechanism, instance, time_limit=check_seconds, options=options, evaluations=200
+                prop, mechanism, instance, time_limit=left if left is not None else 1e9, options=options,
+                evaluations=evaluations, rlimit=rlimit, seed=seed,
             )
+        except PluginTimeout as exc:
+            if exc.returned_before:  # it has returned before: slow, stopped by the outer limit
+                return "stopped", f"stopped at the time limit while the mechanism was running ({exc})"
+            raise  # it never returned at all: a broken plug-in
         except (PluginError, OptionError):
             raise  # a broken plug-in or a bad option: stop the search, never report none-found
-        except InputError:
-            return None  # the mechanism refuses this instance (e.g. maxmin with two resources)
+        except ExactTimeout as exc:  # no exact answer in time: not a refusal of the instance
+            return "undecided", str(exc)
+        except InputError as exc:
+            return "declined", str(exc)  # the mechanism refuses this instance (e.g. maxmin with two resources)
         if verdict.verdict == "violated" and verdict.violation is not None and verdict.violation.verify():
-            return verdict
-        if verdict.verdict == "unknown" and undecided is not None:
-            undecided.append(verdict.explanation)
-        return None
+            return "violated", verdict
+        if verdict.verdict in ("holds", "none-found"):
+            return "evaluated", verdict.verdict
+        if verdict.budget.get("stopped") == "time":
+            return "stopped", verdict.explanation
+        return "undecided", verdict.explanation
+
+    return classify
+
+
+def property_predicate(prop: str, mechanism: Mechanism, options: dict, deadline: float | None = None, **check):
+    """`violates(instance)`: the verified `violated` verdict of an exact check, else None."""
+    classify = candidate_check(prop, mechanism, options, deadline, **check)
+
+    def violates(instance: Instance):
+        kind, payload = classify(instance)
+        return payload if kind == "violated" else None
 
     return violates
 
 
+# --------------------------------------------------------------------------- holds: the gate
+def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: int, seed: int,
+              deadline: float | None):
+    """`mechanisms.conformance.check` with the deterministic budget when it takes one."""
+    from mechanisms import conformance
+
+    params = inspect.signature(conformance.check).parameters
+    left = _seconds_left(deadline)
+    kwargs = {}
+    if "budget" in params:
+        kwargs["budget"] = SolverBudget(rlimit=rlimit, seconds=left, seed=seed)
+    elif "rlimit" in params:
+        kwargs["rlimit"] = rlimit
+        if "timeout_ms" in params and left is not None:
+            kwargs["timeout_ms"] = max(1, int(left * 1000))
+    elif left is not None:
+        kwargs["timeout_ms"] = max(1, int(left * 1000))
+    return conformance.check(mechanism, instance, **kwargs, **options)
+
+
+def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, rlimit: int, seed: int,
+               deadline: float | None, capacities_note: str):
+    """`on_unsat` for `hunt`: claim `holds` only if (1) the spec matches the allocator on seeded
+    instances of the size (`mechanisms.conformance`), (2) a positive control passes (one spec
+    hypothesis of the core dropped, z3 finds a violation: the unsat is not vacuous). Also computes
+    the unsat core. Every z3 step is bounded by `rlimit`."""
+
+    def gate(unsat: Unsat):
+        def out_of_time():
+            left = _seconds_left(deadline)
+            return left is not None and left <= 0
+
+        # (1) conformance on seeded instances of the size the mechanism accepts
+        checked = []
+        stream = space.random_instances(n, m, seed=seed)
+        for _ in range(20 * CONFORMANCE_INSTANCES):
+            if len(checked) == CONFORMANCE_INSTANCES:
+                break
+            if out_of_time():
+                return "stopped", "time"
+            inst = next(stream)
+            try:
+                result = _conforms(mechanism, inst, options, rlimit, seed, deadline)
+            except (PluginError, OptionError):
+                raise
+            except InputError:
+                continue  # declined: try the next seeded instance
+            except Exception as exc:  # e.g. a spec that fails on a concrete instance: no claim
+                return "no", (f"symbolic engine: z3 found no violation at {n}×{m}, but checking the spec against "
+                              f"the allocator raised {type(exc).__name__}: {exc}; holds not claimed")
+            if not result.ok:
+                if out_of_time():
+                    return "stopped", "time"
+                what = ("does not satisfy its spec" if result.satisfies == "no" else
+                        "is not the only allocation its spec admits" if result.unique == "no" else
+                        "could not be matched with its spec by z3")
+                return "no", (f"symbolic engine: z3 found no violation at {n}×{m}, but the allocation on "
+                              f"{inst.to_dict()['demands']} (capacities {inst.to_dict()['capacities']}) {what}; "
+                              "holds not claimed")
+            checked.append(inst)
+        if not checked:
+            return "no", f"symbolic engine: z3 found no violation at {n}×{m}, but no seeded instance was accepted " \
+                         "by the mechanism to check its spec; holds not claimed"
+        # (2) the unsat core (tracked solver, same rlimit)
+        core = _core(unsat.constraints, rlimit, seed, deadline)
+        if core == "time":
+            return "stopped", "time"
+        # (3) positive control: drop one spec hypothesis (of the core if known)
+        names = sorted({c.name for c in unsat.constraints if _is_hypothesis(c.name, unsat.hypotheses)})
+        if isinstance(core, list):
+            names = [x for x in names if x in core]
+        control = None
+        for dropped in names[:CONTROL_TRIES]:
+            left = _seconds_left(deadline)
+            if left is not None and left <= 0:
+                return "stopped", "time"
+            solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
+            for c in unsat.constraints:
+                if c.name != dropped:
+                    solver.add(c.expr.translate(ctx))
+            status, reason = check(solver)
+            if status == "unknown" and reason == "time":
+                return "stopped", "time"
+            if status == "sat":
+                control = {"dropped": dropped, "result": "sat"}
+                break
+        if control is None:
+            return "no", (f"symbolic engine: z3 found the violation constraints unsat at {n}×{m}, but no positive "
+                          "control (one spec constraint dropped) was satisfiable; holds not claimed")
+        reason = (f"z3 proved spec ∧ ¬{prop} unsat for every instance of {n} users × {m} resources (unit weights, "
+                  f"no task caps, {capacities_note}); the spec matched the allocator on {len(checked)} seeded "
+                  f"instances; positive control: without {control['dropped']} z3 finds a violation")
+        notes = [] if isinstance(core, list) else [f"unsat core not computed ({core})"]
+        return "holds", {"reason": reason, "core": core if isinstance(core, list) else None,
+                         "control": control, "notes": notes}
+
+    return gate
+
+
+def _is_hypothesis(name: str, spec_names: set) -> bool:
+    """A constraint of the mechanism's spec (also as renamed for a derived instance, "v.lie0:drf.x")."""
+    return name in spec_names or any(name.endswith(":" + s) for s in spec_names)
+
+
+def _core(constraints: list, rlimit: int, seed: int, deadline: float | None):
+    """Names of an unsat core (sorted), "time" if the outer stop fired, else why there is none."""
+    left = _seconds_left(deadline)
+    if left is not None and left <= 0:
+        return "time"
+    solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed), unsat_core=True)
+    names = {}
+    for k, c in enumerate(constraints):
+        flag = z3.Bool(f"c{k}:{c.name}", ctx)
+        names[str(flag)] = c.name
+        solver.assert_and_track(c.expr.translate(ctx), flag)
+    status, reason = check(solver)
+    if status == "unsat":
+        return sorted({names[str(f)] for f in solver.unsat_core()})
+    if reason == "time":
+        return "time"
+    return f"z3: {status} ({'rlimit ' + str(rlimit) if reason == 'rlimit' else reason}) with tracked constraints"
+
+
+# --------------------------------------------------------------------------- search
 def search(
     mechanism: Mechanism,
     prop: str,
     n: int = 2,
     m: int = 2,
     engines: Sequence[str] | None = None,
-    time_limit: float = 30.0,
+    time_limit: float = SEARCH_TIME_LIMIT,
     seed: int = 0,
     options: dict | None = None,
-    shrink_seconds: float = 10.0,
+    candidates: int = DEFAULT_CANDIDATES,
+    rlimit: int = DEFAULT_RLIMIT,
+    check_evaluations: int = CHECK_EVALUATIONS,
+    check_rlimit: int = CHECK_RLIMIT,
+    shrink_trials: int = SHRINK_TRIALS,
     progress=None,
+    shrink_seconds: float | None = None,
 ) -> Hunt:
-    """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it."""
+    """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
+
+    Deterministic budget: `candidates` (all engines, fixed schedule), `seed`, `rlimit` (z3 units per
+    symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
+    `shrink_trials`. `time_limit` (seconds) is the outer stop; `shrink_seconds` an optional extra
+    stop for shrinking only (a shrink it cuts short is noted)."""
     import properties
+    from mechanisms import plugin
 
     options = dict(options or {})
     mechanism.check_options(options)
@@ -191,37 +493,78 @@ def search(
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise InputError(f"engine {bad[0]!r}: unknown (known: {', '.join(ENGINES)})")
+    for label, value in (("candidates", candidates), ("rlimit", rlimit), ("check_evaluations", check_evaluations),
+                         ("check_rlimit", check_rlimit), ("shrink_trials", shrink_trials)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if label == "shrink_trials" else 1):
+            raise InputError(f"{label}: expected a positive integer, got {value!r}")
     start = time.monotonic()
     deadline = start + time_limit
+    # The symbolic engine fixes every capacity to 1 (with unknown capacities z3 is far slower, and its
+    # rlimit accounting lags the wall clock on such queries). A `holds` then covers all capacities for
+    # the built-in mechanisms, which depend on demands only through shares d_ir / c_r; for a plug-in
+    # it is stated for unit capacities only.
+    builtin = mechanism.module.startswith("mechanisms.")
+    capacities = None
+    capacities_note = ("capacities 1, which covers every capacity vector: the mechanism works on shares" if builtin
+                       else "capacities 1 only: other capacities are covered only if the plug-in is scale-invariant")
+    budget = {
+        "size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates,
+        "schedule": {e: WEIGHTS[e] for e in ENGINES if e in engines}, "seed": seed, "rlimit": rlimit,
+        "check": {"evaluations": check_evaluations, "rlimit": check_rlimit, "seed": seed},
+        "shrink_trials": shrink_trials, "time_limit": time_limit,
+    }
     notes: list = []
-    pool: dict[str, Iterator[Instance]] = {}
-    if "symbolic" in engines:
-        if mechanism.spec is None or not hasattr(module, "encode"):
-            notes.append("symbolic engine off: the mechanism has no symbolic specification")
-        elif mechanism.discrete:
-            notes.append("symbolic engine off: discrete mechanism")
-        else:
-            def goal(sym, module=module):
-                spec = lambda s, t: mechanism.spec(s, t, **options)  # noqa: E731
-                return module.encode(sym, spec, "v").constraints
+    with plugin.time_limit(time_limit):
+        pool: dict[str, Iterator] = {}
+        on_unsat = None
+        if "symbolic" in engines:
+            if mechanism.spec is None or not hasattr(module, "encode"):
+                notes.append("symbolic engine off: the mechanism has no symbolic specification")
+            elif mechanism.discrete:
+                notes.append("symbolic engine off: discrete mechanism")
+            else:
+                spec_names: set = set()
 
-            pool["symbolic"] = symbolic_candidates(goal, n, m, deadline, notes)
-    if "grid" in engines:
-        pool["grid"] = space.grid(n, m, discrete=mechanism.discrete)
-    if "random" in engines:
-        pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete)
-    undecided: list = []
-    violates = property_predicate(prop, mechanism, options, check_seconds=min(5.0, max(0.5, time_limit / 10)),
-                                  undecided=undecided)
-    result = hunt(pool, violates, time_limit, progress, weights={"grid": 3, "random": 2})
-    if undecided:  # candidates not decided exactly are no evidence: counted apart, never "none found"
-        result.notes.append(f"{len(undecided)} candidates undecided (check unknown), e.g.: {undecided[0]}")
-        if result.status == "none-found" and len(undecided) >= sum(result.evaluated.values()):
-            result.status = "unknown"
-    result.notes = notes + result.notes
-    if result.status == "violated":
-        result.original = result.instance
-        small, verdict, steps = shrink(result.instance, result.verdict, violates, seconds=shrink_seconds)
-        result.instance, result.verdict, result.shrink_steps = small, verdict, steps
+                def spec(s, t):
+                    out = mechanism.spec(s, t, **options)
+                    spec_names.update(c.name for c in out)
+                    return out
+
+                def goal(sym, module=module):
+                    return module.encode(sym, spec, "v").constraints
+
+                pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
+                                                       capacities=capacities, hypotheses=spec_names)
+                on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note)
+        if "grid" in engines:
+            pool["grid"] = space.grid(n, m, discrete=mechanism.discrete)
+        if "random" in engines:
+            pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete)
+        classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed)
+        result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
+        result.notes = notes + result.notes
+        if result.status == "violated":
+            result.original = result.instance
+
+            def violates(instance):
+                kind, payload = classify(instance)
+                if kind == "stopped":
+                    raise _ShrinkStopped()
+                return payload if kind == "violated" else None
+
+            stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
+            small, verdict, steps, tried, cut = shrink(result.instance, result.verdict, violates,
+                                                      trials=shrink_trials, deadline=stop, stop=_ShrinkStopped)
+            result.instance, result.verdict, result.shrink_steps = small, verdict, steps
+            budget["shrink_trials_used"] = tried
+            if cut:
+                result.notes.append(f"shrinking stopped by the time limit after {tried} trials: the instance "
+                                    "is verified but may not be the smallest")
+    budget["candidates_used"] = result.candidates
+    result.budget = budget
     result.seconds = time.monotonic() - start
     return result
+
+
+class _ShrinkStopped(Exception):
+    """The outer time limit fired inside a shrink trial."""

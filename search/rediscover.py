@@ -59,6 +59,11 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+#: deterministic budget of the non-uniqueness hunt: candidates, and z3 units per symbolic question
+NONUNIQUE_CANDIDATES = 20_000
+NONUNIQUE_RLIMIT = 5_000_000
+
+
 def claim_ids() -> list[str]:
     return [c.id for c in CLAIMS]
 
@@ -225,18 +230,27 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
     # valid but rarely shrink to small integers.
     pool = {
         "grid": engines.space.grid(claim.n, claim.m),
-        "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, deadline, notes, step_seconds=1.0),
+        "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, notes, rlimit=NONUNIQUE_RLIMIT, seed=seed,
+                                                deadline=deadline),
         "random": engines.space.random_instances(claim.n, claim.m, seed=seed),
     }
     pool = {k: v for k, v in pool.items() if k in (engines_used or engines.ENGINES)}
-    hunt = engines.hunt(pool, violates, limit, progress, weights={"grid": 500})
+
+    def classify(inst: Instance):
+        found = violates(inst)
+        return ("violated", found) if found is not None else ("evaluated", None)
+
+    # deterministic budget: a candidate count and z3's rlimit; the time limit only stops
+    hunt = engines.hunt(pool, classify, NONUNIQUE_CANDIDATES, weights={"grid": 500}, deadline=deadline,
+                        progress=progress)
     seconds = time.monotonic() - start
     if hunt.status != "violated":
         return Outcome(claim, "not-found", seconds, notes=notes + hunt.notes)
     from search.shrink import shrink
 
     hunt.original = hunt.instance
-    hunt.instance, hunt.verdict, hunt.shrink_steps = shrink(hunt.instance, hunt.verdict, violates, seconds=10, min_users=2)
+    hunt.instance, hunt.verdict, hunt.shrink_steps, _, _ = shrink(hunt.instance, hunt.verdict, violates,
+                                                                  deadline=deadline, min_users=2)
     allocations = [[store._jsonify(x) for x in a] for a in hunt.verdict.allocations]
     witness = {"allocations": allocations}
     record = {

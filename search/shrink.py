@@ -5,6 +5,10 @@ smallest integers (`space.integerise`), then lower single entries (to 0, 1, half
 while the property stays violated. Every accepted step is a fresh exact check by the caller's
 `violates(instance)` (which returns the verified verdict or None), so the result is always a
 verified violation.
+
+The budget is a number of trials (checks of smaller candidates), so the same violation shrinks
+to the same instance on any machine; a wall-clock `deadline` is only an outer stop, and a shrink
+it cuts short says so (the instance is still a verified violation, maybe not the smallest).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Callable, Optional
 
 from fairlab.errors import InputError
 from fairlab.instance import Instance
+from search.budgets import SHRINK_TRIALS
 from search.space import integerise
 
 
@@ -45,27 +50,50 @@ def shrink(
     instance: Instance,
     verdict,
     violates: Callable[[Instance], Optional[object]],
-    seconds: float = 10.0,
+    trials: int = SHRINK_TRIALS,
+    deadline: float | None = None,
     min_users: int = 1,
-) -> tuple[Instance, object, int]:
-    """Returns (smallest instance found, its verdict, accepted steps): after integerising, the
-    first smaller candidate that still violates is accepted and the walk starts again from it."""
-    deadline = time.monotonic() + seconds
-    best, best_verdict, steps = instance, verdict, 0
-    result = _try(lambda: integerise(best), violates)
-    if result:
-        (best, best_verdict), steps = result, 1
-    changed = True
-    while changed and time.monotonic() < deadline:
-        changed = False
-        for build in _smaller_instances(best, min_users):
-            if time.monotonic() >= deadline:
-                break
-            result = _try(build, violates)
-            if result:
-                (best, best_verdict), steps, changed = result, steps + 1, True
-                break
-    return best, best_verdict, steps
+    stop: type[BaseException] | None = None,
+    seconds: float | None = None,
+) -> tuple[Instance, object, int, int, bool]:
+    """Returns (smallest instance found, its verdict, accepted steps, trials used, cut short by time):
+    after integerising, the first smaller candidate that still violates is accepted and the walk
+    starts again from it, until no smaller candidate violates or `trials` checks are spent.
+
+    `deadline` (time.monotonic()) or `seconds` is the outer stop; `violates` may raise `stop` to
+    say the outer stop fired inside a check."""
+    if seconds is not None:
+        limit = time.monotonic() + seconds
+        deadline = limit if deadline is None else min(deadline, limit)
+    best, best_verdict, steps, tried = instance, verdict, 0, 0
+    if trials <= 0:
+        return best, best_verdict, steps, tried, False
+    stops = (stop,) if stop is not None else ()
+
+    def out_of_time():
+        return deadline is not None and time.monotonic() >= deadline
+
+    try:
+        tried += 1
+        result = _try(lambda: integerise(best), violates)
+        if result:
+            (best, best_verdict), steps = result, 1
+        changed = True
+        while changed:
+            changed = False
+            for build in _smaller_instances(best, min_users):
+                if tried >= trials:
+                    return best, best_verdict, steps, tried, False
+                if out_of_time():
+                    return best, best_verdict, steps, tried, True
+                tried += 1
+                result = _try(build, violates)
+                if result:
+                    (best, best_verdict), steps, changed = result, steps + 1, True
+                    break
+    except stops:
+        return best, best_verdict, steps, tried, True
+    return best, best_verdict, steps, tried, False
 
 
 def _drop_user(inst: Instance, keep: list[int]) -> Instance:

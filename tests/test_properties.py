@@ -184,11 +184,12 @@ def test_bad_budget_is_an_input_error():
 def test_solver_giving_up_is_unknown_never_holds(monkeypatch):
     from properties import _search
 
-    monkeypatch.setattr(_search, "solve", lambda constraints, seconds: ("unknown", None))
+    monkeypatch.setattr(_search, "solve_reason", lambda constraints, budget: ("unknown", None, "rlimit"))
     v = properties.check("sp", "drf", THM1, evaluations=1)
     assert v.verdict == "unknown"
     v = properties.check("sp", "drf", THM1, evaluations=5)
     assert v.verdict == "none-found" and v.budget["z3"] == "unknown"
+    assert v.budget["z3_reason"].startswith("rlimit")
 
 
 # --------------------------------------------------------------------------- z3 encodings

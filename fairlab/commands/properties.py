@@ -3,9 +3,11 @@
     fairlab check asset si drf-paper --format json
     fairlab check path/to/mine.py:allocate sp instance.json --time-limit 10
 
-`check` exits 0 whatever the verdict and 2 on bad input (including a failing plug-in). A
-violation is printed only after its witness passed `Violation.verify` (a from-scratch exact
-recomputation); a witness that fails it is reported as verdict "unknown".
+`check` exits 0 whatever the verdict and 2 on bad input (including a failing plug-in, or one that
+does not return within --time-limit). A violation is printed only after its witness passed
+`Violation.verify` (a from-scratch exact recomputation); a witness that fails it is reported as
+verdict "unknown". The verdict is decided by a deterministic budget (--evaluations, --seed,
+--rlimit); --time-limit is only the outer stop, which gives "unknown" with "stopped": "time".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairlab.errors import InputError
+from fairlab.solving import DEFAULT_RLIMIT
 
 
 def register(app: typer.Typer) -> None:
@@ -45,37 +48,68 @@ def register(app: typer.Typer) -> None:
         mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
         property: str = typer.Argument(..., help="property name (see `fairlab properties`)"),
         instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
-        time_limit: float = typer.Option(30.0, "--time-limit", help="seconds for deviation searches and z3"),
+        time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
         evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
         seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
+        rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
         no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
-        none-found (within the budget) or unknown."""
+        none-found (within the budget) or unknown.
+
+        The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
+        stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
         import properties
         from fairlab.cli import check_format, fail, parse_options, read_instance
+        from fairlab.commands import _params as params
+        from mechanisms import plugin
 
         check_format(fmt)
         try:
+            params.seconds(time_limit)
+            params.integer(evaluations, "--evaluations", 1)
+            params.integer(rlimit, "--rlimit", 1)
             inst = read_instance(instance)
             module = properties.get(property)
-            result = module.check(
-                mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
-                options=parse_options(option), symbolic=not no_z3,
-            )
+            options = parse_options(option)
+            with plugin.time_limit(time_limit):  # also stops a plug-in's import
+                # properties.check: a plug-in still running at the limit is unknown (time) if it
+                # has returned before, else a one-line error (it never returns)
+                result = properties.check(
+                    module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
+                    options=options, symbolic=not no_z3, rlimit=rlimit,
+                )
+                reverify(result)
         except InputError as exc:
             fail(str(exc))
-        if result.verdict == "violated" and (result.violation is None or not result.violation.verify()):
-            result.verdict, result.witness = "unknown", None
-            result.explanation = "the violation found failed its own exact re-verification; not printed"
         if fmt == "json":
             from fairlab.cli import emit_json
 
             emit_json(result.to_dict())
             return
         print_verdict(result, inst)
+
+
+def reverify(result) -> None:
+    """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
+    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown."""
+    from mechanisms.plugin import PluginTimeout
+
+    if result.verdict != "violated":
+        return
+    try:
+        ok = result.violation is not None and result.violation.verify()
+        why = "the violation found failed its own exact re-verification; not printed"
+    except PluginTimeout as exc:
+        if not exc.returned_before:
+            raise
+        ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
+        result.budget["stopped"] = "time"
+    if not ok:
+        result.verdict, result.witness = "unknown", None
+        result.explanation = why
 
 
 def print_verdict(result, inst) -> None:

@@ -7,11 +7,16 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairlab.commands import _params as params
-from fairlab.errors import InputError, OptionError, PluginError
+from fairlab.errors import InputError
+from fairlab.solving import DEFAULT_RLIMIT
+from search.budgets import (
+    DEFAULT_CANDIDATES, MATRIX_CANDIDATES, MATRIX_TIME_LIMIT, MAX_CANDIDATES, SEARCH_TIME_LIMIT,
+)
 
 err_console = Console(stderr=True)
 
@@ -33,16 +38,22 @@ def register(app: typer.Typer) -> None:
         users: int = typer.Option(2, "--users", "-n", help="number of users"),
         resources: int = typer.Option(2, "--resources", "-m", help="number of resources"),
         engine: Optional[List[str]] = typer.Option(None, "--engine", help="symbolic | grid | random (repeatable; default all)"),
-        time_limit: float = typer.Option(30.0, "--time-limit", help="seconds for the whole portfolio"),
-        seed: int = typer.Option(0, "--seed", help="seed of the random engine"),
+        candidates: int = typer.Option(DEFAULT_CANDIDATES, "--candidates", "--evaluations",
+                                       help="candidate instances to decide (all engines; the deterministic budget)"),
+        rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
+        time_limit: float = typer.Option(SEARCH_TIME_LIMIT, "--time-limit", help="outer stop in seconds (then: unknown)"),
+        seed: int = typer.Option(0, "--seed", help="seed of the random engine and of the checks"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """Hunt a violation of PROPERTY by MECHANISM; shrink, verify exactly and store it as a fixture."""
+        """Hunt a violation of PROPERTY by MECHANISM; shrink, verify exactly and store it as a fixture.
+
+        Verdict: violated, holds (z3: none at this size), none-found, n/a (declined), unknown."""
         import mechanisms
         import properties
         from counterexamples import store
+        from mechanisms import plugin
         from search import engines
         from search.prove import check_options
         from search.rediscover import violation_record
@@ -51,50 +62,54 @@ def register(app: typer.Typer) -> None:
         try:
             params.size(users, resources)
             params.seconds(time_limit)
-            mech = mechanisms.get(mechanism)
-            properties.get(prop)
-            options = parse_options(option)
-            check_options(mech, options)
-            with _progress(fmt == "table") as bar:
-                task = bar.add_task(f"{mech.name} vs {prop}", total=None)
-                hunt = engines.search(
-                    mech, prop, users, resources, engines=engine or engines.ENGINES, time_limit=time_limit,
-                    seed=seed, options=options,
-                    progress=lambda name, k: bar.update(task, description=f"{mech.name} vs {prop}: {k} candidates ({name})"),
-                )
+            params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
+            params.integer(rlimit, "--rlimit", 1)
+            params.seed(seed)
+            with plugin.time_limit(time_limit):
+                mech = mechanisms.get(mechanism)
+                properties.get(prop)
+                options = parse_options(option)
+                check_options(mech, options)
+                with _progress(fmt == "table") as bar:
+                    task = bar.add_task(f"{mech.name} vs {prop}", total=None)
+                    hunt = engines.search(
+                        mech, prop, users, resources, engines=engine or engines.ENGINES, time_limit=time_limit,
+                        seed=seed, options=options, candidates=candidates, rlimit=rlimit,
+                        progress=lambda name, k: bar.update(task, description=f"{mech.name} vs {prop}: {k} candidates ({name})"),
+                    )
         except InputError as exc:
             fail(str(exc))
         fixture = None
         if hunt.status == "violated" and not no_store:
             path, written = store.save(violation_record(mech.name, prop, hunt, seed, options, None))
             fixture = str(path)
-        out = {
-            "mechanism": mech.name,
-            "property": prop,
-            "verdict": hunt.status,
-            "instance": hunt.instance.to_dict() if hunt.instance else None,
-            "witness": hunt.verdict.witness if hunt.verdict else None,
-            "explanation": hunt.verdict.explanation if hunt.verdict else None,
-            "engine": hunt.engine,
-            "fixture": fixture,
-            "seconds": round(hunt.seconds, 3),
-            "evaluated": hunt.evaluated,
-            "budget": {"time_limit": time_limit, "users": users, "resources": resources, "seed": seed},
-            "notes": hunt.notes,
-        }
+        out = hunt_record(mech.name, prop, hunt)
+        out["fixture"] = fixture
         if fmt == "json":
             emit_json(out)
             return
-        console = Console()
-        console.print(f"[bold]{mech.name}[/bold] vs [bold]{prop}[/bold]: {hunt.status} in {hunt.seconds:.2f} s "
-                      f"(candidates: {hunt.evaluated})")
+        from fairlab.cli import console
+
+        headline = f"holds at {users}×{resources}" if hunt.status == "holds" else hunt.summary()
+        console.print(f"[bold]{mech.name}[/bold] vs [bold]{prop}[/bold] at {users}×{resources}: "
+                      f"{escape(headline)} in {hunt.seconds:.2f} s", highlight=False)
+        if hunt.status == "holds":
+            console.print(f"why: {hunt.reason}", markup=False)
+        console.print(f"candidates: evaluated {hunt.evaluated}, declined {hunt.declined}, undecided {hunt.undecided}",
+                      markup=False, highlight=False)
         if hunt.instance is not None:
-            console.print(f"instance: {out['instance']}")
-            console.print(f"witness: {out['witness']}")
-            console.print(f"why: {out['explanation']}")
-            console.print(f"fixture: {fixture or '(not stored)'}")
+            console.print(f"instance: {out['instance']}", markup=False)
+            console.print(f"witness: {out['witness']}", markup=False)
+            console.print(f"why: {out['explanation']}", markup=False)
+            console.print(f"fixture: {fixture or '(not stored)'}", markup=False)
+        if hunt.core:
+            console.print(f"unsat core: {', '.join(hunt.core)}", markup=False)
+        b = hunt.budget
+        console.print(f"budget: {b['candidates']} candidates (schedule {b['schedule']}), seed {b['seed']}, "
+                      f"rlimit {b['rlimit']}, each check {b['check']['evaluations']} evaluations / rlimit "
+                      f"{b['check']['rlimit']}; time limit {b['time_limit']:g} s (outer stop)", markup=False)
         for note in hunt.notes:
-            console.print(f"note: {note}")
+            console.print(f"note: {note}", markup=False)
 
     @app.command("rediscover")
     def rediscover_cmd(
@@ -147,24 +162,33 @@ def register(app: typer.Typer) -> None:
 
     @app.command("matrix")
     def matrix_cmd(
-        time_limit: float = typer.Option(3.0, "--time-limit", help="search seconds per cell without a fixture"),
+        time_limit: float = typer.Option(MATRIX_TIME_LIMIT, "--time-limit", help="outer stop in seconds per cell (then: unknown)"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
+        candidates: int = typer.Option(MATRIX_CANDIDATES, "--candidates", "--evaluations",
+                                       help="candidate instances per cell without a fixture (deterministic budget)"),
+        rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
+        seed: int = typer.Option(0, "--seed"),
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """The mechanism × property table: violated (fixture) or none found within the stated budget."""
+        """The mechanism × property table: violated (fixture), holds, none found, n/a or unknown per cell."""
         import mechanisms
         import properties
         from counterexamples import store
+        from mechanisms import plugin
         from search import engines
 
         check_format(fmt)
         try:
             params.seconds(time_limit)
             params.size(users, resources)
-            mechs = [mechanisms.get(m) for m in (mechanism or mechanisms.names())]
+            params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
+            params.integer(rlimit, "--rlimit", 1)
+            params.seed(seed)
+            with plugin.time_limit(time_limit):
+                mechs = [mechanisms.get(m) for m in (mechanism or mechanisms.names())]
         except InputError as exc:
             fail(str(exc))
         fixtures = store.load_all()
@@ -179,31 +203,24 @@ def register(app: typer.Typer) -> None:
                     if found:
                         cells.append({"mechanism": mech.name, "property": prop, "status": "violated",
                                       "fixture": str(found[0].name)})
-                    else:
-                        try:
-                            hunt = engines.search(mech, prop, users, resources, time_limit=time_limit,
-                                                  shrink_seconds=2.0)
-                        except (PluginError, OptionError) as exc:  # a broken mechanism: not "n/a"
-                            fail(str(exc))
-                        except InputError as exc:
-                            cells.append({"mechanism": mech.name, "property": prop, "status": "n/a",
-                                          "note": str(exc)})
-                            bar.advance(task)
-                            continue
-                        cell = {"mechanism": mech.name, "property": prop, "status": hunt.status,
-                                "budget": f"{time_limit:g} s at {users}×{resources}",
-                                "notes": hunt.notes}
-                        if hunt.status == "violated":
-                            cell["witness"] = hunt.verdict.witness
-                            if not no_store:
-                                path, _ = store.save(violation_record_for(mech.name, prop, hunt))
-                                cell["fixture"] = path.name
-                        cells.append(cell)
+                        bar.advance(task)
+                        continue
+                    try:
+                        hunt = engines.search(mech, prop, users, resources, time_limit=time_limit, seed=seed,
+                                              candidates=candidates, rlimit=rlimit)
+                    except InputError as exc:  # a broken plug-in, a bad option: the table would lie
+                        fail(str(exc))
+                    cell = {"mechanism": mech.name, "property": prop, **hunt_record(mech.name, prop, hunt)}
+                    cell["status"] = cell.pop("verdict")
+                    if hunt.status == "violated" and not no_store:
+                        path, _ = store.save(violation_record_for(mech.name, prop, hunt, seed))
+                        cell["fixture"] = path.name
+                    cells.append(cell)
                     bar.advance(task)
         if fmt == "json":
             emit_json(cells)
             return
-        table = Table(title="mechanism × property")
+        table = Table(title=f"mechanism × property at {users} users × {resources} resources")
         table.add_column("mechanism")
         for prop in properties.names():
             table.add_column(prop)
@@ -211,12 +228,56 @@ def register(app: typer.Typer) -> None:
             row = []
             for prop in properties.names():
                 cell = next(c for c in cells if c["mechanism"] == mech.name and c["property"] == prop)
-                row.append({"violated": "[red]violated[/red]", "none-found": "none found", "n/a": "n/a"}.get(
-                    cell["status"], cell["status"]))
+                row.append(_cell_text(cell, users, resources))
             table.add_row(mech.name, *row)
-        Console().print(table)
-        Console().print(f"none found = no violation within {time_limit:g} s at {users} users × {resources} resources; "
-                        "violated cells have a fixture in counterexamples/fixtures/")
+        from fairlab.cli import console
+
+        console.print(table)
+        declined = sorted({c["reason"] for c in cells if c["status"] == "n/a"})
+        for reason in declined:
+            console.print(f"n/a: {reason}", markup=False)
+        console.print(f"violated = a verified fixture in counterexamples/fixtures/; holds = z3 proved no violation at "
+                      f"{users}×{resources} (spec checked against the allocator); none found = no violation among the "
+                      f"candidates evaluated ({candidates} per cell, seed {seed}, rlimit {rlimit}); n/a = the mechanism "
+                      f"declined every candidate; unknown = nothing decided (time: the {time_limit:g} s outer stop fired)",
+                      markup=False)
+
+
+def hunt_record(mechanism: str, prop: str, hunt) -> dict:
+    """The JSON of a search result: verdict, what it rests on, and the budget used."""
+    return {
+        "mechanism": mechanism,
+        "property": prop,
+        "verdict": hunt.status,
+        "reason": hunt.reason,
+        "summary": hunt.summary(),
+        "instance": hunt.instance.to_dict() if hunt.instance else None,
+        "witness": hunt.verdict.witness if hunt.verdict is not None else None,
+        "explanation": hunt.verdict.explanation if hunt.verdict is not None else None,
+        "engine": hunt.engine,
+        "core": hunt.core,
+        "control": hunt.control,
+        "seconds": round(hunt.seconds, 3),
+        "evaluated": hunt.evaluated,
+        "declined": hunt.declined,
+        "undecided": hunt.undecided,
+        "stopped": hunt.stopped,
+        "budget": hunt.budget,
+        "notes": hunt.notes,
+    }
+
+
+def _cell_text(cell: dict, users: int, resources: int) -> str:
+    status = cell["status"]
+    if status == "violated":
+        return "[red]violated[/red]"
+    if status == "holds":
+        return "[green]holds[/green]"
+    if status == "none-found":
+        return f"none found ({sum(cell['evaluated'].values())})"
+    if status == "unknown":
+        return "unknown (time)" if cell.get("stopped") == "time" else "unknown"
+    return status
 
 
 def _compact(value) -> str:
@@ -226,7 +287,7 @@ def _compact(value) -> str:
     return json.dumps(value, ensure_ascii=False).replace('"', "")
 
 
-def violation_record_for(mechanism: str, prop: str, hunt):
+def violation_record_for(mechanism: str, prop: str, hunt, seed: int = 0):
     from search.rediscover import violation_record
 
-    return violation_record(mechanism, prop, hunt, 0, {}, None)
+    return violation_record(mechanism, prop, hunt, seed, {}, None)
