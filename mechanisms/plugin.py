@@ -213,13 +213,14 @@ def _allocator(name: str, fn):
             raise InputError(f"mechanism {name!r}: {value}")
         if kind != "ok":  # raised, exited, returned something unusable, or died
             raise PluginError(value)
-        tasks = tuple(_decode(v) for v in value)
+        encoded, approximate, error_bound = value
+        tasks = tuple(_decode(v) for v in encoded)
         try:
             check_feasible(instance, tasks, f"mechanism {name!r}")
         except InputError as exc:  # an unusable result is a failure, not a refusal
             raise PluginError(str(exc)) from None
-        if isinstance(result, Allocation) and not result.is_exact():  # e.g. CEEI's float path: stays labelled
-            return Allocation(name, instance, tasks, exactness="approximate", error_bound=result.error_bound)
+        if approximate:  # e.g. a wrapper of CEEI's float path: the label crosses the pipe and stays
+            return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         return Allocation(name, instance, tasks)
 
     allocate.worker = worker
@@ -254,7 +255,7 @@ class _Worker:
         self.process = self.conn = None
 
     def call(self, instance: Instance) -> tuple[str, object]:
-        """("ok", encoded tasks) | ("refuses", message) | ("failed", one-line message)."""
+        """("ok", (encoded tasks, approximate?, error bound)) | ("refuses", message) | ("failed", one-line message)."""
         limit = _active()
         if self.process is None or not self.process.is_alive():
             self.stop()
@@ -338,7 +339,9 @@ def _run(fn, instance: Instance, name: str) -> tuple[str, object]:
         return "failed", str(exc)
     except BaseException as exc:  # e.g. a result whose iteration raises
         return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
-    return "ok", tuple(_encode(t) for t in tasks)
+    approximate = isinstance(result, Allocation) and not result.is_exact()
+    error_bound = result.error_bound if approximate else None
+    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound)
 
 
 def _encode(value):
