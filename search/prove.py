@@ -540,6 +540,11 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
         if _final(results[-1]):
             break
     best = results[-1]
+    if best["verdict"] == "unknown" and not best["core"] and best["stopped"] == "rlimit":
+        schedule = budget.schedule()
+        best["reason"] = (f"rlimit: every proof attempt ran out of its resource limit ({len(results)} attempts: seeds "
+                          f"{schedule[0][0]}-{schedule[-1][0]}, rlimit {schedule[0][1]:,} doubling to "
+                          f"{schedule[-1][1]:,}); raise --rlimit or --attempts")
     for gate, state in best["gates"].items():
         proof.gates[gate] = state
     proof.verdict, proof.core, proof.control = best["verdict"], best["core"], best["control"]

@@ -59,7 +59,7 @@ def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=Non
             if progress:
                 progress(f"{entry.id} at {n}×{m}")
             proof = prove(mechanisms.get(entry.mechanism), entry.property, n, m, time_limit=time_limit,
-                          positive_demands=entry.positive_demands, budget=budget)
+                          positive_demands=entry.positive_demands, budget=budget, options=dict(entry.options))
             checked.append({"users": n, "resources": m, "verdict": proof.verdict, "seconds": round(proof.seconds, 3),
                             "rlimit_spent": proof.rlimit_spent, "reason": proof.reason})
             if proof.verdict != entry.expected:
@@ -68,6 +68,7 @@ def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=Non
         largest = max(((c["users"], c["resources"]) for c in as_expected), default=None)
         rows.append({
             "entry": entry.id, "mechanism": entry.mechanism, "property": entry.property,
+            "options": dict(entry.options),
             "expected": entry.expected, "source": entry.source, "note": entry.note,
             "largest": list(largest) if largest else None, "checked": checked, "budget": budget.to_dict(),
             "ok": bool(checked) and all(c["verdict"] == entry.expected for c in checked[:1]),
