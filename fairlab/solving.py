@@ -12,11 +12,16 @@ the lab uses to reach a verdict is made by `new_solver` with a `SolverBudget`; t
 
 The rlimit of a z3 solver is per ``check()`` call (relative to the work done so far), so a
 solver reused for several checks gets the full budget on each.
+
+z3's search also depends on the history of its context (the order in which terms were created)
+and on the names of the constants, so a query that must not depend on what ran before in the
+process is posed in a fresh context (``new_solver(..., ctx=...)``; see `fairlab.isolated`).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, replace
 
 import z3
@@ -51,9 +56,12 @@ class SolverBudget:
         return {"rlimit": self.rlimit, "seconds": self.seconds, "seed": self.seed}
 
 
-def new_solver(budget: SolverBudget, *, unsat_core: bool = False, minimize_core: bool = False) -> z3.Solver:
-    """A z3 solver bound by ``budget`` (resource limit, seed, and the wall-clock outer stop)."""
-    solver = z3.Solver()
+def new_solver(budget: SolverBudget, *, unsat_core: bool = False, minimize_core: bool = False,
+               ctx: z3.Context | None = None) -> z3.Solver:
+    """A z3 solver bound by ``budget`` (resource limit, seed, and the wall-clock outer stop), in
+    ``ctx`` (default: z3's main context)."""
+    solver = z3.Solver(ctx=ctx)
+    solver._fairlab_budget = budget  # lets `check` tell the two limits apart (see _reason)
     solver.set("rlimit", budget.rlimit)
     solver.set("random_seed", budget.seed)
     if budget.seconds is not None:
@@ -67,12 +75,30 @@ def new_solver(budget: SolverBudget, *, unsat_core: bool = False, minimize_core:
 
 def check(solver: z3.Solver, *assumptions) -> tuple[str, str]:
     """("sat" | "unsat" | "unknown", reason): reason is "" unless unknown (see module docstring)."""
+    start = time.monotonic()
     result = solver.check(*assumptions)
     if result == z3.sat:
         return "sat", ""
     if result == z3.unsat:
         return "unsat", ""
-    return "unknown", unknown_reason(solver.reason_unknown())
+    return "unknown", _reason(solver, time.monotonic() - start)
+
+
+def _reason(solver: z3.Solver, elapsed: float) -> str:
+    """z3 says "canceled" for either limit when it solves with assumptions or unsat cores
+    (measured: rlimit 10,000 on a tracked query gives "canceled" at once). For a solver made by
+    `new_solver`, "canceled" is the resource limit when the wall-clock stop cannot have fired
+    yet and the solver's resource count reached the limit; otherwise it stays "time"."""
+    text = solver.reason_unknown()
+    reason = unknown_reason(text)
+    budget = getattr(solver, "_fairlab_budget", None)
+    if reason == "time" and budget is not None and "cancel" in text.lower():
+        timer_may_have_fired = budget.seconds is not None and elapsed >= 0.95 * budget.seconds
+        stats = solver.statistics()
+        count = stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
+        if not timer_may_have_fired and count >= budget.rlimit:
+            return "rlimit"
+    return reason
 
 
 def unknown_reason(text: str) -> str:

@@ -42,7 +42,7 @@ from fairlab import exact
 from fairlab.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.instance import Instance
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget
+from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
 from fairlab.solving import check as solver_check
 from mechanisms.base import Constraint, Mechanism, check_feasible
 
@@ -466,11 +466,4 @@ def isolated_solver(budget: SolverBudget, unsat_core: bool = False) -> tuple[z3.
     decided the next time. A fresh context sees only the question: the same question, the same
     answer within the same rlimit."""
     ctx = z3.Context()
-    solver = z3.Solver(ctx=ctx)
-    solver.set("rlimit", budget.rlimit)
-    solver.set("random_seed", budget.seed)
-    if budget.seconds is not None:
-        solver.set("timeout", max(1, int(budget.seconds * 1000)))
-    if unsat_core:
-        solver.set("unsat_core", True)
-    return solver, ctx
+    return new_solver(budget, unsat_core=unsat_core, ctx=ctx), ctx

@@ -14,24 +14,92 @@ Reductions that keep the proof complete:
 * normalisation of each user's row so its largest share is 1 would also be complete for
   row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result.
 
-A `proved` verdict always comes with its positive control: the same encoding with one
-hypothesis of the core dropped must be satisfiable (z3 produces an instance violating the
-property), so an encoding that is vacuously UNSAT cannot pass as a proof. If no control is found
-the verdict is `unknown`. A timeout is `unknown`, never `proved`.
+A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
+order (any failure is `unknown` with the reason, never `proved`):
+
+1. conformance: the spec describes the numeric allocator — `mechanisms.conformance` on a seeded
+   sample of instances of the proof's size, every checked instance agreeing (for
+   ``same-as:X`` also X's spec and allocator);
+2. satisfiability: spec ∧ domain (the instance domain and assumptions, without the negated
+   property) is satisfiable — an unsatisfiable spec proves everything ("vacuous spec");
+3. the unsat core uses a constraint of the negated property (else the spec alone is
+   contradictory on the domain);
+4. the positive control: one mechanism hypothesis of the core dropped, the encoding is
+   satisfiable (z3 produces an instance violating the property), so a property encoding that is
+   UNSAT on its own (e.g. a wrongly negated property) cannot pass either.
+
+Budgets are deterministic: every z3 query runs in a fresh z3 context (z3's search depends on
+what its context saw before) and is decided by a resource limit (`fairlab.solving`). The proof
+query follows a fixed schedule of attempts — attempt k uses seed k and `rlimit` · 2^k — and the
+positive control and the satisfiability gate have schedules of their own; the same input and
+budget give the same verdict on any machine. The time limit is only an outer stop: when it fires
+the verdict is `unknown` with reason "time". The budget and every query's resource use are
+recorded in the result.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import math
 import time
 from dataclasses import dataclass, field
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, PluginError
+from fairlab.isolated import Isolated
+from fairlab.solving import SolverBudget, check as z3_check, new_solver
 from mechanisms.base import Constraint, Mechanism, SymbolicInstance
 
 PER_USER = ("si", "ef", "sp", "pm", "njc", "bf", "srf", "rm")
+
+#: z3 resource limit of the first proof attempt; attempt k gets seed k and DEFAULT_RLIMIT · 2^k.
+#: Measured (fresh contexts, seed 0): `prove drf si -n 3 -m 3` needs 1.5 million units; the
+#: catalogue's fast subset at most ... (see README, Proofs).
+DEFAULT_RLIMIT = 10_000_000
+#: attempts of the proof query (seeds 0, 1, …): 4 attempts spend at most 15 · DEFAULT_RLIMIT.
+DEFAULT_ATTEMPTS = 4
+
+
+@dataclass(frozen=True)
+class ProveBudget:
+    """Everything that decides a verdict (resource limits, attempts, seeds, the conformance
+    sample), and the wall-clock outer stop `seconds` (which can only make it `unknown`)."""
+
+    rlimit: int = DEFAULT_RLIMIT
+    attempts: int = DEFAULT_ATTEMPTS
+    seconds: float = 60.0
+    conformance_samples: int = 8
+    conformance_seed: int = 0
+    conformance_rlimit: int = 20_000_000
+
+    def __post_init__(self):
+        for name in ("rlimit", "attempts", "conformance_samples", "conformance_rlimit"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name}: expected a positive integer, got {value!r}")
+        if isinstance(self.conformance_seed, bool) or not isinstance(self.conformance_seed, int) \
+                or self.conformance_seed < 0:
+            raise InputError(f"conformance seed: expected a non-negative integer, got {self.conformance_seed!r}")
+        if not (isinstance(self.seconds, (int, float)) and math.isfinite(self.seconds) and self.seconds > 0):
+            raise InputError(f"time limit: must be a finite positive number of seconds, got {self.seconds}")
+
+    def schedule(self) -> list[tuple[int, int]]:
+        """(seed, rlimit) of each proof attempt: seeds 0, 1, …, resource limit doubling."""
+        return [(k, self.rlimit * 2 ** k) for k in range(self.attempts)]
+
+    def control_schedule(self) -> list[tuple[int, int]]:
+        """The positive control: a quick look at every hypothesis, then a longer one."""
+        return [(0, max(1, self.rlimit // 4)), (0, self.rlimit * 2)]
+
+    def to_dict(self) -> dict:
+        return {"rlimit": self.rlimit, "attempts": self.attempts,
+                "schedule": [list(p) for p in self.schedule()],
+                "control_schedule": [list(p) for p in self.control_schedule()],
+                "time_limit": self.seconds,
+                "conformance": {"samples": self.conformance_samples, "seed": self.conformance_seed,
+                                "rlimit": self.conformance_rlimit}}
 
 
 @dataclass
@@ -48,6 +116,14 @@ class Proof:
     instance: dict | None = None
     reductions: list[str] = field(default_factory=list)
     reason: str = ""
+    budget: dict = field(default_factory=dict)
+    queries: list[dict] = field(default_factory=list)  # every z3 query: stage, seed, rlimit, spent, result
+    conformance: list[dict] = field(default_factory=list)  # gate 1, one report per mechanism involved
+    gates: dict = field(default_factory=dict)  # gate name -> "passed" | "failed" | "unknown" | "not-reached"
+
+    @property
+    def rlimit_spent(self) -> int:
+        return sum(q["spent"] for q in self.queries) + sum(c.get("rlimit_spent", 0) for c in self.conformance)
 
     def to_dict(self) -> dict:
         return {
@@ -63,6 +139,9 @@ class Proof:
             "instance": self.instance,
             "reductions": self.reductions,
             "reason": self.reason,
+            "gates": self.gates,
+            "conformance": self.conformance,
+            "budget": {**self.budget, "rlimit_spent": self.rlimit_spent, "queries": self.queries},
         }
 
 
@@ -88,18 +167,36 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
 
     t1 = [z3.Real(f"{prop}.a{i}") for i in range(sym.n)]
     t2 = [z3.Real(f"{prop}.b{i}") for i in range(sym.n)]
-    other = mechanism if prop == "unique" else mechanisms.get(prop.split(":", 1)[1])
-    if other.spec is None:
-        raise InputError(f"mechanism {other.name!r}: has no symbolic specification")
+    other = related_mechanism(mechanism, prop)
+    first = spec(sym, t1)
     # the second allocation: the same spec again ('unique') or the other mechanism's ('same-as:X')
     second = spec(sym, t2) if other is mechanism else other.spec(sym, t2)
-    constraints = [*spec(sym, t1), *[Constraint(f"{other.name}'.{c.name}", c.expr) for c in second]]
+    renamed = [Constraint(f"{other.name}'.{c.name}", c.expr) for c in second]
+    constraints = [*first, *renamed]
     constraints.append(Constraint(f"{prop}.violated", z3.Or([a != b for a, b in zip(t1, t2)])))
+    # What must be satisfiable without the negated relation: the first spec, and for 'same-as:X'
+    # X's spec on the same demands too (two specs with no common demand prove 'same-as' vacuously).
+    base = {c.name for c in first} | ({c.name for c in renamed} if other is not mechanism else set())
+    hypotheses = {c.name for c in first} | {c.name for c in renamed}
 
     def witness(model):
         return {"allocations": [[number(model_value(model, t)) for t in t1], [number(model_value(model, t)) for t in t2]]}
 
-    return Encoding(constraints, witness, {"tasks": t1, "other": t2})
+    return Encoding(constraints, witness, {"tasks": t1, "other": t2, "base": base, "hypotheses": hypotheses})
+
+
+def related_mechanism(mechanism: Mechanism, prop: str) -> Mechanism | None:
+    """The mechanism a relation compares with ('unique': itself; 'same-as:X': X), else None."""
+    import mechanisms
+
+    if prop == "unique":
+        return mechanism
+    if not prop.startswith("same-as:"):
+        return None
+    other = mechanisms.get(prop.split(":", 1)[1])
+    if other.spec is None:
+        raise InputError(f"mechanism {other.name!r}: has no symbolic specification")
+    return other
 
 
 def check_options(mechanism: Mechanism, options: dict) -> None:
@@ -112,9 +209,27 @@ def check_options(mechanism: Mechanism, options: dict) -> None:
         mechanism(Instance.from_dict({"capacities": [1], "demands": [[1]]}), **options)
 
 
+@dataclass
+class Encoded:
+    """One encoding of "spec ∧ ¬property": the named constraints, which of them are the base
+    (domain, assumptions and the spec of the instance itself: gate 2 needs them satisfiable),
+    which are mechanism hypotheses (a positive control may drop one), and how to read a model."""
+
+    constraints: list[Constraint]
+    base: set[str]
+    hypothesis: object  # name -> bool
+    read_model: object  # model -> (instance dict | None, witness dict | None)
+    reductions: list[str]
+
+    def goal(self, name: str) -> bool:
+        """A constraint of the negated property (not of the base)."""
+        return name not in self.base
+
+
 def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool = True, normalise_rows: bool = False,
              options: dict | None = None, positive_demands: bool = False):
-    """(symbolic instance, named constraints, property Encoding, reductions used)."""
+    """(symbolic instance, named constraints, property Encoding, reductions used, hypothesis test,
+    base names)."""
     import properties
 
     if mechanism.spec is None:
@@ -127,15 +242,25 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
         extra += [Constraint(f"assume.positive[{i}][{r}]", sym.demands[i][r] > 0) for i in range(n) for r in range(m)]
         reductions.append("assumption: every demand strictly positive")
     spec_names: set[str] = set()
+    own: list[list[Constraint]] = []  # the spec of the instance itself (its first call on `sym`)
 
     def spec(s, t, mech=mechanism):
-        out = mech.spec(s, t, **options)
+        try:
+            out = list(mech.spec(s, t, **options))
+        except InputError:
+            raise
+        except Exception as exc:  # a researcher's spec: one line
+            raise PluginError(f"mechanism {mech.name!r}: its spec raised {type(exc).__name__}: {exc}") from None
         spec_names.update(c.name for c in out)
+        if s is sym and not own:
+            own.append(out)
         return out
 
     if prop == "unique" or prop.startswith("same-as:"):
         enc = _relation_encoding(mechanism, prop, sym, options, spec)
-        return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names)
+        base = {c.name for c in [*sym.domain, *extra]} | enc.variables["base"]
+        names = spec_names | enc.variables["hypotheses"]
+        return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(names), base
     module = properties.get(prop)
     if not hasattr(module, "encode"):
         raise InputError(f"property {prop!r}: has no symbolic encoding")
@@ -149,34 +274,60 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
         kwargs["user"] = 0
         reductions.append("user symmetry: only user 0 deviates/complains")
     enc = module.encode(sym, spec, prop, **kwargs)
-    return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names)
+    base = {c.name for c in [*sym.domain, *extra, *(own[0] if own else [])]}
+    return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names), base
 
 
-def _check(constraints: list[Constraint], seconds: float, track: bool, seed: int = 0):
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int(seconds * 1000)))
-    solver.set("random_seed", seed)
+@dataclass
+class Query:
+    """One z3 query in a fresh context: its outcome and what it spent."""
+
+    status: str  # "sat" | "unsat" | "unknown"
+    reason: str  # "" | "rlimit" | "time" | z3's words
+    core: list[str]
+    model: object | None  # an IsolatedModel: .eval(term in the original constants)
+    spent: int
+    seconds: float
+
+
+def solve(constraints: list[Constraint], seed: int, rlimit: int, deadline: float, track: bool = False) -> Query:
+    """Decide `constraints` with `seed` and `rlimit`, isolated (`fairlab.isolated`: a fresh z3
+    context, constants renamed canonically, so the outcome does not depend on earlier queries);
+    the wall clock (`deadline`, time.monotonic) only stops it."""
+    start = time.monotonic()
+    left = deadline - start
+    if left <= 0:
+        return Query("unknown", "time", [], None, 0, 0.0)
+    iso = Isolated([c.expr for c in constraints])
+    ctx = iso.ctx
+    solver = new_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed), unsat_core=track, ctx=ctx)
     names = {}
-    if track:
-        solver.set("unsat_core", True)
-        for k, c in enumerate(constraints):
-            flag = z3.Bool(f"c{k}:{c.name}")
+    for k, (c, expr) in enumerate(zip(constraints, iso.exprs)):
+        if track:
+            flag = z3.Bool(f"c{k}", ctx)
             names[str(flag)] = c.name
-            solver.assert_and_track(c.expr, flag)
-    else:
-        for c in constraints:
-            solver.add(c.expr)
-    result = solver.check()
-    if result == z3.unsat and track:
-        return "unsat", sorted({names[str(f)] for f in solver.unsat_core()}), None
-    if result == z3.sat:
-        return "sat", [], solver.model()
-    return ("unsat" if result == z3.unsat else "unknown"), [], (solver.reason_unknown() if result == z3.unknown else None)
+            solver.assert_and_track(expr, flag)
+        else:
+            solver.add(expr)
+    status, reason = z3_check(solver)
+    stats = solver.statistics()
+    spent = int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+    core, model = [], None
+    if status == "unsat" and track:
+        core = sorted({names[str(f)] for f in solver.unsat_core()})
+    elif status == "sat":
+        model = iso.model(solver)
+    return Query(status, reason, core, model, spent, time.monotonic() - start)
 
 
-def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool):
-    sym, constraints, enc, reductions, hypothesis = encoding(mechanism, prop, n, m, options=options,
-                                                             positive_demands=positive_demands)
+def _record(queries: list[dict], stage: str, q: Query, seed: int, rlimit: int, **extra) -> None:
+    queries.append({"stage": stage, **extra, "seed": seed, "rlimit": rlimit, "spent": q.spent,
+                    "result": q.status + (f" ({q.reason})" if q.reason else ""), "seconds": round(q.seconds, 3)})
+
+
+def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool) -> Encoded:
+    sym, constraints, enc, reductions, hypothesis, base = encoding(mechanism, prop, n, m, options=options,
+                                                                   positive_demands=positive_demands)
 
     def read_model(model):
         from search.engines import model_instance
@@ -184,10 +335,10 @@ def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, pos
         inst = model_instance(model, sym)
         return (inst.to_dict() if inst else None), enc.witness(model)
 
-    return constraints, read_model, reductions, hypothesis
+    return Encoded(constraints, base, hypothesis, read_model, reductions)
 
 
-def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool):
+def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool) -> Encoded:
     from search import prove_drf
 
     constraints, variables = prove_drf.sp_constraints(n, m)
@@ -204,7 +355,8 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
     def hypothesis(name: str) -> bool:
         return name.startswith("drf.") or name.startswith("sp.lie0:drf.")
 
-    return constraints, read_model, reductions, hypothesis
+    base = {c.name for c in constraints if not c.name.startswith("sp.")}
+    return Encoded(constraints, base, hypothesis, read_model, reductions)
 
 
 STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles}
@@ -220,73 +372,187 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
     return out
 
 
-def run_strategy(strategy: str, mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float,
-                 options: dict, positive_demands: bool, seed: int = 0, control_time: float | None = None) -> dict:
-    """One encoding, decided by z3 within `time_limit` (then the positive control gets
-    `control_time`, by default what is left of `time_limit`), as a plain dict."""
-    start = time.monotonic()
-    constraints, read_model, reductions, hypothesis = STRATEGIES[strategy](mechanism, prop, n, m, options,
-                                                                           positive_demands)
-    status, core, info = _check(constraints, time_limit, track=True, seed=seed)
-    out = {"strategy": strategy, "reductions": reductions, "core": [], "control": None, "instance": None,
-           "witness": None}
-    if status == "sat":
-        out["instance"], out["witness"] = read_model(info)
+def _unknown(out: dict, reason: str, gate: str | None = None, state: str = "unknown") -> dict:
+    if gate:
+        out["gates"][gate] = state
+    out.update(verdict="unknown", reason=reason)
+    return out
+
+
+def _time_reason(where: str, budget: ProveBudget) -> str:
+    return (f"time: the wall-clock stop ({budget.seconds:g} s) fired during {where} before z3's resource limit "
+            f"(the machine is slow or loaded; raise --time-limit)")
+
+
+def satisfiable(encoded: Encoded, strategy: str, budget: ProveBudget, deadline: float, queries: list[dict]) -> Query:
+    """Gate 2: is the base (domain, assumptions, the instance's own spec) satisfiable? The proof
+    schedule's (seed, rlimit) pairs in turn until one answers."""
+    base = [c for c in encoded.constraints if c.name in encoded.base]
+    for seed, rlimit in budget.schedule():
+        q = solve(base, seed, rlimit, deadline)
+        _record(queries, "satisfiable", q, seed, rlimit, strategy=strategy)
+        if q.status != "unknown" or q.reason == "time":
+            break
+    return q
+
+
+def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, budget: ProveBudget,
+           deadline: float, queries: list[dict]) -> dict:
+    """One proof attempt of one encoding and, if UNSAT, gates 2-4: a plain dict with "verdict"
+    ("proved" | "refuted" | "unknown"), "reason", "core", "control", "instance", "witness"."""
+    out = {"strategy": strategy, "reductions": encoded.reductions, "core": [], "control": None, "instance": None,
+           "witness": None, "gates": {}, "stopped": ""}
+    q = solve(encoded.constraints, seed, rlimit, deadline, track=True)
+    _record(queries, "proof", q, seed, rlimit, strategy=strategy)
+    if q.status == "sat":
+        out["instance"], out["witness"] = encoded.read_model(q.model)
+        out["gates"] = {g: "not-needed" for g in ("satisfiable", "core-uses-property", "positive-control")}
         out.update(verdict="refuted", reason="z3 found a violating instance")
-    elif status == "unsat":
-        left = control_time if control_time is not None else max(1.0, time_limit - (time.monotonic() - start))
-        control = positive_control(constraints, [c for c in core if hypothesis(c)], read_model, left)
-        out["core"] = core
-        if control is None:
-            out.update(verdict="unknown", reason="UNSAT, but no positive control was satisfiable: the encoding may be vacuous")
-        else:
-            out.update(verdict="proved", control=control, reason=f"spec ∧ ¬{prop} is UNSAT over the reals")
-    else:
-        out.update(verdict="unknown", reason=f"z3: {info or 'timeout'}")
+        return out
+    if q.status == "unknown":
+        out["stopped"] = q.reason
+        if q.reason == "time":
+            return _unknown(out, _time_reason("the proof", budget))
+        return _unknown(out, f"z3 stopped ({q.reason}) on the proof with seed {seed}, rlimit {rlimit:,}")
+    out["core"] = q.core
+    # Gate 2: the base (domain, assumptions, the spec of the instance) alone is satisfiable.
+    sat = satisfiable(encoded, strategy, budget, deadline, queries)
+    if sat.status == "unsat":
+        return _unknown(out, "vacuous spec: spec ∧ domain is unsatisfiable (no demand profile of this size has an "
+                        "allocation the spec admits), so it proves anything; no verdict", "satisfiable", "failed")
+    if sat.status == "unknown":
+        out["stopped"] = sat.reason
+        return _unknown(out, _time_reason("the satisfiability gate", budget) if sat.reason == "time" else
+                        f"z3 could not show spec ∧ domain satisfiable ({sat.reason}); no verdict", "satisfiable")
+    out["gates"]["satisfiable"] = "passed"
+    # Gate 3: the core uses the negated property. (Implied by gate 2 when z3's core is right:
+    # a core inside the base would make the base unsatisfiable. Kept as a cheap second check.)
+    if not any(encoded.goal(c) for c in q.core):
+        return _unknown(out, "vacuous: the unsat core uses no constraint of the negated property (the spec alone is "
+                        "contradictory on this domain)", "core-uses-property", "failed")
+    out["gates"]["core-uses-property"] = "passed"
+    # Gate 4: the positive control.
+    control = positive_control(encoded.constraints, [c for c in q.core if encoded.hypothesis(c)],
+                               encoded.read_model, budget, deadline, queries)
+    if control is None:
+        if queries and queries[-1]["result"] == "unknown (time)":
+            out["stopped"] = "time"
+            return _unknown(out, _time_reason("the positive control", budget), "positive-control")
+        return _unknown(out, "UNSAT, but no positive control was satisfiable: the encoding may be vacuous",
+                        "positive-control", "failed")
+    out["gates"]["positive-control"] = "passed"
+    out.update(verdict="proved", control=control, reason=f"spec ∧ ¬{prop} is UNSAT over the reals")
+    return out
+
+
+def run_strategy(strategy: str, mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float,
+                 options: dict, positive_demands: bool, seed: int = 0, rlimit: int = DEFAULT_RLIMIT) -> dict:
+    """One attempt of one encoding (no conformance gate: for benchmarks of the encodings)."""
+    budget = ProveBudget(rlimit=rlimit, seconds=time_limit)
+    start = time.monotonic()
+    encoded = STRATEGIES[strategy](mechanism, prop, n, m, options, positive_demands)
+    queries: list[dict] = []
+    out = decide(encoded, strategy, prop, seed, rlimit, budget, start + time_limit, queries)
+    out["queries"] = queries
     out["seconds"] = time.monotonic() - start
     return out
 
 
+def _final(result: dict) -> bool:
+    """Decided, stopped by the clock, or an UNSAT that failed a gate (gates 2-4 have their own
+    schedules, so another proof attempt would not change that): no further attempt."""
+    return result["verdict"] != "unknown" or result["stopped"] == "time" or bool(result["core"])
+
+
+_CONFORMANCE: dict = {}
+
+
+def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float):
+    """Gate 1: `mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
+    mechanism, size, options and budget within a process: the answer is deterministic)."""
+    from mechanisms import conformance
+
+    try:
+        key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
+               budget.conformance_seed, budget.conformance_rlimit)
+    except TypeError:  # pragma: no cover - options are JSON values
+        key = None
+    if key in _CONFORMANCE:
+        return _CONFORMANCE[key][1]
+    report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
+                                      budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
+                                      stop_early=True, deadline=deadline)
+    timed_out = any(r.status == "unknown" and "(time)" in r.reason for r in report.results)
+    if key is not None and not timed_out:
+        _CONFORMANCE[key] = (mech, report)  # the mechanism kept alive so its id is not reused
+    return report
+
+
 def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
-          positive_demands: bool = False) -> Proof:
-    """Run the applicable encodings one after the other, most specialised first, each with the
-    time that is left, until one gives a definitive answer. (Running them side by side on two
-    cores was measured slower: z3 on the generic encoding starves the specialised one.) A
-    `refuted` is confirmed exactly on a concrete instance first."""
+          positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
+          budget: ProveBudget | None = None) -> Proof:
+    """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
+    rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
+    an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
+    concrete instance. `time_limit` (or `budget.seconds`) is the outer wall-clock stop."""
     options = dict(options or {})
     if n < 1 or m < 1:
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
     if not time_limit > 0 or time_limit == float("inf"):  # NaN fails the first test
         raise InputError(f"time limit: must be a finite positive number of seconds, got {time_limit}")
+    if budget is None:
+        budget = ProveBudget(rlimit=DEFAULT_RLIMIT if rlimit is None else rlimit,
+                             attempts=DEFAULT_ATTEMPTS if attempts is None else attempts, seconds=float(time_limit))
     check_options(mechanism, options)
     encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
     start = time.monotonic()
+    deadline = start + budget.seconds
     names = strategies_for(mechanism, prop, options)
+    proof = Proof(mechanism.name, prop, n, m, "unknown", 0.0, budget=budget.to_dict(),
+                  gates={g: "not-reached" for g in ("conformance", "satisfiable", "core-uses-property",
+                                                    "positive-control")})
+
+    # Gate 1: the spec describes the allocator (and, for 'same-as:X', X's spec describes X).
+    other = related_mechanism(mechanism, prop)
+    involved = [(mechanism, options)] + ([(other, {})] if other is not None and other is not mechanism else [])
+    for mech, opts in involved:
+        report = conformance_gate(mech, n, m, opts, budget, deadline)
+        proof.conformance.append(report.to_dict())
+        if report.status != "agrees":
+            proof.gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
+            proof.reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.summary()}"
+                            if report.status == "disagrees" else f"conformance not shown, no verdict: {report.summary()}")
+            if any("(time)" in r.reason for r in report.results):
+                proof.reason = _time_reason("the conformance gate", budget) + f" — {report.summary()}"
+            proof.seconds = time.monotonic() - start
+            return proof
+    proof.gates["conformance"] = "passed"
+
+    encoded = {}
     results = []
-    # z3's running time on these nonlinear problems is heavy-tailed (the same query took 0.5 s or
-    # 25 s in one session), so run short attempts with fresh random seeds and doubling timeouts,
-    # cycling through the encodings, until the time limit: restarts cut the tail.
-    attempt, per_try = 0, 2.0
-    while not results or results[-1]["verdict"] == "unknown":
+    for seed, limit in budget.schedule():
         for name in names:
-            left = time_limit - (time.monotonic() - start)
-            if left <= 0.2 and results:
+            if name not in encoded:
+                encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands)
+            results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, proof.queries))
+            if _final(results[-1]):
                 break
-            results.append(run_strategy(name, mechanism, prop, n, m, max(min(per_try, left), 0.2), options,
-                                        positive_demands, seed=attempt, control_time=max(1.0, min(left, 60.0))))
-            if results[-1]["verdict"] != "unknown":
-                break
-        if time_limit - (time.monotonic() - start) <= 0.2:
+        if _final(results[-1]):
             break
-        attempt, per_try = attempt + 1, per_try * 2
-    decided = [r for r in results if r["verdict"] != "unknown"]
-    best = decided[0] if decided else results[0]
-    proof = Proof(mechanism.name, prop, n, m, best["verdict"], time.monotonic() - start, best["core"],
-                  best["control"], best["witness"], best["instance"],
-                  best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
-                                        f"{len(results)} attempts with restarts)"], best["reason"])
+    best = results[-1]
+    if best["verdict"] == "unknown" and not best["core"] and best["stopped"] == "rlimit":
+        schedule = budget.schedule()
+        best["reason"] = (f"rlimit: every proof attempt ran out of its resource limit ({len(results)} attempts: seeds "
+                          f"{schedule[0][0]}-{schedule[-1][0]}, rlimit {schedule[0][1]:,} doubling to "
+                          f"{schedule[-1][1]:,}); raise --rlimit or --attempts")
+    for gate, state in best["gates"].items():
+        proof.gates[gate] = state
+    proof.verdict, proof.core, proof.control = best["verdict"], best["core"], best["control"]
+    proof.witness, proof.instance, proof.reason = best["witness"], best["instance"], best["reason"]
+    proof.reductions = best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
+                                             f"{len(results)} attempts of the schedule)"]
     if proof.verdict == "refuted":
-        confirmed = confirm_refutation(mechanism, prop, proof.instance, proof.witness, options)
+        confirmed = confirm_refutation(mechanism, prop, proof.instance, proof.witness, options, budget)
         if confirmed is None:
             proof.verdict = "unknown"
             proof.reason = "z3 found a model but its violation did not survive the exact re-check"
@@ -297,7 +563,7 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
 
 
 def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, witness: dict | None,
-                       options: dict) -> str | None:
+                       options: dict, budget: ProveBudget | None = None) -> str | None:
     """Exact confirmation of a refutation on the concrete instance, or None."""
     if instance is None:
         return None
@@ -305,7 +571,7 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
 
     inst = Instance.from_dict(instance)
     if prop == "unique" or prop.startswith("same-as:"):
-        return _confirm_relation(mechanism, prop, inst, witness, options)
+        return _confirm_relation(mechanism, prop, inst, witness, options, budget or ProveBudget())
     import properties
     from properties.base import Violation
 
@@ -320,9 +586,7 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
     return None
 
 
-def _confirm_relation(mechanism, prop, inst, witness, options) -> str | None:
-    import mechanisms
-
+def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudget) -> str | None:
     from fairlab.exact import to_fraction, z3_value
     from mechanisms.base import SymbolicInstance as SI
 
@@ -331,42 +595,43 @@ def _confirm_relation(mechanism, prop, inst, witness, options) -> str | None:
     first, second = ([to_fraction(v, "allocation") for v in a] for a in witness["allocations"])
     if first == second:
         return None
-    other = mechanism if prop == "unique" else mechanisms.get(prop.split(":", 1)[1])
+    other = related_mechanism(mechanism, prop)
     sym = SI.from_instance(inst)
-    for mech, alloc in ((mechanism, first), (other, second)):
+    for mech, alloc, opts in ((mechanism, first, options), (other, second, options if other is mechanism else {})):
         tasks = [z3.Real(f"x{i}") for i in range(inst.n)]
-        solver = z3.Solver()
-        solver.add(*[c.expr for c in mech.spec(sym, tasks)], *[t == z3_value(v) for t, v in zip(tasks, alloc)])
-        if solver.check() != z3.sat:
+        constraints = [Constraint("spec", z3.And([c.expr for c in mech.spec(sym, tasks, **opts)])),
+                       *[Constraint("fixed", t == z3_value(v)) for t, v in zip(tasks, alloc)]]
+        if solve(constraints, 0, budget.conformance_rlimit, time.monotonic() + budget.seconds).status != "sat":
             return None
     return (f"on {inst.to_dict()['demands']} both {[str(x) for x in first]} ({mechanism.name}) and "
             f"{[str(x) for x in second]} ({other.name}) satisfy the specifications")
 
 
-def positive_control(constraints, hypotheses, read_model, seconds):
+def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, deadline: float,
+                     queries: list[dict] | None = None):
     """Drop one mechanism hypothesis of the core at a time: the first SAT is the control, reported
     with the instance z3 builds for it. No hypothesis in the core at all means the property's
-    encoding is contradictory on its own — no control, and so no proof."""
-    order = sorted(hypotheses)
-    start = time.monotonic()
-    # Two passes: a quick look at every hypothesis (most controls are found in milliseconds),
-    # then the time left shared out among the ones that did not answer.
-    undecided = []
-    for per_try, candidates in ((1.0, order), (None, undecided)):
-        for dropped in list(candidates):
-            left = seconds - (time.monotonic() - start)
-            if left <= 0:
-                return None
-            budget = min(per_try, left) if per_try else max(0.5, left / max(1, len(undecided)))
+    encoding is contradictory on its own — no control, and so no proof. The hypotheses are tried
+    in name order, each with the control schedule's first (seed, rlimit), then those that ran out
+    with the next: deterministic, like every budget here."""
+    queries = [] if queries is None else queries
+    undecided = sorted(set(hypotheses))
+    for seed, rlimit in budget.control_schedule():
+        left = []
+        for dropped in undecided:
             kept = [c for c in constraints if c.name != dropped]
-            status, _, model = _check(kept, budget, track=False)
-            if status == "unknown" and per_try:
-                undecided.append(dropped)
-            if status != "sat":
+            q = solve(kept, seed, rlimit, deadline)
+            _record(queries, "control", q, seed, rlimit, dropped=dropped)
+            if q.status == "unknown" and q.reason == "time":
+                return None
+            if q.status == "unknown":
+                left.append(dropped)
+            if q.status != "sat":
                 continue
             try:
-                instance, witness = read_model(model)
+                instance, witness = read_model(q.model)
             except Exception:  # the reader may rely on the dropped constraint
                 instance, witness = None, None
             return {"dropped": dropped, "result": "sat", "instance": instance, "witness": witness}
+        undecided = left
     return None

@@ -7,9 +7,11 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from fairlab.commands import _params as params
+from fairlab.commands.conformance import output_to_stderr
 from fairlab.errors import InputError
 
 
@@ -36,12 +38,17 @@ def proof_fixture(proof) -> dict:
     }
 
 
-def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=None) -> list[dict]:
-    """For each entry, the sizes in order until one is not decided as expected within the limit."""
+def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=None, rlimit: int | None = None,
+                  attempts: int | None = None) -> list[dict]:
+    """For each entry, the sizes in order until one is not decided as expected within the budget
+    (`rlimit`/`attempts`: the proof schedule, default `search.prove`'s; `time_limit`: the outer
+    stop per size)."""
     import mechanisms
     from search.catalogue import CATALOGUE
-    from search.prove import prove
+    from search.prove import ProveBudget, prove
 
+    budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
+                         **({"attempts": attempts} if attempts is not None else {}))
     rows = []
     for entry in entries or CATALOGUE:
         sizes = entry.fast if fast_only else entry.sizes
@@ -52,16 +59,18 @@ def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=Non
             if progress:
                 progress(f"{entry.id} at {n}×{m}")
             proof = prove(mechanisms.get(entry.mechanism), entry.property, n, m, time_limit=time_limit,
-                          positive_demands=entry.positive_demands)
-            checked.append({"users": n, "resources": m, "verdict": proof.verdict, "seconds": round(proof.seconds, 3)})
+                          positive_demands=entry.positive_demands, budget=budget, options=dict(entry.options))
+            checked.append({"users": n, "resources": m, "verdict": proof.verdict, "seconds": round(proof.seconds, 3),
+                            "rlimit_spent": proof.rlimit_spent, "reason": proof.reason})
             if proof.verdict != entry.expected:
                 break
         as_expected = [c for c in checked if c["verdict"] == entry.expected]
         largest = max(((c["users"], c["resources"]) for c in as_expected), default=None)
         rows.append({
             "entry": entry.id, "mechanism": entry.mechanism, "property": entry.property,
+            "options": dict(entry.options),
             "expected": entry.expected, "source": entry.source, "note": entry.note,
-            "largest": list(largest) if largest else None, "checked": checked,
+            "largest": list(largest) if largest else None, "checked": checked, "budget": budget.to_dict(),
             "ok": bool(checked) and all(c["verdict"] == entry.expected for c in checked[:1]),
         })
     return rows
@@ -77,7 +86,13 @@ def register(app: typer.Typer) -> None:
                                              help="property name, or 'unique', or 'same-as:MECHANISM'"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
-        time_limit: float = typer.Option(60.0, "--time-limit", help="seconds (per size with --catalogue)"),
+        time_limit: float = typer.Option(60.0, "--time-limit",
+                                         help="seconds, outer stop only: gives unknown (time) (per size with --catalogue)"),
+        rlimit: int = typer.Option(None, "--rlimit", show_default=False,
+                                   help="z3 resource limit of the first proof attempt (decides; default "
+                                        "10,000,000, doubling per attempt)"),
+        attempts: int = typer.Option(None, "--attempts", show_default=False,
+                                     help="proof attempts: seeds 0, 1, ... with the rlimit doubling (default 4)"),
         positive: bool = typer.Option(False, "--positive-demands", help="assume every demand > 0"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         catalogue: bool = typer.Option(False, "--catalogue", help="run the theorem catalogue"),
@@ -93,6 +108,10 @@ def register(app: typer.Typer) -> None:
         check_format(fmt)
         try:
             params.seconds(time_limit)
+            if rlimit is not None:
+                params.integer(rlimit, "--rlimit", 1, 10 ** 12)
+            if attempts is not None:
+                params.integer(attempts, "--attempts", 1, 12)
             if catalogue and (mechanism is not None or prop is not None or option):
                 extra = " ".join([*filter(None, (mechanism, prop)), *(f"-o {o}" for o in option or [])])
                 raise InputError(f"--catalogue: runs every catalogue entry, takes no MECHANISM, PROPERTY or "
@@ -103,17 +122,20 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if catalogue:
             console = Console(stderr=True)
-            with console.status("catalogue") as status:
-                rows = run_catalogue(time_limit, fast, progress=lambda text: status.update(text))
+            with console.status("catalogue") as status, output_to_stderr():
+                rows = run_catalogue(time_limit, fast, progress=lambda text: status.update(text), rlimit=rlimit,
+                                     attempts=attempts)
             if fmt == "json":
                 emit_json(rows)
             else:
-                table = Table(title=f"theorem catalogue (≤ {time_limit:g} s per size)")
+                b = rows[0]["budget"] if rows else {"rlimit": rlimit, "attempts": attempts}
+                table = Table(title=f"theorem catalogue (rlimit {b['rlimit']:,} doubling over {b['attempts']} attempts; "
+                                    f"outer stop {time_limit:g} s per size)")
                 for col in ("entry", "expected", "largest (n, m) as expected", "checked", "source"):
                     table.add_column(col, overflow="fold")
                 for r in rows:
-                    checked = ", ".join(f"{c['users']}×{c['resources']} {c['verdict']} {c['seconds']:.1f}s"
-                                        for c in r["checked"])
+                    checked = ", ".join(f"{c['users']}×{c['resources']} {c['verdict']} {c['seconds']:.1f}s "
+                                        f"{c['rlimit_spent'] / 1e6:.1f}M" for c in r["checked"])
                     largest = "×".join(map(str, r["largest"])) if r["largest"] else "[red]none[/red]"
                     table.add_row(r["entry"], r["expected"], largest, checked, r["source"])
                 out = Console()
@@ -125,9 +147,10 @@ def register(app: typer.Typer) -> None:
         if mechanism is None or prop is None:
             fail("prove: give MECHANISM and PROPERTY, or --catalogue")
         try:
-            mech = mechanisms.get(mechanism)
-            proof = prove(mech, prop, users, resources, time_limit=time_limit, options=parse_options(option),
-                          positive_demands=positive)
+            with output_to_stderr():
+                mech = mechanisms.get(mechanism)
+                proof = prove(mech, prop, users, resources, time_limit=time_limit, options=parse_options(option),
+                              positive_demands=positive, rlimit=rlimit, attempts=attempts)
         except InputError as exc:
             fail(str(exc))
         data = proof.to_dict()
@@ -142,9 +165,13 @@ def register(app: typer.Typer) -> None:
         colour = {"proved": "green", "refuted": "red"}.get(proof.verdict, "yellow")
         console.print(f"[bold]{mech.name}[/bold] {prop} at {users} users × {resources} resources: "
                       f"[{colour}]{proof.verdict}[/{colour}] in {proof.seconds:.2f} s")
-        console.print(f"why: {proof.reason}")
+        console.print(f"why: {escape(proof.reason)}")
         for r in proof.reductions:
             console.print(f"  · {r}")
+        gates = ", ".join(f"{g} {state}" for g, state in proof.gates.items())
+        console.print(f"gates: {gates}")
+        for report in proof.conformance:
+            console.print(f"  · {escape(report['summary'])}")
         if proof.core:
             console.print(f"core ({len(proof.core)}): {', '.join(c for c in proof.core if not c.startswith('domain.'))}")
         if proof.control:
@@ -154,3 +181,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"instance: {proof.instance}\nwitness: {proof.witness}")
         if data["fixture"]:
             console.print(f"fixture: {data['fixture']}")
+        b = proof.budget
+        console.print(f"budget: rlimit {b['rlimit']:,} doubling over {b['attempts']} attempts (seeds "
+                      f"{', '.join(str(seed) for seed, _ in b['schedule'])}), {len(proof.queries)} z3 queries, "
+                      f"{proof.rlimit_spent:,} units spent; outer stop {b['time_limit']:g} s")

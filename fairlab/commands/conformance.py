@@ -1,0 +1,134 @@
+"""`fairlab conformance`: does a mechanism's symbolic spec describe its numeric allocator?
+
+    fairlab conformance drf -n 3 -m 3
+    fairlab conformance path/to/mine.py:allocate --samples 20 --seed 7 --format json
+    fairlab conformance ceei --instance thm4-ceei-sp
+
+On each instance of a seeded sample (or the one given), `mechanisms.conformance.check`: the exact
+numeric allocation satisfies the spec, and (single-valued mechanisms) the spec admits no other
+allocation. The same sample and budget give the same answers on any machine (z3 resource limits
+decide; `--time-limit` is only an outer stop that makes an answer `unknown`). This is gate 1 of
+`fairlab prove`. Exit 0 if every checked instance agrees, 1 otherwise (a disagreement, an
+exhausted budget, or nothing checked), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import sys
+import time
+from typing import List, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from fairlab.commands import _params as params
+from fairlab.errors import InputError
+
+
+@contextlib.contextmanager
+def output_to_stderr():
+    """While a verb computes, whatever is written to standard output — a plug-in's print, a C
+    library's banner (HiGHS prints one on its first use) — goes to stderr, so stdout carries the
+    result only and ``--format json`` parses. (Overlaps the CLI-wide guard planned in
+    `fairlab.stdio`; harmless under it.)"""
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1: nothing to guard at the C level
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            try:
+                ctypes.CDLL(None).fflush(None)  # what C code buffered goes out to stderr, not later to stdout
+            except (OSError, AttributeError, TypeError):
+                pass
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def register(app: typer.Typer) -> None:
+    from fairlab.cli import check_format, console, emit_json, fail, parse_options, read_instance
+
+    @app.command("conformance")
+    def conformance_cmd(
+        mechanism: str = typer.Argument(..., help="mechanism name or file.py:function (with a .spec)"),
+        users: int = typer.Option(2, "--users", "-n", help="users of the sampled instances"),
+        resources: int = typer.Option(2, "--resources", "-m", help="resources of the sampled instances"),
+        samples: int = typer.Option(8, "--samples", help="instances in the seeded sample"),
+        seed: int = typer.Option(0, "--seed", help="seed of the sample"),
+        instance: Optional[str] = typer.Option(None, "--instance",
+                                               help="check this one instance (JSON file, '-' or example name)"),
+        rlimit: int = typer.Option(20_000_000, "--rlimit", help="z3 resource limit of each query (decides)"),
+        time_limit: float = typer.Option(120.0, "--time-limit", help="seconds, outer stop only (gives unknown)"),
+        option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """Check that MECHANISM's symbolic spec agrees with its numeric allocator on a seeded sample."""
+        import mechanisms
+        from fairlab.solving import SolverBudget
+        from mechanisms import conformance
+
+        check_format(fmt)
+        try:
+            params.seconds(time_limit)
+            params.size(users, resources)
+            params.integer(samples, "--samples", 1, 1000)
+            params.seed(seed)
+            params.integer(rlimit, "--rlimit", 1)
+            mech = mechanisms.get(mechanism)
+            if mech.spec is None:
+                raise InputError(f"mechanism {mech.name!r}: has no symbolic specification to check against")
+            options = parse_options(option)
+            budget = SolverBudget(rlimit=rlimit)
+            deadline = time.monotonic() + time_limit
+            with output_to_stderr():
+                if instance is not None:
+                    inst = read_instance(instance)
+                    report = conformance.check_sample(mech, inst.n, inst.m, budget=budget, options=options,
+                                                      instances=[inst], deadline=deadline)
+                    if report.results and report.results[0].status == "skipped":
+                        raise InputError(report.results[0].reason)
+                else:
+                    report = conformance.check_sample(mech, users, resources, samples=samples, seed=seed,
+                                                      budget=budget, options=options, deadline=deadline)
+        except InputError as exc:
+            fail(str(exc))
+        data = report.to_dict()
+        data["time_limit"] = time_limit
+        if fmt == "json":
+            emit_json(data)
+        else:
+            _table(report, instance)
+        if report.status != "agrees":
+            raise typer.Exit(1)
+
+    def _table(report, instance) -> None:
+        from mechanisms.conformance import describe
+
+        where = (f"instance {instance}" if instance is not None else
+                 f"{report.samples} seeded instances (seed {report.seed}) of {report.n} users × {report.m} resources")
+        table = Table(title=f"conformance of {report.mechanism}: spec vs numeric allocator on {where}")
+        for col in ("#", "instance", "numeric tasks", "status", "why", "rlimit spent"):
+            table.add_column(col, overflow="fold")
+        colours = {"agrees": "green", "disagrees": "red", "unknown": "yellow", "skipped": "dim"}
+        for k, r in enumerate(report.results):
+            tasks = ", ".join(r.allocation) if r.allocation is not None else ""
+            colour = colours[r.status]
+            table.add_row(str(k), escape(describe(r.instance)), tasks, f"[{colour}]{r.status}[/{colour}]",
+                          escape(r.reason), f"{r.spent:,}")
+        console.print(table)
+        console.print(f"{report.status}: {escape(report.summary())}")
+        console.print(f"budget: rlimit {report.budget['rlimit']:,} per query (seed {report.budget['seed']}), "
+                      f"{report.spent:,} spent, {report.seconds:.2f} s")
