@@ -474,7 +474,7 @@ def _solve_z3(prob: _Problem, timeout_ms: int) -> LPResult:
     """Exact optimum by z3 Optimize (linear real arithmetic); "unknown" on timeout."""
     xs = [z3.Real(f"x{j}") for j in range(prob.n)]
     opt = z3.Optimize()
-    opt.set("timeout", int(timeout_ms))
+    opt.set("timeout", min(2**31 - 1, max(1, int(timeout_ms))))  # z3 takes an unsigned 32-bit count
 
     def num(v: Fraction):
         return z3.RealVal(f"{v.numerator}/{v.denominator}")

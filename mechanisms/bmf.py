@@ -40,7 +40,7 @@ does not finish in minutes), so every computation here runs under a budget that 
 answer: options ``timeout`` (seconds of wall-clock time for the whole call, the outer stop; default
 60) and ``max_checks`` (solver calls: z3 checks plus LPs, a deterministic limit: the same instance
 stops at the same point on any machine; default unlimited). Each z3 check is also bound by the
-deterministic resource limit of `fairlab.solving`. Running out raises `BMFBudgetExceeded` (an
+deterministic resource limit (`CHECK_RLIMIT`, `fairlab.solving`). Running out raises `BMFBudgetExceeded` (an
 `InputError`: the CLI prints one line and exits 2, a search skips the instance). A computation that
 takes longer than a second shows a progress display on stderr when stderr is a terminal.
 
@@ -71,6 +71,10 @@ CAP = "cap"
 RULE = "leximin-max weighted dominant shares over the BMF set; ties -> lexicographically largest shares in user order"
 DEFAULT_TIMEOUT = 60.0  # seconds of wall-clock time per call (the outer stop)
 PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls never flicker)
+#: z3 resource units per enumeration check: generous (minutes of work), so the time limit is what
+#: stops a default run, while a single check never depends on the machine's speed
+CHECK_RLIMIT = 1_000_000_000
+_MAX_MS = 2**31 - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
 
 Option = Union[int, str]  # a resource index, or CAP
 
@@ -109,7 +113,12 @@ class _Run:
     def budget(self) -> SolverBudget:
         """The z3 budget of the next check: the deterministic rlimit, the time left as the outer stop."""
         left = self.seconds_left()
-        return SolverBudget(seconds=None if left is None else max(0.001, left))
+        return SolverBudget(rlimit=CHECK_RLIMIT, seconds=None if left is None else self.ms_left() / 1000)
+
+    def ms_left(self) -> Optional[int]:
+        """Milliseconds left for a solver's own timeout (at least 1, at most what z3 accepts)."""
+        left = self.seconds_left()
+        return None if left is None else min(_MAX_MS, max(1, int(left * 1000)))
 
     def charge(self, stage: str) -> None:
         """Account for one more solver call in `stage`; raise if a budget is spent."""
@@ -154,16 +163,16 @@ class _Run:
 
                 total = self.timeout if self.timeout is not None else None
                 self._progress = Progress(
-                    TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                    TextColumn("of {task.fields[limit]}"),
+                    TextColumn("bmf"), BarColumn(bar_width=20), TimeElapsedColumn(),
+                    TextColumn("of {task.fields[limit]} · {task.fields[calls]} solver calls · {task.description}"),
                     console=Console(stderr=True), transient=True,
                 )
                 self._progress.start()
-                limit = f"{self.timeout:g} s (option timeout)" if self.timeout is not None else "no time limit"
-                self._task = self._progress.add_task("bmf", total=total, limit=limit)
+                limit = f"{self.timeout:g} s" if self.timeout is not None else "no time limit"
+                self._task = self._progress.add_task("", total=total, limit=limit, calls=0)
             self._progress.update(
                 self._task, completed=self.elapsed() if self.timeout is not None else None,
-                description=f"bmf: {self.stage}, {self.checks} solver calls",
+                description=self.stage, calls=self.checks,
             )
         except Exception:  # a display problem (another live display, a closed terminal) never stops the run
             self._progress_failed = True
@@ -381,9 +390,8 @@ def _enumerate(instance: Instance, run: _Run) -> Enumeration:
             checks += 1
             stage = f"enumerating bottleneck mappings (depth {depth + 1} of {len(order)} user groups, {len(found)} found)"
             run.charge(stage)
-            left = run.seconds_left()
-            if left is not None:
-                solver.set("timeout", max(1, int(left * 1000)))
+            if run.timeout is not None:
+                solver.set("timeout", run.ms_left())
             verdict, reason = solver_check(solver)
             if verdict == "unknown":
                 raise run.undecided(stage, reason)
@@ -442,9 +450,8 @@ def _polytope(model: _Model, mapping: Sequence[Option]):
 def _solve(run: _Run, what: str, *args, **kwargs):
     """`solve_lp` under the run's budget; an "unknown" raises (never an answer)."""
     run.charge(what)
-    left = run.seconds_left()
-    if left is not None:
-        kwargs["timeout_ms"] = max(1, int(left * 1000))
+    if run.timeout is not None:
+        kwargs["timeout_ms"] = run.ms_left()
     result = solve_lp(*args, **kwargs)
     if result.status == "unknown":
         raise run.undecided(f"{what} (LP returned unknown)")
