@@ -28,7 +28,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from fairlab import __version__
+from fairlab import __version__, provenance
 from fairlab.errors import InputError
 from fairlab.exact import format_exact
 from fairlab.instance import Instance
@@ -144,6 +144,7 @@ def save(record: dict, directory: Path | None = None, overwrite: bool = False) -
             )
     record = dict(record)
     record.setdefault("lab_version", __version__)
+    record.setdefault("provenance", provenance())  # Python, z3, HiGHS, numpy versions of this finding
     record.setdefault("found_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     name = f"{record['mechanism']}-{record['property']}-{record['canonical_hash']}.json".replace(":", "_").replace(
         "/", "_"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import sys
+import traceback
 from typing import List, Optional
 
 import typer
@@ -18,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fairlab.errors import InputError
+from fairlab.stdio import results_only_on_stdout
 
 try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
     from typer._click import exceptions as click_exceptions
@@ -82,7 +85,18 @@ def parse_options(pairs: List[str]) -> dict:
     return out
 
 
-def emit_json(obj) -> None:
+def emit_json(obj, result: bool = False) -> None:
+    """Print `obj` as JSON on stdout. `result=True` (allocations and verdicts) adds the
+    ``provenance`` of the run (lab, Python, z3, HiGHS, numpy, scipy versions) to the object, or to
+    every object of a list, so a result says what computed it."""
+    if result:
+        from fairlab import provenance
+
+        stamp = provenance()
+        if isinstance(obj, dict):
+            obj = {**obj, "provenance": stamp}
+        elif isinstance(obj, list):
+            obj = [{**item, "provenance": stamp} if isinstance(item, dict) else item for item in obj]
     typer.echo(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
@@ -119,10 +133,14 @@ def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | js
 
 
 @app.command("examples")
-def examples_cmd():
+def examples_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
     """List the shipped example instances (usable wherever an INSTANCE is asked for)."""
-    for name, path in examples().items():
-        inst = Instance.load(path)
+    check_format(fmt)
+    rows = [(name, Instance.load(path)) for name, path in examples().items()]
+    if fmt == "json":
+        emit_json([{"name": name, "users": inst.n, "resources": inst.m} for name, inst in rows])
+        return
+    for name, inst in rows:
         typer.echo(f"{name}: {inst.n} users × {inst.m} resources")
 
 
@@ -149,7 +167,7 @@ def allocate_cmd(
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":
-        emit_json(result.to_dict())
+        emit_json(result.to_dict(), result=True)
         return
     print_allocation(result)
 
@@ -187,21 +205,65 @@ def _load_command_modules() -> None:
 _load_command_modules()
 
 
-def main() -> None:
-    """The `fairlab` entry point: a usage error or an uncaught `InputError` is one line ``error: ...``."""
+INTERNAL_ERROR_EXIT = 3  # an exception no verb expected: a bug in fairlab (2 stays "bad input")
+
+
+def _error_line(text: str) -> None:
+    """One line ``error: ...`` on stderr (whitespace collapsed, very long messages cut)."""
+    line = " ".join(str(text).split())
+    if len(line) > 2000:
+        line = line[:2000] + " …"
+    try:
+        sys.stderr.write(f"error: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr gone: nothing left to tell
+        pass
+
+
+def _dispatch() -> int:
+    """Run the app; every exception becomes one line on stderr and an exit code (never a traceback)."""
     try:
         code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
     except click_exceptions.ClickException as exc:  # usage errors (exit 2) in one line, not click's box
         if type(exc).__name__ != "NoArgsIsHelpError":  # bare `fairlab` has printed the help already
-            typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
-        sys.exit(exc.exit_code)
+            _error_line(exc.format_message())
+        return exc.exit_code
     except typer.Abort:
-        typer.echo("error: aborted", err=True)
-        sys.exit(1)
+        _error_line("aborted")
+        return 1
     except InputError as exc:  # a command that forgot to catch it still gets the one-line treatment
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+        _error_line(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        _error_line("interrupted")
+        return 130
+    except BrokenPipeError:  # stdout closed early (e.g. `| head`): nothing more to say there
+        _error_line("stdout was closed before the output was written (broken pipe)")
+        return 1
+    except Exception as exc:
+        if os.environ.get("FAIRLAB_DEBUG"):
+            traceback.print_exc()
+        _error_line(
+            f"{type(exc).__name__}: {exc} (internal error: a bug in fairlab, please report it; "
+            "FAIRLAB_DEBUG=1 shows the traceback)"
+        )
+        return INTERNAL_ERROR_EXIT
+    if code == 130:  # newer typer turns Ctrl-C into a silent Exit(130)
+        _error_line("interrupted")
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    """The `fairlab` entry point. Any failure is one line ``error: ...`` on stderr: exit 2 for bad
+    input or a usage error, 3 for an internal error (a bug), never a traceback (``FAIRLAB_DEBUG=1``
+    shows one). Only results reach stdout (`fairlab.stdio.results_only_on_stdout`)."""
+    try:
+        with results_only_on_stdout():
+            code = _dispatch()
+    except BrokenPipeError:  # the last flush of stdout failed
+        _error_line("stdout was closed before the output was written (broken pipe)")
+        code = 1
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ import z3
 
 from fairlab.errors import InputError
 from fairlab.exact import to_fraction
+from fairlab.stdio import c_stdout_silenced
 
 OPTIMAL = "optimal"
 INFEASIBLE = "infeasible"
@@ -352,14 +353,25 @@ def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) 
 
 
 # --------------------------------------------------------------------------- float guide
+def new_highs():
+    """A silent ``highspy.Highs()``: no banner on stdout (`fairlab.stdio.c_stdout_silenced`: HiGHS
+    prints it at construction, before an option can be set), no log output."""
+    import highspy
+
+    with c_stdout_silenced():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("log_to_console", False)
+    return h
+
+
 def _highs_basis(prob: _Problem):
     """Run HiGHS in floats; return (column statuses, row statuses) of an optimal basis, or None."""
     import highspy
     import numpy as np
 
     inf = highspy.kHighsInf
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     lp = highspy.HighsLp()
     n, mr = prob.n, len(prob.rows)
     lp.num_col_ = n
@@ -462,7 +474,7 @@ def _solve_z3(prob: _Problem, timeout_ms: int) -> LPResult:
     """Exact optimum by z3 Optimize (linear real arithmetic); "unknown" on timeout."""
     xs = [z3.Real(f"x{j}") for j in range(prob.n)]
     opt = z3.Optimize()
-    opt.set("timeout", int(timeout_ms))
+    opt.set("timeout", min(2**31 - 1, max(1, int(timeout_ms))))  # z3 takes an unsigned 32-bit count
 
     def num(v: Fraction):
         return z3.RealVal(f"{v.numerator}/{v.denominator}")

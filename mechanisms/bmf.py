@@ -35,6 +35,15 @@ Within one polytope the leximin point is unique and found by lexicographic LPs (
 exact); across polytopes the best is kept. `Allocation.extra` records the rule, the number of
 feasible mappings, the number of solver checks and each user's bottleneck witness.
 
+Budget. The enumeration can grow exponentially with the number of users (a random 50 × 50 instance
+does not finish in minutes), so every computation here runs under a budget that never turns into an
+answer: options ``timeout`` (seconds of wall-clock time for the whole call, the outer stop; default
+60) and ``max_checks`` (solver calls: z3 checks plus LPs, a deterministic limit: the same instance
+stops at the same point on any machine; default unlimited). Each z3 check is also bound by the
+deterministic resource limit (`CHECK_RLIMIT`, `fairlab.solving`). Running out raises `BMFBudgetExceeded` (an
+`InputError`: the CLI prints one line and exits 2, a search skips the instance). A computation that
+takes longer than a second shows a progress display on stderr when stderr is a terminal.
+
 Also here: `is_bmf(instance, tasks)` (exact membership with a witness per user or the reason it
 fails) and `uniqueness(instance)` (is the BMF set a single point? if not, two distinct exact BMF
 allocations). §2.4 states that BMF is unique on 2 resources and coincides with PF for n = J = 2.
@@ -42,27 +51,168 @@ allocations). §2.4 states that BMF is unique on 2 resources and coincides with 
 
 from __future__ import annotations
 
+import math
+import sys
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Optional, Sequence, Union
 
 import z3
 
-from fairlab.errors import InputError
+from fairlab.errors import InputError, OptionError
 from fairlab.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
 from fairlab.instance import Instance
 from fairlab.lp import OPTIMAL, solve_lp
+from fairlab.solving import SolverBudget, check as solver_check, new_solver
 from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register
 
 CAP = "cap"
 RULE = "leximin-max weighted dominant shares over the BMF set; ties -> lexicographically largest shares in user order"
-ENUMERATION_TIMEOUT_MS = 60_000
+DEFAULT_TIMEOUT = 60.0  # seconds of wall-clock time per call (the outer stop)
+PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls never flicker)
+#: z3 resource units per enumeration check: generous (minutes of work), so the time limit is what
+#: stops a default run, while a single check never depends on the machine's speed
+CHECK_RLIMIT = 1_000_000_000
+_MAX_MS = 2**31 - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
 
 Option = Union[int, str]  # a resource index, or CAP
 
 
-class SolverUndecided(RuntimeError):
-    """z3 or the LP helper returned "unknown": the enumeration is incomplete and nothing is claimed."""
+class SolverUndecided(InputError):
+    """z3 or the LP helper returned "unknown": the enumeration is incomplete and nothing is claimed.
+
+    An `InputError` (this instance is beyond what the budget decides): the CLI prints one line and
+    exits 2, and a search skips the instance instead of counting it."""
+
+
+class BMFBudgetExceeded(SolverUndecided):
+    """The call ran out of its ``timeout`` (wall clock) or ``max_checks`` (solver calls) budget."""
+
+
+# --------------------------------------------------------------------------- budget and progress
+class _Run:
+    """What one BMF computation may spend and has spent; `charge` stops it when a limit is reached."""
+
+    def __init__(self, timeout=DEFAULT_TIMEOUT, max_checks=None):
+        self.timeout = _read_timeout(timeout)
+        self.max_checks = _read_max_checks(max_checks)
+        self.started = time.monotonic()
+        self.checks = 0  # z3 checks and LP solves so far
+        self.stage = "starting"
+        self._progress = None
+        self._task = None
+        self._progress_failed = False
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def seconds_left(self) -> Optional[float]:
+        return None if self.timeout is None else self.timeout - self.elapsed()
+
+    def budget(self) -> SolverBudget:
+        """The z3 budget of the next check: the deterministic rlimit, the time left as the outer stop."""
+        left = self.seconds_left()
+        return SolverBudget(rlimit=CHECK_RLIMIT, seconds=None if left is None else self.ms_left() / 1000)
+
+    def ms_left(self) -> Optional[int]:
+        """Milliseconds left for a solver's own timeout (at least 1, at most what z3 accepts)."""
+        left = self.seconds_left()
+        return None if left is None else min(_MAX_MS, max(1, int(left * 1000)))
+
+    def charge(self, stage: str) -> None:
+        """Account for one more solver call in `stage`; raise if a budget is spent."""
+        self.stage = stage
+        if self.max_checks is not None and self.checks >= self.max_checks:
+            raise BMFBudgetExceeded(
+                f"bmf: did not finish within {self.max_checks} solver calls (option max_checks={self.max_checks}): "
+                f"stopped after {self.elapsed():.1f} s while {stage}; raise it with -o max_checks=N"
+            )
+        left = self.seconds_left()
+        if left is not None and left <= 0:
+            raise self._out_of_time()
+        self.checks += 1
+        self._show()
+
+    def _out_of_time(self) -> BMFBudgetExceeded:
+        return BMFBudgetExceeded(
+            f"bmf: did not finish within {self.timeout:g} s (option timeout={self.timeout:g}): stopped after "
+            f"{self.elapsed():.1f} s while {self.stage}, {self.checks} solver calls made "
+            f"(a z3 check reacts to the stop within seconds); raise it with -o timeout=SECONDS"
+        )
+
+    def undecided(self, what: str, reason: str = "") -> SolverUndecided:
+        """The exception for a solver "unknown": out of time if the clock says so, else undecided."""
+        left = self.seconds_left()
+        if reason == "time" or (left is not None and left <= 0):
+            return self._out_of_time()
+        why = f" ({reason})" if reason else ""
+        return SolverUndecided(f"bmf: solver returned unknown{why} while {what}")
+
+    # progress: stderr only, only on a terminal, only once the call has run for a second
+    def _show(self) -> None:
+        if self._progress_failed or (self._progress is None and self.elapsed() < PROGRESS_AFTER):
+            return
+        try:
+            if self._progress is None:
+                if not sys.stderr.isatty():
+                    self._progress_failed = True
+                    return
+                from rich.console import Console
+                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+                total = self.timeout if self.timeout is not None else None
+                self._progress = Progress(
+                    TextColumn("bmf"), BarColumn(bar_width=20), TimeElapsedColumn(),
+                    TextColumn("of {task.fields[limit]} · {task.fields[calls]} solver calls · {task.description}"),
+                    console=Console(stderr=True), transient=True,
+                )
+                self._progress.start()
+                limit = f"{self.timeout:g} s" if self.timeout is not None else "no time limit"
+                self._task = self._progress.add_task("", total=total, limit=limit, calls=0)
+            self._progress.update(
+                self._task, completed=self.elapsed() if self.timeout is not None else None,
+                description=self.stage, calls=self.checks,
+            )
+        except Exception:  # a display problem (another live display, a closed terminal) never stops the run
+            self._progress_failed = True
+            self.close()
+
+    def close(self) -> None:
+        if self._progress is not None:
+            try:
+                self._progress.stop()
+            except Exception:
+                pass
+            self._progress = None
+
+
+def _read_timeout(value) -> Optional[float]:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        seconds = float(value)
+    except (TypeError, ValueError, OverflowError):
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise OptionError(f"option timeout: expected a finite positive number of seconds, got {_shown(value)}")
+    return seconds
+
+
+def _read_max_checks(value) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, Fraction) and value.denominator == 1:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise OptionError(f"option max_checks: expected a positive integer, got {_shown(value)}")
+    return value
+
+
+def _shown(value) -> str:
+    return format_exact(value) if isinstance(value, Fraction) else repr(value)
 
 
 # --------------------------------------------------------------------------- the model, exactly
@@ -177,14 +327,28 @@ class Enumeration:
     groups: int  # classes of identical users (the search assigns one option per class)
 
 
-def enumerate_mappings(instance: Instance, timeout_ms: int = ENUMERATION_TIMEOUT_MS) -> Enumeration:
-    """All bottleneck mappings σ whose polytope P_σ is non-empty (exact, z3 incremental DFS)."""
-    instance = _as_instance(instance)
+def enumerate_mappings(
+    instance: Instance, timeout: Optional[float] = DEFAULT_TIMEOUT, max_checks: Optional[int] = None, *,
+    _run: Optional[_Run] = None,
+) -> Enumeration:
+    """All bottleneck mappings σ whose polytope P_σ is non-empty (exact, z3 incremental DFS).
+
+    Under the budget of the module docstring (`timeout` seconds, `max_checks` solver calls; None =
+    unlimited): running out raises `BMFBudgetExceeded`, a z3 "unknown" `SolverUndecided`.
+    """
+    run = _run if _run is not None else _Run(timeout, max_checks)
+    try:
+        return _enumerate(_as_instance(instance), run)
+    finally:
+        if _run is None:
+            run.close()
+
+
+def _enumerate(instance: Instance, run: _Run) -> Enumeration:
     model = _Model.of(instance)
     inst = instance
     phi = [z3.Real(f"phi{i}") for i in range(inst.n)]
-    solver = z3.Solver()
-    solver.set("timeout", int(timeout_ms))
+    solver = new_solver(run.budget())
     for i in range(inst.n):
         solver.add(phi[i] >= 0)
         if inst.max_tasks[i] is not None:
@@ -224,10 +388,14 @@ def enumerate_mappings(instance: Instance, timeout_ms: int = ENUMERATION_TIMEOUT
             solver.push()
             solver.add(condition(rep, option))
             checks += 1
-            verdict = solver.check()
-            if verdict == z3.unknown:
-                raise SolverUndecided(f"bmf: z3 returned unknown ({solver.reason_unknown()}) while enumerating mappings")
-            if verdict == z3.sat:
+            stage = f"enumerating bottleneck mappings (depth {depth + 1} of {len(order)} user groups, {len(found)} found)"
+            run.charge(stage)
+            if run.timeout is not None:
+                solver.set("timeout", run.ms_left())
+            verdict, reason = solver_check(solver)
+            if verdict == "unknown":
+                raise run.undecided(stage, reason)
+            if verdict == "sat":
                 choice[g] = option
                 dfs(depth + 1)
                 del choice[g]
@@ -279,14 +447,19 @@ def _polytope(model: _Model, mapping: Sequence[Option]):
     return a_ub, b_ub, a_eq, b_eq, upper
 
 
-def _checked(result, what: str):
+def _solve(run: _Run, what: str, *args, **kwargs):
+    """`solve_lp` under the run's budget; an "unknown" raises (never an answer)."""
+    run.charge(what)
+    if run.timeout is not None:
+        kwargs["timeout_ms"] = run.ms_left()
+    result = solve_lp(*args, **kwargs)
     if result.status == "unknown":
-        raise SolverUndecided(f"bmf: LP returned unknown while {what}")
+        raise run.undecided(f"{what} (LP returned unknown)")
     return result
 
 
 def _leximin_point(
-    model: _Model, mapping: Sequence[Option], to_beat: Optional[Sequence[Fraction]] = None
+    model: _Model, mapping: Sequence[Option], to_beat: Optional[Sequence[Fraction]] = None, run: Optional[_Run] = None
 ) -> Optional[tuple[Fraction, ...]]:
     """The leximin-maximal point of P_σ in weighted dominant shares s_i = σ_i φ_i (lexicographic LPs).
 
@@ -297,6 +470,7 @@ def _leximin_point(
     so far) the polytope cannot win and None is returned early.
     """
     n = model.inst.n
+    run = run if run is not None else _Run(None)
     a_ub, b_ub, a_eq, b_eq, upper = _polytope(model, mapping)
     sig = model.sigma
     fixed: dict[int, Fraction] = {}
@@ -318,10 +492,10 @@ def _leximin_point(
             extra_eq.append(row)
             rhs_eq.append(s)
         objective = [Fraction(0)] * n + [Fraction(1)]
-        res = _checked(
-            solve_lp(objective, base_ub + extra_ub, b_ub + [Fraction(0)] * len(free), base_eq + extra_eq,
-                     b_eq + rhs_eq, lower=lower, upper=upper_t, maximize=True),
-            "maximising the least share",
+        res = _solve(
+            run, f"maximising the least share ({len(fixed)} of {n} users fixed)",
+            objective, base_ub + extra_ub, b_ub + [Fraction(0)] * len(free), base_eq + extra_eq,
+            b_eq + rhs_eq, lower=lower, upper=upper_t, maximize=True,
         )
         if res.status != OPTIMAL:  # z3 said P_σ is non-empty; the exact LP must agree
             raise SolverUndecided(f"bmf: mapping {tuple(mapping)} feasible for z3 but LP says {res.status}")
@@ -337,11 +511,11 @@ def _leximin_point(
                 continue
             objective = [Fraction(0)] * (n + 1)
             objective[i] = sig[i]
-            best = _checked(
-                solve_lp(objective, base_ub + floor_ub, b_ub + [Fraction(0)] * len(free), base_eq + extra_eq
-                         + [[Fraction(0)] * n + [Fraction(1)]], b_eq + rhs_eq + [level], lower=lower,
-                         upper=upper_t, maximize=True),
-                "testing which users are blocked",
+            best = _solve(
+                run, f"testing which users are blocked ({len(fixed)} of {n} users fixed)",
+                objective, base_ub + floor_ub, b_ub + [Fraction(0)] * len(free), base_eq + extra_eq
+                + [[Fraction(0)] * n + [Fraction(1)]], b_eq + rhs_eq + [level], lower=lower,
+                upper=upper_t, maximize=True,
             )
             if best.value == level:
                 fixed[i] = level
@@ -359,17 +533,27 @@ class NoBMFAllocation(RuntimeError):
     """No bottleneck mapping is feasible: a counterexample to BMF existence (B&R §3.3 leave it open)."""
 
 
-def allocate(instance: Instance) -> Allocation:
-    """The leximin-maximal BMF allocation (rule in the module docstring), exactly."""
+def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None) -> Allocation:
+    """The leximin-maximal BMF allocation (rule in the module docstring), exactly, under the budget
+    (`timeout` seconds, `max_checks` solver calls: module docstring)."""
+    run = _Run(timeout, max_checks)
+    try:
+        return _allocate(instance, run)
+    finally:
+        run.close()
+
+
+def _allocate(instance: Instance, run: _Run) -> Allocation:
     model = _Model.of(instance)
-    enum = enumerate_mappings(instance)
+    enum = enumerate_mappings(instance, _run=run)
     if not enum.mappings:
         raise NoBMFAllocation(f"bmf: no feasible bottleneck mapping after {enum.checks} checks")
     best: Optional[tuple[Fraction, ...]] = None
     best_key = None
     skipped = 0
-    for mapping in enum.mappings:
-        phi = _leximin_point(model, mapping, None if best_key is None else best_key[0])
+    for k, mapping in enumerate(enum.mappings):
+        run.stage = f"leximin LPs of mapping {k + 1} of {len(enum.mappings)}"
+        phi = _leximin_point(model, mapping, None if best_key is None else best_key[0], run)
         if phi is None:
             skipped += 1
             continue
@@ -413,16 +597,24 @@ class BMFUniqueness:
     reason: str = ""
 
 
-def uniqueness(instance: Instance) -> BMFUniqueness:
+def uniqueness(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None) -> BMFUniqueness:
     """Is the BMF set a single point? Exact, by LPs over every feasible mapping polytope P_σ.
 
     With p the first point found, P_σ ⊆ {p} iff max c·φ over P_σ is attained only at p for the
     n + 1 directions c = e_1, ..., e_n, -(1, ..., 1): they positively span R^n, so any q ≠ p in
     P_σ has c·q > c·p for one of them, and that LP returns a point other than p.
+    Runs under the budget of the module docstring (`timeout` seconds, `max_checks` solver calls).
     """
-    instance = _as_instance(instance)
+    run = _Run(timeout, max_checks)
+    try:
+        return _uniqueness(_as_instance(instance), run)
+    finally:
+        run.close()
+
+
+def _uniqueness(instance: Instance, run: _Run) -> BMFUniqueness:
     model = _Model.of(instance)
-    enum = enumerate_mappings(instance)
+    enum = enumerate_mappings(instance, _run=run)
     if not enum.mappings:
         return BMFUniqueness(None, (), 0, "no feasible bottleneck mapping: no BMF allocation")
     n = instance.n
@@ -431,8 +623,7 @@ def uniqueness(instance: Instance) -> BMFUniqueness:
         a_ub, b_ub, a_eq, b_eq, upper = _polytope(model, mapping)
         directions = [[Fraction(int(k == i)) for k in range(n)] for i in range(n)] + [[Fraction(-1)] * n]
         for d, objective in enumerate(directions):
-            res = _checked(solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=True),
-                           "testing uniqueness")
+            res = _solve(run, "testing uniqueness", objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=True)
             if res.status != OPTIMAL:
                 raise SolverUndecided(f"bmf: mapping {tuple(mapping)} feasible for z3 but LP says {res.status}")
             if reference is None:
@@ -483,6 +674,10 @@ MECHANISM = register(
         source="Bonald & Roberts, Multi-resource fairness, §2.4 (definition, example) and §3.3 (mapping enumeration)",
         allocate=allocate,
         spec=spec,
+        options={
+            "timeout": f"seconds of wall-clock time for the whole call (outer stop; default {DEFAULT_TIMEOUT:g})",
+            "max_checks": "solver calls (z3 checks + LPs) allowed: a deterministic budget (default unlimited)",
+        },
         single_valued=False,
         module=__name__,
     )

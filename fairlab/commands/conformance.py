@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
         data = report.to_dict()
         data["time_limit"] = time_limit
         if fmt == "json":
-            emit_json(data)
+            emit_json(data, result=True)
         else:
             _table(report, instance)
         if report.status != "agrees":

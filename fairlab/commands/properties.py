@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             from fairlab.cli import emit_json
 
-            emit_json(result.to_dict())
+            emit_json(result.to_dict(), result=True)
             return
         print_verdict(result, inst)
 

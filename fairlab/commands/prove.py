@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
                 rows = run_catalogue(time_limit, fast, progress=lambda text: status.update(text), rlimit=rlimit,
                                      attempts=attempts)
             if fmt == "json":
-                emit_json(rows)
+                emit_json(rows, result=True)
             else:
                 b = rows[0]["budget"] if rows else {"rlimit": rlimit, "attempts": attempts}
                 table = Table(title=f"theorem catalogue (rlimit {b['rlimit']:,} doubling over {b['attempts']} attempts; "
@@ -159,7 +159,7 @@ def register(app: typer.Typer) -> None:
             path, _ = store.save(proof_fixture(proof))
             data["fixture"] = str(path)
         if fmt == "json":
-            emit_json(data)
+            emit_json(data, result=True)
             return
         console = Console()
         colour = {"proved": "green", "refuted": "red"}.get(proof.verdict, "yellow")

@@ -86,7 +86,7 @@ def register(app: typer.Typer) -> None:
         out = hunt_record(mech.name, prop, hunt)
         out["fixture"] = fixture
         if fmt == "json":
-            emit_json(out)
+            emit_json(out, result=True)
             return
         from fairlab.cli import console
 
@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
                 bar.advance(overall)
         total = time.monotonic() - start
         if fmt == "json":
-            emit_json([o.to_dict() for o in outcomes])
+            emit_json([o.to_dict() for o in outcomes], result=True)
         else:
             table = Table(title=f"rediscovery of the sources' counterexamples ({total:.1f} s)")
             for col in ("claim", "verdict", "shrunk instance", "witness", "s", "fixture"):
@@ -218,7 +218,7 @@ def register(app: typer.Typer) -> None:
                     cells.append(cell)
                     bar.advance(task)
         if fmt == "json":
-            emit_json(cells)
+            emit_json(cells, result=True)
             return
         table = Table(title=f"mechanism × property at {users} users × {resources} resources")
         table.add_column("mechanism")

@@ -1,0 +1,105 @@
+"""stdout carries only what was asked for: every verb with ``--format json`` prints parseable JSON.
+
+Each case runs the real command line in a subprocess (so a C library writing to file descriptor 1,
+like HiGHS's banner in highspy 1.16, would break it) on a small input. `test_every_json_verb_is_covered`
+keeps the list complete: a new verb or subcommand with a ``--format`` option must get a case here.
+Nothing is written into the repository: searches run with ``--no-store``, files go to a temporary
+directory (also the working directory), and the fixture folder is compared before and after.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+
+import mechanisms
+from counterexamples.store import FIXTURES
+from fairlab.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGINS = Path(__file__).parent / "plugins"
+
+#: the shipped example each registered mechanism is run on (default: drf-paper)
+EXAMPLE_FOR = {"maxmin": "maxmin-notes", "bmf": "bmf-three-resources"}
+
+LOADS = "0.2,0.2,0.2"
+
+# (case id, the verb path it covers, arguments before --format json); "{tmp}" is the temporary directory
+CASES = [
+    ("mechanisms", "mechanisms", ["mechanisms"]),
+    ("examples", "examples", ["examples"]),
+    ("properties", "properties", ["properties"]),
+    *[
+        (f"allocate-{name}", "allocate", ["allocate", name, EXAMPLE_FOR.get(name, "drf-paper")])
+        for name in mechanisms.names()
+    ],
+    ("allocate-plugin", "allocate", ["allocate", f"{PLUGINS / 'unfair.py'}:equal_split", "drf-paper"]),
+    ("check", "check", ["check", "asset", "si", "thm1-asset-si", "--time-limit", "5"]),
+    ("search", "search", ["search", "asset", "si", "--time-limit", "10", "--no-store"]),
+    ("matrix", "matrix", ["matrix", "--mechanism", "asset", "--time-limit", "1", "--no-store"]),
+    ("conformance", "conformance", ["conformance", "drf", "--users", "2", "--resources", "2", "--samples", "3"]),
+    ("prove", "prove", ["prove", "drf", "si", "--users", "2", "--resources", "2", "--time-limit", "30", "--no-store"]),
+    ("rediscover", "rediscover", ["rediscover", "--claim", "thm1-asset-si", "--no-store"]),
+    ("paper-check", "paper-check", ["paper-check", "--quick"]),
+    ("pdrf-tables", "pdrf-tables", ["pdrf-tables", "--table", "1", "--users", "10", "--runs", "5", "--no-progress"]),
+    ("dynamics-rates", "dynamics rates", ["dynamics", "rates", "--loads", LOADS]),
+    *[
+        (f"dynamics-figure-{k}", "dynamics figure",
+         ["dynamics", "figure", str(k), "--out", "{tmp}", "--loads", "0.3,0.5", "--tol", "0.01", "--flows", "200",
+          "--no-progress"])
+        for k in (1, 2, 3)
+    ],
+    ("dynamics-packets", "dynamics packets", ["dynamics", "packets", "--loads", LOADS, "--flows", "200", "--no-progress"]),
+    ("dynamics-cluster", "dynamics cluster", ["dynamics", "cluster", "--completions", "500"]),
+]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env.pop("FAIRLAB_DEBUG", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def fixtures_before():
+    before = sorted(p.name for p in FIXTURES.glob("*"))
+    yield before
+    assert sorted(p.name for p in FIXTURES.glob("*")) == before, "a --format json run wrote into the fixture folder"
+
+
+@pytest.mark.parametrize("args", [case[2] for case in CASES], ids=[case[0] for case in CASES])
+def test_json_output_parses(args, tmp_path, fixtures_before):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    out = subprocess.run(
+        [sys.executable, "-m", "fairlab.cli", *argv, "--format", "json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=_env(), stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode in (0, 1), out.stderr  # 1: e.g. a claim or a paper check came out otherwise
+    assert "Traceback" not in out.stderr, out.stderr
+    try:
+        json.loads(out.stdout)
+    except json.JSONDecodeError as exc:
+        pytest.fail(f"stdout of {' '.join(argv)} --format json is not JSON ({exc}): {out.stdout[:300]!r}")
+
+
+def _verbs_with_format(command, prefix=()):
+    """Paths ("dynamics figure") of every command of the CLI that has a --format option."""
+    sub = getattr(command, "commands", None)
+    if sub:
+        for name, child in sub.items():
+            yield from _verbs_with_format(child, (*prefix, name))
+        return
+    if any("--format" in getattr(p, "opts", ()) for p in command.params):
+        yield " ".join(prefix)
+
+
+def test_every_json_verb_is_covered():
+    verbs = set(_verbs_with_format(typer.main.get_command(app)))
+    covered = {case[1] for case in CASES}
+    assert verbs - covered == set(), "verbs with --format but no JSON case in tests/test_cli_json.py"
+    assert {m for m in mechanisms.names()} <= {c[0].removeprefix("allocate-") for c in CASES}
