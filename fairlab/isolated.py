@@ -16,6 +16,7 @@ the original constants (in z3's main context), as the lab's witness readers expe
 
 from __future__ import annotations
 
+import contextlib
 from typing import Iterable, Sequence
 
 import z3
@@ -77,3 +78,17 @@ class Isolated:
 
     def model(self, solver: z3.Solver) -> IsolatedModel:
         return IsolatedModel(solver.model().translate(z3.main_ctx()), self.pairs)
+
+
+@contextlib.contextmanager
+def global_params(params: Sequence[tuple[str, object]]):
+    """z3 global parameters set for the duration and restored after (z3 reads some modules'
+    options, e.g. nlsat's, only from its global parameters, not from a solver's)."""
+    old = [(key, z3.get_param(key)) for key, _ in params]
+    try:
+        for key, value in params:
+            z3.set_param(key, value)
+        yield
+    finally:
+        for key, value in old:
+            z3.set_param(key, value)
