@@ -51,6 +51,7 @@ MECHANISM = register(
         source="DRF paper §5.1; lecture 'Candidate #1'",
         allocate=allocate,
         spec=spec,
+        scale_invariant=True, anonymous=True,
         module=__name__,
     )
 )

@@ -261,6 +261,16 @@ class Mechanism:
     #: that ask it for the exact allocation within `seconds` (it raises `ExactTimeout` if that
     #: does not finish). None: its allocations are always exact, or it has no exact path.
     exact_options: Callable[[Mapping[str, Any], float], dict] | None = None
+    #: Declared fact (False, the safe assumption, unless declared): the allocation in tasks is
+    #: unchanged when each resource's capacity and every demand on it are scaled by the same
+    #: positive factor (the mechanism works on shares d_ir / c_r). Licenses `prove` and the
+    #: symbolic `search` engine to fix every capacity to 1 and still cover every capacity vector.
+    scale_invariant: bool = False
+    #: Declared fact (False unless declared): the spec is symmetric under permuting the users (a
+    #: renamed instance gets the renamed allocation). Licenses `prove` to ask only whether user 0
+    #: violates a per-user property. For plug-ins both facts are the author's claims (function
+    #: attributes `.scale_invariant` / `.anonymous`); conformance does not verify them.
+    anonymous: bool = False
 
     def __call__(self, instance: Instance | Mapping, **options) -> Allocation:
         if not isinstance(instance, Instance):

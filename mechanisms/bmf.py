@@ -679,6 +679,7 @@ MECHANISM = register(
             "max_checks": "solver calls (z3 checks + LPs) allowed: a deterministic budget (default unlimited)",
         },
         single_valued=False,
+        scale_invariant=True, anonymous=True,
         module=__name__,
     )
 )

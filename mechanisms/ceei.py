@@ -850,6 +850,7 @@ MECHANISM = register(
             "timeout": f"seconds for the whole exact solve, every z3 check included (default {DEFAULT_TIMEOUT})",
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },
+        scale_invariant=True, anonymous=True,
         module=__name__,
         exact_options=exact_options,
     )

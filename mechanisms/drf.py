@@ -45,6 +45,7 @@ MECHANISM = register(
         source="DRF paper §4, §4.3 (weights), appendix A.1 (progressive filling)",
         allocate=allocate,
         spec=spec,
+        scale_invariant=True, anonymous=True,
         module=__name__,
     )
 )

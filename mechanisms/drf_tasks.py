@@ -170,6 +170,8 @@ MECHANISM = register(
             "trace": "true: also return the launch order",
         },
         discrete=True,
+        # not declared (the safe default): whole tasks against absolute capacities, ties broken by user index
+        scale_invariant=False, anonymous=False,
         module=__name__,
     )
 )

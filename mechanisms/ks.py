@@ -66,6 +66,7 @@ MECHANISM = register(
         source="Procaccia & Psomas lecture 'Kalai–Smorodinsky bargaining solution'; DRF paper §8",
         allocate=allocate,
         spec=spec,
+        scale_invariant=True, anonymous=True,
         module=__name__,
     )
 )

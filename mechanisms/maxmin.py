@@ -45,6 +45,7 @@ MECHANISM = register(
         source="notes on the DRF paper (2, 2.6, 4, 5 on 10); DRF paper §1",
         allocate=allocate,
         spec=spec,
+        scale_invariant=True, anonymous=True,
         module=__name__,
     )
 )

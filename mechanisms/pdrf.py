@@ -104,6 +104,8 @@ MECHANISM = register(
         allocate=allocate,
         spec=spec,
         discrete=True,
+        # not declared (the safe default): whole tasks against absolute capacities, ties broken by user index
+        scale_invariant=False, anonymous=False,
         module=__name__,
     )
 )

@@ -172,6 +172,9 @@ def load(name: str) -> Mechanism:
         allocate=_allocator(name, fn),
         spec=None if spec is None else _guarded_spec(name, spec),
         module=module.__name__,
+        # the author's claims (function attributes), passed through unverified; default False
+        scale_invariant=getattr(fn, "scale_invariant", False) is True,
+        anonymous=getattr(fn, "anonymous", False) is True,
     )
     _CACHE[key] = mechanism
     return mechanism

@@ -357,13 +357,22 @@ def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: i
 
 
 def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, rlimit: int, seed: int,
-               deadline: float | None, capacities_note: str):
-    """`on_unsat` for `hunt`: claim `holds` only if (1) the spec matches the allocator on seeded
-    instances of the size (`mechanisms.conformance`), (2) a positive control passes (one spec
+               deadline: float | None, capacities_note: str, capacities=None, user_focus: bool = False):
+    """`on_unsat` for `hunt`: claim `holds` only if (0) the encoding covers every instance of the
+    size — capacities unknown (`capacities="unknown"`) or the mechanism declared scale-invariant, and
+    no user focus unless the mechanism is declared anonymous — (1) the spec matches the allocator on
+    seeded instances of the size (`mechanisms.conformance`), (2) a positive control passes (one spec
     hypothesis of the core dropped, z3 finds a violation: the unsat is not vacuous). Also computes
     the unsat core. Every z3 step is bounded by `rlimit`."""
 
     def gate(unsat: Unsat):
+        # (0) the scope of the unsat: otherwise no claim, the search goes on with the other engines
+        if capacities != "unknown" and not mechanism.scale_invariant:
+            return "no", (f"symbolic engine: z3 found no violation at {n}×{m} with capacities 1, but the mechanism is "
+                          "not declared scale-invariant, so other capacities are not covered; holds not claimed")
+        if user_focus and not mechanism.anonymous:
+            return "no", (f"symbolic engine: z3 found no violation by user 0 at {n}×{m}, but the mechanism is not "
+                          "declared anonymous, so other users are not covered; holds not claimed")
         def out_of_time():
             left = _seconds_left(deadline)
             return left is not None and left <= 0
@@ -500,13 +509,13 @@ def search(
     start = time.monotonic()
     deadline = start + time_limit
     # The symbolic engine fixes every capacity to 1 (with unknown capacities z3 is far slower, and its
-    # rlimit accounting lags the wall clock on such queries). A `holds` then covers all capacities for
-    # the built-in mechanisms, which depend on demands only through shares d_ir / c_r; for a plug-in
-    # it is stated for unit capacities only.
-    builtin = mechanism.module.startswith("mechanisms.")
+    # rlimit accounting lags the wall clock on such queries). An unsat then covers all capacities only
+    # for a mechanism declared scale-invariant (`Mechanism.scale_invariant`: it depends on demands only
+    # through shares d_ir / c_r); for any other mechanism `holds_gate` claims no `holds` and the search
+    # goes on as if the symbolic engine had found nothing. (Its encodings ask about every user, never
+    # user 0 alone, so no anonymity is assumed.)
     capacities = None
-    capacities_note = ("capacities 1, which covers every capacity vector: the mechanism works on shares" if builtin
-                       else "capacities 1 only: other capacities are covered only if the plug-in is scale-invariant")
+    capacities_note = "capacities 1, which covers every capacity vector: the mechanism is declared scale-invariant"
     budget = {
         "size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates,
         "schedule": {e: WEIGHTS[e] for e in ENGINES if e in engines}, "seed": seed, "rlimit": rlimit,
@@ -535,7 +544,8 @@ def search(
 
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
                                                        capacities=capacities, hypotheses=spec_names)
-                on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note)
+                on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
+                                      capacities=capacities)
         if "grid" in engines:
             pool["grid"] = space.grid(n, m, discrete=mechanism.discrete)
         if "random" in engines:

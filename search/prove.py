@@ -1,16 +1,20 @@
 """Prove a property of a mechanism for ALL demand profiles of a size: "spec ∧ ¬property" is UNSAT.
 
 The instance has n users and m resources with unknown real demands (each row non-negative and
-not all zero). Capacities are normalised to 1: every mechanism here depends on demands only
-through shares d_ir / c_r, so a resource can be rescaled to capacity 1 without changing any
-allocation in shares or any property — the proof covers all positive capacities. (A plug-in whose
-allocation is not scale-invariant should be proved with `capacities="unknown"`.)
+not all zero). Capacities are normalised to 1 only for a mechanism declared scale-invariant
+(`Mechanism.scale_invariant`: it depends on demands only through shares d_ir / c_r, so a resource
+can be rescaled to capacity 1 without changing any allocation in tasks or any property — the proof
+covers all positive capacities); for any other mechanism every capacity is an unknown positive real
+(`SymbolicInstance.unknown(..., capacities="unknown")`), which z3 finds harder: an `unknown` then
+is the honest answer.
 
 Reductions that keep the proof complete:
 
-* user symmetry: the unknown instance is symmetric in the users, so for properties stated per
-  user (si, ef, sp, pm, njc, bf) a violation by any user is a violation by user 0 after renaming;
-  the encoding asks only about user 0 (`focus_user`), which z3 finds much easier;
+* user symmetry, only for a mechanism declared anonymous (`Mechanism.anonymous`: its spec is
+  symmetric under permuting users): the unknown instance is then symmetric in the users, so for
+  properties stated per user (sp) a violation by any user is a violation by user 0 after renaming;
+  the encoding asks only about user 0 (`focus_user`), which z3 finds much easier. Otherwise the
+  negated property is the disjunction over every user;
 * normalisation of each user's row so its largest share is 1 would also be complete for
   row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result.
 
@@ -243,8 +247,15 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
     if mechanism.spec is None:
         raise InputError(f"mechanism {mechanism.name!r}: has no symbolic specification, nothing to prove with")
     options = dict(options or {})
-    sym = SymbolicInstance.unknown(n, m)
-    reductions = ["capacities normalised to 1 (mechanisms work on shares)"]
+    # Capacities 1 lose no generality only for mechanisms declared scale-invariant (for a relation,
+    # both mechanisms compared); otherwise every capacity is an unknown positive real.
+    related = related_mechanism(mechanism, prop)
+    if mechanism.scale_invariant and (related is None or related.scale_invariant):
+        sym = SymbolicInstance.unknown(n, m)
+        reductions = ["capacities normalised to 1 (scale-invariant mechanism)"]
+    else:
+        sym = SymbolicInstance.unknown(n, m, capacities="unknown")
+        reductions = ["capacities unknown (mechanism not declared scale-invariant)"]
     extra: list[Constraint] = []
     if positive_demands:
         extra += [Constraint(f"assume.positive[{i}][{r}]", sym.demands[i][r] > 0) for i in range(n) for r in range(m)]
@@ -278,9 +289,15 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
             extra.append(Constraint(f"normalise.row[{i}]has1", z3.Or([d == 1 for d in sym.demands[i]])))
         reductions.append("each demand row scaled so its largest entry is 1")
     kwargs = {}
-    if focus_user and prop in PER_USER and "user" in inspect.signature(module.encode).parameters:
-        kwargs["user"] = 0
-        reductions.append("user symmetry: only user 0 deviates/complains")
+    if prop in PER_USER and "user" in inspect.signature(module.encode).parameters:
+        if focus_user and mechanism.anonymous:
+            kwargs["user"] = 0
+            reductions.append("user symmetry: only user 0 deviates/complains (anonymous mechanism)")
+        else:
+            # user=None: the negated property is the disjunction over every user (for sp: any user may lie)
+            kwargs["user"] = None
+            reductions.append("no user symmetry: every user may deviate/complain"
+                              + ("" if mechanism.anonymous else " (mechanism not declared anonymous)"))
     enc = module.encode(sym, spec, prop, **kwargs)
     base = {c.name for c in [*sym.domain, *extra, *(own[0] if own else [])]}
     return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names), base
@@ -376,7 +393,8 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
     """The encodings that apply, most specialised first: for DRF's strategyproofness (no options)
     the bundle-coordinate encoding of `search.prove_drf`, then always the generic one."""
     out = []
-    if mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "mechanisms.drf":
+    if (mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "mechanisms.drf"
+            and mechanism.scale_invariant and mechanism.anonymous):  # its reductions need both facts
         out.append("drf-bundles")
     out.append("generic")
     return out

@@ -1,0 +1,89 @@
+"""The scope of a proof: capacities may be fixed to 1 only for a mechanism declared
+scale-invariant, and only user 0 may be asked about only for a mechanism declared anonymous.
+
+The two audit plug-ins (`tests/plugins/capdep.py`, `tests/plugins/asym.py`) have exact specs
+(conformance agrees) but break one of these facts each; both were once `proved` (and `holds` in
+`search`) although a concrete instance violates the property. Controls: DRF (built-in, both facts
+declared) and a plug-in declaring both facts stay `proved`.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import mechanisms
+import properties
+from fairlab.instance import Instance
+from search.engines import search
+from search.prove import prove
+
+PLUGINS = Path(__file__).parent / "plugins"
+CAPDEP = f"{PLUGINS / 'capdep.py'}:capdep"
+ASYM = f"{PLUGINS / 'asym.py'}:asym"
+DECLARED = f"{PLUGINS / 'declared_drf.py'}:declared_drf"
+
+
+def test_declared_facts_of_the_registry_and_of_plugins():
+    for name in ("drf", "asset", "ceei", "ks", "bmf", "maxmin"):
+        mech = mechanisms.get(name)
+        assert mech.scale_invariant and mech.anonymous, name
+    for name in ("drf-tasks", "pdrf"):
+        mech = mechanisms.get(name)
+        assert not mech.scale_invariant and not mech.anonymous, name
+    for name in (CAPDEP, ASYM):
+        mech = mechanisms.get(name)
+        assert not mech.scale_invariant and not mech.anonymous, name
+    declared = mechanisms.get(DECLARED)
+    assert declared.scale_invariant and declared.anonymous
+
+
+def test_the_audit_instances_violate():
+    """The ground truth the proofs must not contradict."""
+    asym = mechanisms.get(ASYM)
+    same = Instance.from_dict(json.loads((PLUGINS / "asym_same.json").read_text()))
+    assert properties.check("sp", asym, same, time_limit=30).verdict == "violated"
+    capdep = mechanisms.get(CAPDEP)
+    # capacities not all 1: asset fairness, which violates si (DRF paper, Theorem 1)
+    inst = Instance.from_dict({"capacities": [2, 2], "demands": [[2, 0], [2, 2]]})
+    assert properties.check("si", capdep, inst, time_limit=30).verdict == "violated"
+
+
+def test_capacity_dependent_plugin_is_not_proved_si():
+    proof = prove(mechanisms.get(CAPDEP), "si", 2, 2, time_limit=60)
+    assert proof.verdict in ("refuted", "unknown"), proof.to_dict()
+    assert any(r.startswith("capacities unknown") for r in proof.reductions)
+    assert not any("normalised to 1" in r for r in proof.reductions)
+
+
+def test_asymmetric_plugin_is_not_proved_sp():
+    proof = prove(mechanisms.get(ASYM), "sp", 2, 2, time_limit=60)
+    assert proof.verdict in ("refuted", "unknown"), proof.to_dict()
+    assert not any("only user 0" in r for r in proof.reductions)
+    assert any("every user may deviate" in r for r in proof.reductions)
+
+
+@pytest.mark.parametrize("name,prop", [(CAPDEP, "si"), (ASYM, "sp")])
+def test_search_does_not_claim_holds(name, prop):
+    hunt = search(mechanisms.get(name), prop, 2, 2, time_limit=60)
+    assert hunt.status != "holds", hunt
+
+
+def test_search_on_capdep_notes_why_no_holds():
+    hunt = search(mechanisms.get(CAPDEP), "si", 2, 2, engines=["symbolic"], time_limit=60)
+    assert hunt.status != "holds"
+    assert any("not declared scale-invariant" in note for note in hunt.notes), hunt.notes
+
+
+def test_drf_si_still_proved_with_normalised_capacities():
+    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60)
+    assert proof.verdict == "proved", proof.to_dict()
+    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.reductions
+
+
+def test_plugin_declaring_both_facts_is_still_proved():
+    proof = prove(mechanisms.get(DECLARED), "si", 2, 2, time_limit=60)
+    assert proof.verdict == "proved", proof.to_dict()
+    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.reductions
+    hunt = search(mechanisms.get(DECLARED), "si", 2, 2, engines=["symbolic"], time_limit=60)
+    assert hunt.status == "holds", hunt
