@@ -45,7 +45,7 @@ from pathlib import Path
 from fairlab.errors import InputError, PluginError
 from fairlab.exact import Algebraic, to_fraction
 from fairlab.instance import Instance
-from mechanisms.base import Allocation, Mechanism, check_feasible
+from mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
 
@@ -181,6 +181,7 @@ def load(name: str) -> Mechanism:
 
 
 def _import(path: Path, name: str):
+    _probe_import(path, name)
     module_name = "fairlab_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -188,7 +189,8 @@ def _import(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     try:
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries results only
+            spec.loader.exec_module(module)
     except _Alarm:
         sys.modules.pop(module_name, None)
         raise
@@ -198,13 +200,71 @@ def _import(path: Path, name: str):
     return module
 
 
+_IMPORTED, _FAILED = 97, 98  # exit codes of the import probe
+
+
+def _probe_import(path: Path, name: str) -> None:
+    """Import the file once in a forked child first: an import that ends the process (``os._exit``,
+    a crash, a signal) would otherwise end the lab silently. Within the active time limit."""
+    if not hasattr(os, "fork"):
+        return
+    limit = _active()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: import quietly, report by exit code only
+        code = _FAILED
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            spec = importlib.util.spec_from_file_location("fairlab_plugin_probe", path)
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
+            code = _IMPORTED
+        except BaseException:
+            code = _FAILED
+        finally:
+            os._exit(code)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if limit is not None and time.monotonic() >= limit.deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise _timeout(name, limit, counted=False)
+        time.sleep(0.005)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) in (_IMPORTED, _FAILED):
+        return  # a failure is reported by the real import with its message
+    how = (f"exit code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status)
+           else f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"status {status}")
+    raise PluginError(f"mechanism {name!r}: importing {str(path)!r} ended the process ({how})")
+
+
 def _guarded_spec(name: str, spec):
     def guarded(*args, **kwargs):
-        with _guard(name):
-            return spec(*args, **kwargs)
+        with _guard(name), contextlib.redirect_stdout(sys.stderr):
+            out = spec(*args, **kwargs)
+        return _constraints(name, out)
 
     guarded.__doc__ = spec.__doc__
     return guarded
+
+
+def _constraints(name: str, out) -> list[Constraint]:
+    """A spec's result as named z3 constraints, or a one-line `PluginError` saying what it returned."""
+    import z3
+
+    if isinstance(out, (str, bytes)) or not hasattr(out, "__iter__"):
+        raise PluginError(f"mechanism {name!r}: its spec returned {type(out).__name__}, expected a list of"
+                          " named z3 constraints (mechanisms.base.Constraint)")
+    items = []
+    for k, item in enumerate(out):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], z3.BoolRef):
+            items.append(Constraint(*item))
+        else:
+            raise PluginError(f"mechanism {name!r}: item {k} of its spec is {type(item).__name__}, expected a named"
+                              " z3 constraint (mechanisms.base.Constraint(name, z3 boolean))")
+    return items
 
 
 def _allocator(name: str, fn):
@@ -310,6 +370,9 @@ def _serve(conn, fn, name: str) -> None:
     """The worker's loop: one instance in, one reply out, until the pipe closes."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    sys.stdout.flush()
+    os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only
+    sys.stdout = sys.stderr
     while True:
         try:
             instance = conn.recv()
@@ -342,9 +405,20 @@ def _run(fn, instance: Instance, name: str) -> tuple[str, object]:
         return "failed", str(exc)
     except BaseException as exc:  # e.g. a result whose iteration raises
         return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
-    approximate = isinstance(result, Allocation) and not result.is_exact()
-    error_bound = result.error_bound if approximate else None
+    approximate, error_bound = _approximation(result)
     return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound)
+
+
+def _approximation(result) -> tuple[bool, str | None]:
+    """(approximate?, error bound) as the plug-in's result labels itself: an approximate
+    `Allocation`, or any object or mapping with ``exactness == "approximate"`` (and ``error_bound``)."""
+    if isinstance(result, Allocation):
+        return (not result.is_exact()), (result.error_bound if not result.is_exact() else None)
+    read = result.get if isinstance(result, Mapping) else (lambda key: getattr(result, key, None))
+    if read("exactness") != "approximate":
+        return False, None
+    bound = read("error_bound")
+    return True, None if bound is None else str(bound)
 
 
 def _encode(value):
