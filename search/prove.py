@@ -584,33 +584,35 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
         if confirmed is None:
             proof.verdict = "unknown"
             proof.reason = "z3 found a model but its violation did not survive the exact re-check"
-        else:
-            proof.reason = confirmed
+        else:  # the witness reported is the one that was confirmed (the model's may have been rounded)
+            proof.reason, proof.witness = confirmed
     proof.seconds = time.monotonic() - start
     return proof
 
 
 def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, witness: dict | None,
-                       options: dict, budget: ProveBudget | None = None) -> str | None:
-    """Exact confirmation of a refutation on the concrete instance, or None."""
+                       options: dict, budget: ProveBudget | None = None) -> tuple[str, dict | None] | None:
+    """Exact confirmation of a refutation on the concrete instance: (explanation, the witness that
+    was confirmed), or None. If the model's witness does not verify as it is (its numbers may have
+    been rounded, e.g. algebraic values), the instance is checked afresh and that witness is kept."""
     if instance is None:
         return None
     from fairlab.instance import Instance
 
     inst = Instance.from_dict(instance)
     if prop == "unique" or prop.startswith("same-as:"):
-        return _confirm_relation(mechanism, prop, inst, witness, options, budget or ProveBudget())
+        explanation = _confirm_relation(mechanism, prop, inst, witness, options, budget or ProveBudget())
+        return None if explanation is None else (explanation, witness)
     import properties
     from properties.base import Violation
 
     if witness is not None:
         explanation = Violation(prop, mechanism, inst, witness, options).explain()
         if explanation:
-            return explanation
-    # The model's numbers may have been rounded (algebraic values): search this instance exactly.
+            return explanation, witness
     verdict = properties.check(prop, mechanism, inst, options=options, time_limit=20)
     if verdict.verdict == "violated" and verdict.violation.verify():
-        return verdict.explanation
+        return verdict.explanation, verdict.witness
     return None
 
 

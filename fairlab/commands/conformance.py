@@ -27,6 +27,7 @@ from rich.table import Table
 
 from fairlab.commands import _params as params
 from fairlab.errors import InputError
+from mechanisms.plugin import time_limit as plugin_time_limit
 
 
 @contextlib.contextmanager
@@ -93,7 +94,7 @@ def register(app: typer.Typer) -> None:
             options = parse_options(option)
             budget = SolverBudget(rlimit=rlimit)
             deadline = time.monotonic() + time_limit
-            with output_to_stderr():
+            with output_to_stderr(), plugin_time_limit(time_limit):
                 if instance is not None:
                     inst = read_instance(instance)
                     report = conformance.check_sample(mech, inst.n, inst.m, budget=budget, options=options,

@@ -13,19 +13,25 @@ from rich.table import Table
 from fairlab.commands import _params as params
 from fairlab.commands.conformance import output_to_stderr
 from fairlab.errors import InputError
+from mechanisms.plugin import time_limit as plugin_time_limit
 
 
-def proof_fixture(proof) -> dict:
-    """A refutation is also a counterexample: the fixture record for it."""
+def proof_fixture(proof, mechanism, options: dict) -> dict | None:
+    """A refutation of a property is also a counterexample: the fixture record for it, hashed and
+    re-verifiable exactly as `counterexamples.verify` does it (same canonical form, same options).
+    None for a relation (`same-as:X`): a disagreement of two mechanisms is not a property violation."""
     from counterexamples import store
     from fairlab.instance import Instance
 
+    if proof.property.startswith("same-as:"):
+        return None
     inst = Instance.from_dict(proof.instance)
     return {
         "kind": "nonunique" if proof.property == "unique" else "violation",
         "claim": None,
         "mechanism": proof.mechanism,
         "property": proof.property,
+        "options": dict(options),
         "instance": inst.to_dict(),
         "witness": proof.witness,
         "explanation": proof.reason,
@@ -33,8 +39,9 @@ def proof_fixture(proof) -> dict:
         "seed": None,
         "seconds": round(proof.seconds, 3),
         "minimality": store.minimality(inst),
-        "canonical_hash": store.canonical_hash(proof.mechanism, proof.property, inst),
-        "provenance": "z3 model of spec ∧ ¬property found by `fairlab prove`, confirmed exactly",
+        "canonical_hash": store.canonical_hash(proof.mechanism, proof.property, inst,
+                                               rescale_rows=not mechanism.discrete),
+        "found_by": "z3 model of spec ∧ ¬property found by `fairlab prove`, confirmed exactly",
     }
 
 
@@ -147,7 +154,7 @@ def register(app: typer.Typer) -> None:
         if mechanism is None or prop is None:
             fail("prove: give MECHANISM and PROPERTY, or --catalogue")
         try:
-            with output_to_stderr():
+            with output_to_stderr(), plugin_time_limit(time_limit):
                 mech = mechanisms.get(mechanism)
                 proof = prove(mech, prop, users, resources, time_limit=time_limit, options=parse_options(option),
                               positive_demands=positive, rlimit=rlimit, attempts=attempts)
@@ -155,8 +162,9 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         data = proof.to_dict()
         data["fixture"] = None
-        if proof.verdict == "refuted" and not no_store:
-            path, _ = store.save(proof_fixture(proof))
+        record = proof_fixture(proof, mech, parse_options(option)) if proof.verdict == "refuted" else None
+        if record is not None and not no_store:
+            path, _ = store.save(record)
             data["fixture"] = str(path)
         if fmt == "json":
             emit_json(data, result=True)

@@ -1,0 +1,81 @@
+"""Regressions for the adversarial audit of issue 14: plug-in specs that hang or return garbage,
+plug-ins that print or end the process at import, approximate labels on plain objects, and
+refutations of `prove` stored as fixtures that re-verify."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLUGINS = Path(__file__).parent / "plugins"
+MISBEHAVING = PLUGINS / "misbehaving.py"
+
+
+def fairlab(*args, timeout=120):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    return subprocess.run([sys.executable, "-m", "fairlab.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+
+
+def one_line_error(out, *words):
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    assert all(w in lines[0] for w in words), lines[0]
+
+
+@pytest.mark.parametrize("verb", [["prove", "{p}", "si", "-n", "2", "-m", "2"], ["conformance", "{p}"]])
+def test_a_spec_that_never_returns_is_stopped_at_the_time_limit(verb):
+    args = [a.replace("{p}", f"{MISBEHAVING}:spec_hangs") for a in verb]
+    one_line_error(fairlab(*args, "--time-limit", "3", timeout=90), "did not return within 3 s")
+
+
+@pytest.mark.parametrize("verb", [["prove", "{p}", "si", "-n", "2", "-m", "2"], ["conformance", "{p}"]])
+def test_a_spec_returning_garbage_is_one_line(verb):
+    args = [a.replace("{p}", f"{MISBEHAVING}:spec_garbage") for a in verb]
+    one_line_error(fairlab(*args), "item 0 of its spec is int")
+
+
+def test_plugin_prints_go_to_stderr_and_json_parses():
+    out = fairlab("allocate", f"{MISBEHAVING}:prints", "drf-paper", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    json.loads(out.stdout)
+    assert "HELLO FROM PLUGIN" in out.stderr and "RAW C-LEVEL WRITE" in out.stderr
+    out = fairlab("check", f"{PLUGINS / 'prints_at_import.py'}:f", "si", "drf-paper", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["verdict"] in ("violated", "holds")
+    assert "PRINTED AT IMPORT" in out.stderr
+
+
+def test_an_import_that_ends_the_process_is_an_error_not_a_silent_success():
+    one_line_error(fairlab("allocate", f"{PLUGINS / 'exits_at_import.py'}:f", "drf-paper", "--format", "json"),
+                   "ended the process", "exit code 0")
+
+
+@pytest.mark.parametrize("function", ["ceei_float_object", "ceei_float_mapping"])
+def test_an_approximate_label_on_a_plain_result_is_kept(function):
+    import properties
+
+    v = properties.check("pe", f"{MISBEHAVING}:{function}", "thm4-ceei-sp")
+    assert v.verdict == "unknown" and "approximate" in v.explanation
+
+
+def test_prove_refutations_store_fixtures_that_reverify():
+    import mechanisms
+    from counterexamples.verify import verify_record
+    from fairlab.commands.prove import proof_fixture
+    from search.prove import prove
+
+    for name, prop in (("drf-tasks", "bf"), ("pdrf", "bf")):  # discrete: no row rescaling in the hash
+        mech = mechanisms.get(name)
+        proof = prove(mech, prop, 2, 2, time_limit=120)
+        assert proof.verdict == "refuted"
+        ok, why = verify_record(proof_fixture(proof, mech, {}))
+        assert ok, why
+    drf = mechanisms.get("drf")
+    relation = prove(drf, "same-as:asset", 2, 2, time_limit=120)
+    assert relation.verdict == "refuted" and proof_fixture(relation, drf, {}) is None  # not a property violation
