@@ -200,8 +200,12 @@ def test_same_input_same_verdict_and_the_same_resource_use():
     second = prove(drf, "si", 2, 3, time_limit=60)
     assert first.verdict == second.verdict == "proved"
     assert (first.core, first.control) == (second.core, second.control)
-    strip = lambda p: [{k: v for k, v in q.items() if k != "seconds"} for q in p.queries]  # noqa: E731
-    assert strip(first) == strip(second) and first.rlimit_spent == second.rlimit_spent
+    strip = lambda p: [{k: v for k, v in q.items() if k not in ("seconds", "spent")} for q in p.queries]  # noqa: E731
+    assert strip(first) == strip(second)  # the same queries, settings and answers, in the same order
+    # Units spent: identical with z3 5.4; z3 5.0 (the lower bound) was seen to spend 15 more of ~178 000
+    # on the repeat in one process. Far inside every limit's margin; the verdict does not move.
+    for a, b in zip(first.queries, second.queries):
+        assert abs(a["spent"] - b["spent"]) <= a["spent"] // 1000 + 100, (a, b)
 
 
 def test_the_resource_limit_decides_and_is_recorded():
