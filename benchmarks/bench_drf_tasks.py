@@ -6,7 +6,7 @@ on the same instances (best of `--repeat`; the loop once) and the ratios printed
 
 * mechanism level (Instance in, exact Allocation out — what a user calls):
   fast / pdrf (goal <= 1), loop / fast (goal >= 50), and fast / pdrf-literal, the published
-  Algorithm 1 transcribed line by line in Fractions (`mechanisms.pdrf.reference`);
+  Algorithm 1 transcribed line by line in Fractions (`fairlab.mechanisms.pdrf.reference`);
 * kernel level (integer problem prepared once, as the table command uses them):
   fast kernel / pdrf kernel.
 
@@ -35,9 +35,9 @@ import numpy as np
 # sys.path[0] is benchmarks/, so `mechanisms` would otherwise come from the editable install).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fairlab.instance import Instance  # noqa: E402
-from mechanisms import _tasks, get  # noqa: E402
-from mechanisms.pdrf import reference  # noqa: E402
+from fairlab.core.instance import Instance  # noqa: E402
+from fairlab.mechanisms import _tasks, get  # noqa: E402
+from fairlab.mechanisms.pdrf import reference  # noqa: E402
 
 
 def best_time(fn, repeat: int) -> float:

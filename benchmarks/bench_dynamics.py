@@ -23,7 +23,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
 
-    from dynamics import allocators, cluster, figures, markov, packets
+    from fairlab.dynamics import allocators, cluster, figures, markov, packets
 
     req = figures.REQUIREMENTS
     A = np.array([[float(x) for x in row] for row in req])

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from fairlab.commands.pdrf_tables import compute
-from fairlab.instance import Instance
-from mechanisms import _pdrf_stats, allocate
+from fairlab.cli.commands.pdrf_tables import compute
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _pdrf_stats, allocate
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-import mechanisms
-from search.prove import prove, run_strategy
+from fairlab import mechanisms
+from fairlab.search.prove import prove, run_strategy
 
 
 def main() -> None:

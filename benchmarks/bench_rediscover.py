@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from search import rediscover
+from fairlab.search import rediscover
 
 TARGET = 60.0
 

@@ -11,7 +11,7 @@ preserve every verdict, so the same counterexample is not stored twice:
   its shares do not change); discrete mechanisms count whole tasks, so rows are not rescaled.
 
 `tests/test_fixtures.py` loads every fixture and re-verifies it from scratch. `save` re-verifies a
-violation before writing it (`counterexamples.verify`, exact allocations only) and refuses one
+violation before writing it (`fairlab.counterexamples.verify`, exact allocations only) and refuses one
 that does not re-verify — in particular one whose verification would need an approximate
 allocation — so nothing approximate is ever stored.
 """
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from fairlab import __version__, provenance
-from fairlab.errors import InputError
-from fairlab.exact import format_exact
-from fairlab.instance import Instance
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact
+from fairlab.core.instance import Instance
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -134,7 +134,7 @@ def save(record: dict, directory: Path | None = None, overwrite: bool = False) -
     exact allocations only: `FixtureRefused` if that fails (nothing is written)."""
     directory = FIXTURES if directory is None else Path(directory)
     if record.get("kind") == "violation":
-        from counterexamples.verify import verify_record
+        from fairlab.counterexamples.verify import verify_record
 
         ok, message = verify_record(record)
         if not ok:

@@ -2,7 +2,7 @@
 
 * violation — a fresh `properties` Violation (fresh mechanism run, exact arithmetic) must verify,
   on exact allocations only: one whose verification would need an approximate allocation (e.g.
-  CEEI's float path, when the exact optimum cannot be had) fails (`properties.base.run`);
+  CEEI's float path, when the exact optimum cannot be had) fails (`fairlab.properties.base.run`);
 * impossibility — the joint system of the stored family must be UNSAT for all its properties and
   SAT with each property dropped (the positive controls);
 * nonunique — both stored allocations must pass the exact BMF membership test and differ.
@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from counterexamples import store
-from fairlab.exact import to_fraction
-from fairlab.instance import Instance
+from fairlab.counterexamples import store
+from fairlab.core.exact import to_fraction
+from fairlab.core.instance import Instance
 
 
 def verify_record(record: dict) -> tuple[bool, str]:
     kind = record.get("kind")
     instance = Instance.from_dict(record["instance"])
     if kind == "violation":
-        import mechanisms
-        from properties.base import Violation
+        from fairlab import mechanisms
+        from fairlab.properties.base import Violation
 
         mech = mechanisms.get(record["mechanism"])
         digest = store.canonical_hash(record["mechanism"], record["property"], instance, rescale_rows=not mech.discrete)
@@ -35,7 +35,7 @@ def verify_record(record: dict) -> tuple[bool, str]:
             return False, f"the witness cannot be re-verified on exact allocations: {violation.inexact}"
         return (explanation is not None), (explanation or "the witness no longer shows a violation")
     if kind == "impossibility":
-        from search import impossibility as imp
+        from fairlab.search import impossibility as imp
 
         members = [
             imp.Member(m["label"], Instance.from_dict(m["instance"]), m["relation"], m["user"])
@@ -53,7 +53,7 @@ def verify_record(record: dict) -> tuple[bool, str]:
                 return False, f"positive control without {dropped} is {c_status}, expected sat"
         return True, f"unsat with core {info}; each property needed"
     if kind == "nonunique":
-        from mechanisms import bmf
+        from fairlab.mechanisms import bmf
 
         allocations = [tuple(to_fraction(v, "allocation") for v in a) for a in record["witness"]["allocations"]]
         if len(allocations) != 2 or allocations[0] == allocations[1]:

@@ -2,16 +2,16 @@
 performance", §3-§4): transactions of K classes arrive and leave, and what users feel is the
 mean service rate γ_k, not a static share.
 
-* `dynamics.allocators` — fast float class-level DRF / PF / BMF allocators (a state with n_k
+* `fairlab.dynamics.allocators` — fast float class-level DRF / PF / BMF allocators (a state with n_k
   identical class-k transactions reduces to a K-class problem), plus any registered mechanism
   through the exact registry (slow, cached, for small truncations).
-* `dynamics.markov` — the §4.1 Markov model on a truncated state space: stationary distribution
+* `fairlab.dynamics.markov` — the §4.1 Markov model on a truncated state space: stationary distribution
   by sparse linear algebra, γ_k, stability condition (8), truncation error.
-* `dynamics.figures` — Figures 1-3 of §4.3-§4.4 and `paper_orderings()`, the orderings the text
+* `fairlab.dynamics.figures` — Figures 1-3 of §4.3-§4.4 and `paper_orderings()`, the orderings the text
   states, checked (for the paper-check ledger).
-* `dynamics.packets` — SFQ packet schedulers of §3.1-§3.3 (memoryless DRFQ eq. 2, PF eq. 5, BMF
+* `fairlab.dynamics.packets` — SFQ packet schedulers of §3.1-§3.3 (memoryless DRFQ eq. 2, PF eq. 5, BMF
   eq. 7) with per-flow windows and dynamic flow arrivals (§4.4).
-* `dynamics.cluster` — "serve the most deprived job" task schedulers of §3 for DRF, PF and BMF.
+* `fairlab.dynamics.cluster` — "serve the most deprived job" task schedulers of §3 for DRF, PF and BMF.
 
 Floats are used throughout: these are performance figures, not verdicts. The stability check (8)
 is exact (Fractions).
@@ -19,8 +19,8 @@ is exact (Fractions).
 
 
 def paper_orderings(*args, **kwargs) -> list[dict]:
-    """The orderings §4.3 states for Figures 1-3, checked (see `dynamics.figures.paper_orderings`);
+    """The orderings §4.3 states for Figures 1-3, checked (see `fairlab.dynamics.figures.paper_orderings`);
     the entry point for the paper-check ledger."""
-    from dynamics.figures import paper_orderings as check
+    from fairlab.dynamics.figures import paper_orderings as check
 
     return check(*args, **kwargs)

@@ -15,7 +15,7 @@ gets):
   each, no capacity is exceeded, and every class's share of its bottleneck is maximal there.
   BMF's choice within its set: the class-symmetric allocation of the first feasible mapping in
   lexicographic order of (b(1), ..., b(K)). For J = 2 resources BMF is unique (§2.4), so the
-  choice matters only for J ≥ 3, where it may differ from the registered `mechanisms.bmf` (which
+  choice matters only for J ≥ 3, where it may differ from the registered `fairlab.mechanisms.bmf` (which
   returns the leximin-maximal BMF point); tests check ours is in the exact BMF set (`is_bmf`).
 
 All three are vectorised over an array of states (floats: these feed performance figures, never
@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from fairlab.errors import InputError
+from fairlab.core.errors import InputError
 
 FAST = ("drf", "pf", "bmf")
 ALIASES = {"ceei": "pf"}
@@ -238,8 +238,7 @@ FAST_ALLOCATORS = {"drf": drf_rates, "pf": pf_rates, "bmf": bmf_rates}
 # ----------------------------------------------------------------------------------- registry
 @lru_cache(maxsize=None)
 def _registry_state(name: str, requirements: tuple, state: tuple) -> tuple:
-    import mechanisms
-
+    from fairlab import mechanisms
     owners = [k for k, count in enumerate(state) for _ in range(count)]
     if not owners:
         return (0.0,) * len(state)
@@ -257,7 +256,7 @@ def _registry_state(name: str, requirements: tuple, state: tuple) -> tuple:
 
 def registry_rates(name: str, requirements: Sequence[Sequence[Fraction]], states) -> np.ndarray:
     """Per-transaction rates of registered mechanism `name` applied to every transaction of each
-    state (exact, through `mechanisms.allocate`; cached per state). φ_k is the class mean, which is
+    state (exact, through `fairlab.mechanisms.allocate`; cached per state). φ_k is the class mean, which is
     what the death rate n_k φ_k μ_k needs."""
     req = tuple(tuple(Fraction(x) for x in row) for row in requirements)
     out = [_registry_state(name, req, tuple(int(x) for x in s)) for s in np.atleast_2d(states)]
@@ -270,7 +269,6 @@ def class_rates(name: str, requirements: Sequence[Sequence[Fraction]], states) -
     if key in FAST_ALLOCATORS:
         A = np.array([[float(x) for x in row] for row in requirements])
         return FAST_ALLOCATORS[key](A, states)
-    import mechanisms
-
+    from fairlab import mechanisms
     mechanisms.get(name)  # InputError naming the mechanism if unknown
     return registry_rates(name, requirements, states)

@@ -31,8 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
-from dynamics.allocators import FAST_ALLOCATORS, canonical
-from fairlab.errors import InputError
+from fairlab.dynamics.allocators import FAST_ALLOCATORS, canonical
+from fairlab.core.errors import InputError
 
 SCHEDULERS = ("drf", "pf", "bmf")
 SLACK = 2  # BMF: a pool is a bottleneck when less than SLACK largest tasks fit in its free capacity

@@ -10,7 +10,7 @@ rates γ_k against the load of the most loaded resource.
   "γ_2 > γ_1 > γ_3"; PF and BMF give "a significant gain in γ_2 for negligible reductions in γ_1
   and γ_3".
 * Figure 3, the same unbalanced load, one panel per mechanism: fluid lines and packet-simulation
-  crosses (§4.4; `dynamics.packets`).
+  crosses (§4.4; `fairlab.dynamics.packets`).
 
 `paper_orderings()` returns those statements checked on freshly computed curves, for the
 paper-check ledger. The thresholds used for the words "negligible" and "clearly" are stated in
@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Sequence
 
-from dynamics import markov
+from fairlab.dynamics import markov
 
 REQUIREMENTS = [[Fraction(1, 10), Fraction(1)], [Fraction(1), Fraction(1, 10)], [Fraction(1), Fraction(1)]]
 MECHANISMS = ("drf", "pf", "bmf")
@@ -131,7 +131,7 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     import matplotlib.pyplot as plt
 
     if figure not in (1, 2, 3):
-        from fairlab.errors import InputError
+        from fairlab.core.errors import InputError
 
         raise InputError(f"figure: expected 1, 2 or 3, got {figure!r}")
     started = time.perf_counter()
@@ -164,7 +164,7 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
             _axes_rates(ax, xs, data[other], "--", other.upper(), kind == "balanced")
             ax.set_title(f"({'ab'[axes.tolist().index(ax)]}) BMF v {other.upper()}")
     else:
-        from dynamics import packets
+        from fairlab.dynamics import packets
 
         if packet_loads is None:  # a few of the fluid load points, so crosses sit on the lines' abscissae
             packet_loads = [x for x in loads if x in (Fraction(3, 10), Fraction(5, 10), Fraction(7, 10))] or list(loads)[:3]

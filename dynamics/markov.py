@@ -28,9 +28,9 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dynamics.allocators import canonical, class_rates, FAST_ALLOCATORS
-from fairlab.errors import InputError
-from fairlab.exact import format_exact, to_fraction
+from fairlab.dynamics.allocators import canonical, class_rates, FAST_ALLOCATORS
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact, to_fraction
 
 
 # ----------------------------------------------------------------------------------- inputs
@@ -160,7 +160,7 @@ def state_rates(mechanism: str, requirements, N: int, progress=None) -> tuple[np
 
 def clear_cache() -> None:
     _CACHE.clear()
-    from dynamics import allocators
+    from fairlab.dynamics import allocators
 
     allocators._registry_state.cache_clear()
 
@@ -286,8 +286,7 @@ def solve(
     rl = check_stable(req, loads)
     fast = canonical(mechanism) in FAST_ALLOCATORS
     if not fast:
-        import mechanisms
-
+        from fairlab import mechanisms
         mechanisms.get(mechanism)
     if max_states is None:
         max_states = default_max_states(mechanism)
@@ -295,7 +294,7 @@ def solve(
     mu_f = np.array([float(m) for m in mu])
     notes = []
     if canonical(mechanism) == "bmf":
-        from dynamics.allocators import BMF_CHOICE
+        from fairlab.dynamics.allocators import BMF_CHOICE
 
         notes.append("BMF choice: " + BMF_CHOICE)
     if truncation is not None:

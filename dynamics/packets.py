@@ -19,7 +19,7 @@ of packets of mean M, so ρ_k is the class load in the fluid model's units and t
 γ_k = ρ̂_k / E(n_k) (Little's law, time-average n_k after a warm-up; ρ̂_k the realised load, the
 packets brought by class-k flows arriving in the window per unit time, which removes most of the
 sampling noise of the flow sizes) is comparable with
-`dynamics.markov` (the paper's Figure 3: crosses vs lines). Also reported: `gamma_completed`, mean
+`fairlab.dynamics.markov` (the paper's Figure 3: crosses vs lines). Also reported: `gamma_completed`, mean
 size over mean completion time of the flows that arrived after the warm-up and completed before
 the last arrival (it uses realised sizes, but misses flows still running at the end, so it leans
 towards short flows). Floats throughout; seeded.
@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from fairlab.errors import InputError
+from fairlab.core.errors import InputError
 
 SCHEDULERS = ("drf", "pf", "bmf")
 

@@ -1,7 +1,7 @@
 """fairlab: a lab for verifying fair-allocation mechanisms for multiple resources.
 
-The core shared by every package: exact numbers (`fairlab.exact`), the instance model
-(`fairlab.instance`), the one input-error type (`fairlab.errors`), and the CLI (`fairlab.cli`).
+The core shared by every package: exact numbers (`fairlab.core.exact`), the instance model
+(`fairlab.core.instance`), the one input-error type (`fairlab.core.errors`), and the CLI (`fairlab.cli`).
 `provenance()` names the versions a result was computed with (for fixtures and JSON results).
 """
 

@@ -1,12 +1,12 @@
 """Mechanisms: one file each, numeric allocator and z3 specification side by side.
 
-    >>> from mechanisms import allocate
+    >>> from fairlab.mechanisms import allocate
     >>> allocate("drf", {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}).tasks
     (Fraction(3, 1), Fraction(2, 1))
 
 Every module in this package that calls `base.register` is loaded on import, so adding a
 mechanism is adding a file. A researcher's own mechanism is named ``path/to/file.py:function``
-wherever a built-in name is accepted (see `mechanisms.plugin`).
+wherever a built-in name is accepted (see `fairlab.mechanisms.plugin`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import importlib
 import pkgutil
 from typing import Mapping
 
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms.base import ALIASES, REGISTRY, Allocation, Constraint, Mechanism, SymbolicInstance
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Constraint, Mechanism, SymbolicInstance
 
 for _info in pkgutil.iter_modules(__path__):
     if not _info.name.startswith("_") and _info.name not in ("base", "plugin"):
@@ -32,7 +32,7 @@ def get(name: str) -> Mechanism:
     if key in REGISTRY:
         return REGISTRY[key]
     if ":" in name:
-        from mechanisms import plugin
+        from fairlab.mechanisms import plugin
 
         return plugin.load(name)
     raise InputError(f"mechanism {name!r}: unknown (known: {', '.join(sorted(REGISTRY))})")

@@ -22,8 +22,8 @@ from typing import Sequence
 
 import z3
 
-from fairlab.instance import Instance
-from mechanisms.base import Constraint, SymbolicInstance
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
 
 
 def fill(instance: Instance, sigma: Sequence[Fraction]) -> tuple[tuple[Fraction, ...], list[dict]]:

@@ -24,8 +24,8 @@ from typing import Iterable
 
 import numpy as np
 
-from fairlab.errors import InputError
-from mechanisms import _tasks
+from fairlab.core.errors import InputError
+from fairlab.mechanisms import _tasks
 
 CHUNK = 25
 KINDS = ("under", "over")
@@ -139,7 +139,7 @@ def aggregate(per_run: Iterable[list[int]]) -> dict:
 
 def published() -> dict:
     """The transcription of the paper's Tables 1-2 (paper_checks/pdrf_tables_published.json)."""
-    text = importlib_resources.files("paper_checks").joinpath("pdrf_tables_published.json").read_text("utf-8")
+    text = importlib_resources.files("fairlab.paper_checks").joinpath("pdrf_tables_published.json").read_text("utf-8")
     return json.loads(text)
 
 

@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms import _filling
-from mechanisms.base import Allocation, Mechanism, SymbolicInstance, register
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _filling
+from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance, register
 
 
 def sigma(instance: Instance):

@@ -3,7 +3,7 @@
 A mechanism file defines two things side by side and registers them with `register`:
 
 * a numeric allocator ``allocate(instance, **options) -> Allocation`` computing the exact
-  allocation (tasks per user as `Fraction` or `fairlab.exact.Algebraic`), or an approximation
+  allocation (tasks per user as `Fraction` or `fairlab.core.exact.Algebraic`), or an approximation
   that says so (``exactness="approximate"``, with its certified error bound);
 * a symbolic specification ``spec(sym, tasks, **options) -> list[Constraint]``: named z3
   constraints that characterise the mechanism's allocation `tasks` (z3 Reals) of the symbolic
@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
 
-from fairlab.errors import InputError, OptionError
-from fairlab.exact import Exact, format_exact, z3_value
-from fairlab.instance import Instance
+from fairlab.core.errors import InputError, OptionError
+from fairlab.core.exact import Exact, format_exact, z3_value
+from fairlab.core.instance import Instance
 
 
 # --------------------------------------------------------------------------- result
@@ -38,7 +38,7 @@ class Allocation:
     `Fraction`s, but not the mechanism's answer). The exact kinds are derived from the task types
     (leave `exactness` unset); an approximate path must say "approximate", with `error_bound`
     (text: a certified bound on each user's relative error, or None if it has none). Only exact
-    allocations decide verdicts (`properties.base.run`).
+    allocations decide verdicts (`fairlab.properties.base.run`).
     """
 
     mechanism: str

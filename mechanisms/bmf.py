@@ -31,7 +31,7 @@ allocation is returned by a rule that does not depend on the enumeration order:
     between different allocations with the same sorted shares go to the lexicographically
     largest share vector in user order.
 
-Within one polytope the leximin point is unique and found by lexicographic LPs (`fairlab.lp`,
+Within one polytope the leximin point is unique and found by lexicographic LPs (`fairlab.core.lp`,
 exact); across polytopes the best is kept. `Allocation.extra` records the rule, the number of
 feasible mappings, the number of solver checks and each user's bottleneck witness.
 
@@ -40,7 +40,7 @@ does not finish in minutes), so every computation here runs under a budget that 
 answer: options ``timeout`` (seconds of wall-clock time for the whole call, the outer stop; default
 60) and ``max_checks`` (solver calls: z3 checks plus LPs, a deterministic limit: the same instance
 stops at the same point on any machine; default unlimited). Each z3 check is also bound by the
-deterministic resource limit (`CHECK_RLIMIT`, `fairlab.solving`). Running out raises `BMFBudgetExceeded` (an
+deterministic resource limit (`CHECK_RLIMIT`, `fairlab.core.solving`). Running out raises `BMFBudgetExceeded` (an
 `InputError`: the CLI prints one line and exits 2, a search skips the instance). A computation that
 takes longer than a second shows a progress display on stderr when stderr is a terminal.
 
@@ -60,12 +60,12 @@ from typing import Mapping, Optional, Sequence, Union
 
 import z3
 
-from fairlab.errors import InputError, OptionError
-from fairlab.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
-from fairlab.instance import Instance
-from fairlab.lp import OPTIMAL, solve_lp
-from fairlab.solving import SolverBudget, check as solver_check, new_solver
-from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register
+from fairlab.core.errors import InputError, OptionError
+from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
+from fairlab.core.instance import Instance
+from fairlab.core.lp import OPTIMAL, solve_lp
+from fairlab.core.solving import SolverBudget, check as solver_check, new_solver
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register
 
 CAP = "cap"
 RULE = "leximin-max weighted dominant shares over the BMF set; ties -> lexicographically largest shares in user order"
@@ -668,8 +668,8 @@ MECHANISM = register(
         name="bmf",
         summary=(
             "Bottleneck max fairness: each user gets a maximal (weighted) amount of some saturated resource it uses;"
-            " set-valued, returns the leximin-maximal BMF allocation; mechanisms.bmf.is_bmf tests membership and"
-            " mechanisms.bmf.uniqueness whether the BMF set is one point"
+            " set-valued, returns the leximin-maximal BMF allocation; fairlab.mechanisms.bmf.is_bmf tests membership and"
+            " fairlab.mechanisms.bmf.uniqueness whether the BMF set is one point"
         ),
         source="Bonald & Roberts, Multi-resource fairness, §2.4 (definition, example) and §3.3 (mapping enumeration)",
         allocate=allocate,

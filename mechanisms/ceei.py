@@ -8,7 +8,7 @@ and leaves the objective.
 
 Example (DRF paper §5.2): <9, 18>, A <1, 4>, B <3, 1> -> x = 45/11, y = 18/11. The optimum can be
 irrational (Theorem 5's instance: user 1 gets a root of 63x^2 - 6250x + 62500), so exact values
-are `fairlab.exact.Algebraic`.
+are `fairlab.core.exact.Algebraic`.
 
 The objective is strictly concave in the tasks of the users that can get anything, so the KKT
 conditions characterise the unique optimum (`spec`):
@@ -29,17 +29,17 @@ Methods (option ``method``):
   Rational results and those with <= 3 distinct users are re-checked by
   substituting into the KKT conditions. Identical users (same demands, weight and cap) are
   merged first: by symmetry and uniqueness they get equal tasks. Option ``timeout`` bounds the
-  whole solve: every z3 check runs under a `fairlab.solving.SolverBudget` (the deterministic
+  whole solve: every z3 check runs under a `fairlab.core.solving.SolverBudget` (the deterministic
   EXACT_RLIMIT, and the time left as the outer stop), and arithmetic on algebraic numbers
   (evaluating the tasks at an irrational root, the KKT re-check) under a
-  `fairlab.exact.deadline`; if the solve does not finish, ``exact`` raises `ExactTimeout`.
+  `fairlab.core.exact.deadline`; if the solve does not finish, ``exact`` raises `ExactTimeout`.
 * ``float``: the interior-point prices, polished by Newton's method in 60-digit decimals, give
   an approximate allocation (rationals, feasible by construction) with a rigorous bound on its
   distance to the optimum (`certify`): weak duality bounds the objective gap and strong
   concavity turns that into a per-user error bound. The result is "certified" if every user's
   relative error is provably within ``tolerance``, else "uncertified". Never called exact: the
   `Allocation` says ``exactness="approximate"`` with ``error_bound`` (the certified relative
-  error bound), and no property check decides on it (`properties.base.run` asks for ``exact``).
+  error bound), and no property check decides on it (`fairlab.properties.base.run` asks for ``exact``).
 * ``auto`` (default): ``exact`` for up to AUTO_EXACT_CLASSES distinct users, else ``float``.
   With more than SLOW_ALGEBRAIC_CLASSES distinct users it keeps rational optima only (z3 can
   take minutes to add up that many distinct algebraic numbers, e.g. for `Allocation.utilisation`)
@@ -65,13 +65,13 @@ import numpy as np
 import z3
 from scipy.optimize import nnls
 
-from fairlab.errors import ExactTimeout, InputError, OptionError
-from fairlab.exact import (
+from fairlab.core.errors import ExactTimeout, InputError, OptionError
+from fairlab.core.exact import (
     Algebraic, Exact, deadline, decide, format_exact, remaining, short_text, to_fraction, z3_value,
 )
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
-from fairlab.instance import Instance
-from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
+from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 
 METHODS = ("auto", "exact", "float")
 _CALLER_LIMIT = " or the caller's time limit"
@@ -291,10 +291,10 @@ def _active_set(instance: Instance, weights, users: Sequence[int]):
 def _exact(instance: Instance, weights, classes, timeout: Fraction, algebraic_limit: int | None = None):
     """Exact optimum (see module docstring): (tasks, notes, extra); None if it did not finish
     within `timeout` seconds (every z3 check under a `SolverBudget`, algebraic arithmetic under
-    `fairlab.exact.deadline`); or, with `algebraic_limit` (auto), the reason text when the optimum
+    `fairlab.core.exact.deadline`); or, with `algebraic_limit` (auto), the reason text when the optimum
     is irrational with more distinct users than that: decided as soon as the prices' polynomial
     root is known (the multivariate z3 path is not tried at all then), before any task is built.
-    A caller's `fairlab.exact.deadline` (e.g. a property check's time limit) bounds it too."""
+    A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too."""
     stop = time.monotonic() + float(min(timeout, MAX_TIMEOUT))
     outer = remaining()
     if outer is not None:

@@ -7,7 +7,7 @@ whether the spec admits any allocation at all there (an unsatisfiable spec prove
 
 `check_sample` runs this on a seeded, deterministic sample of random instances of one size (the
 gate `fairlab prove` passes before it claims anything about a mechanism, and the `fairlab
-conformance` verb). Every z3 query is decided by a resource limit (`fairlab.solving`), in a fresh
+conformance` verb). Every z3 query is decided by a resource limit (`fairlab.core.solving`), in a fresh
 z3 context, so the same mechanism, instance and budget give the same answer on any machine; a
 wall-clock stop only turns an answer into ``unknown``.
 """
@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import z3
 
-from fairlab.errors import InputError, OptionError, PluginError
-from fairlab.exact import format_exact, z3_value
-from fairlab.instance import Instance
-from fairlab.isolated import Isolated
-from fairlab.solving import SolverBudget, check as z3_check, new_solver
-from mechanisms.base import Mechanism, SymbolicInstance
+from fairlab.core.errors import InputError, OptionError, PluginError
+from fairlab.core.exact import format_exact, z3_value
+from fairlab.core.instance import Instance
+from fairlab.core.isolated import Isolated
+from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
+from fairlab.mechanisms.base import Mechanism, SymbolicInstance
 
 #: resource limit of each conformance query (measured: the registry's mechanisms need at most a few
 #: hundred thousand units per query at 4 users × 4 resources; CEEI's KKT conditions the most).
@@ -94,7 +94,7 @@ def describe(instance: dict | None) -> str:
 
 def _text(value) -> str:
     """A z3 numeral of a model as exact text (algebraic values to 20 significant digits)."""
-    from fairlab.exact import Algebraic
+    from fairlab.core.exact import Algebraic
 
     return format_exact(Algebraic.of(value))
 
@@ -111,7 +111,7 @@ def _spec(mechanism: Mechanism, sym: SymbolicInstance, tasks, options: dict):
 
 
 def _query(constraints, budget: SolverBudget) -> tuple[str, str, object, int]:
-    """(status, reason, model or None, resource units spent), isolated (`fairlab.isolated`)."""
+    """(status, reason, model or None, resource units spent), isolated (`fairlab.core.isolated`)."""
     iso = Isolated(constraints)
     solver = new_solver(budget, ctx=iso.ctx)
     solver.add(*iso.exprs)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.instance import Instance
-from mechanisms import _filling
-from mechanisms.base import Allocation, Mechanism, SymbolicInstance, register, z3_max
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _filling
+from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance, register, z3_max
 
 
 def sigma(instance: Instance):

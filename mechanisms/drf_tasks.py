@@ -13,7 +13,7 @@ Options
   others continue — the Pareto fix of PDRF §6.2 (<59, 19>, A <1, 4>, B <3, 1>: ``stop`` leaves
   <33, 3> unused, ``skip`` gives B three more tasks).
 * ``method``: ``fast`` (default) computes the loop's final allocation without simulating it (see
-  `mechanisms._tasks`: binary search of the share level, ties resolved exactly; cost logarithmic in
+  `fairlab.mechanisms._tasks`: binary search of the share level, ties resolved exactly; cost logarithmic in
   the capacities); ``loop`` runs Algorithm 1 task by task in Fractions. Both give the identical
   allocation for every option (tests/test_drf_tasks.py checks it on random instances).
 * ``trace``: also return who got each task, in launch order (``extra["trace"]``).
@@ -29,11 +29,11 @@ from types import MappingProxyType
 
 import z3
 
-from fairlab.errors import InputError, OptionError
-from fairlab.exact import format_exact
-from fairlab.instance import Instance
-from mechanisms import _tasks
-from mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register, z3_max
+from fairlab.core.errors import InputError, OptionError
+from fairlab.core.exact import format_exact
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _tasks
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register, z3_max
 
 TIES = ("paper", "index")
 ON_BLOCKED = ("stop", "skip")

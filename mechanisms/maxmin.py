@@ -11,10 +11,10 @@ task caps of unit tasks: {"capacities": [10], "demands": [[1],[1],[1],[1]],
 
 from __future__ import annotations
 
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms import _filling
-from mechanisms.base import Allocation, Mechanism, SymbolicInstance, register
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _filling
+from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance, register
 
 
 def sigma(instance: Instance):

@@ -1,13 +1,13 @@
 """Plug-in mechanisms: ``path/to/file.py:function`` wherever a built-in mechanism name is accepted.
 
 A researcher's mechanism is a plain Python callable ``Instance -> tasks`` in a file of their own.
-It may return a sequence of task counts (one per user: int, `Fraction`, `fairlab.exact.Algebraic`,
+It may return a sequence of task counts (one per user: int, `Fraction`, `fairlab.core.exact.Algebraic`,
 decimal text or "p/q"; a float is read through its shortest decimal text, as JSON floats are), an
 `Allocation`, an object with a ``tasks`` attribute, or a mapping with a ``"tasks"`` key. The
 result is checked exactly feasible (non-negative, within caps and capacities).
 
 If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]``, as in
-`mechanisms.base`), it is the plug-in's symbolic specification; otherwise only the numeric
+`fairlab.mechanisms.base`), it is the plug-in's symbolic specification; otherwise only the numeric
 engines serve it. Plug-ins take no options.
 
 Every failure is an `InputError` with one line: the file or function is missing, the file does not
@@ -42,10 +42,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fairlab.errors import InputError, PluginError
-from fairlab.exact import Algebraic, to_fraction
-from fairlab.instance import Instance
-from mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
+from fairlab.core.errors import InputError, PluginError
+from fairlab.core.exact import Algebraic, to_fraction
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
 
@@ -256,14 +256,14 @@ def _constraints(name: str, out) -> list[Constraint]:
 
     if isinstance(out, (str, bytes)) or not hasattr(out, "__iter__"):
         raise PluginError(f"mechanism {name!r}: its spec returned {type(out).__name__}, expected a list of"
-                          " named z3 constraints (mechanisms.base.Constraint)")
+                          " named z3 constraints (fairlab.mechanisms.base.Constraint)")
     items = []
     for k, item in enumerate(out):
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], z3.BoolRef):
             items.append(Constraint(*item))
         else:
             raise PluginError(f"mechanism {name!r}: item {k} of its spec is {type(item).__name__}, expected a named"
-                              " z3 constraint (mechanisms.base.Constraint(name, z3 boolean))")
+                              " z3 constraint (fairlab.mechanisms.base.Constraint(name, z3 boolean))")
     return items
 
 

@@ -10,12 +10,12 @@ from fractions import Fraction as F
 
 import z3
 
-import mechanisms
-import properties
-from fairlab.errors import InexactAllocation
-from fairlab.instance import Instance
-from mechanisms import get
-from paper_checks.ledger import BR, DRF, LECTURE, NOTES, PDRF, Context, Item, Outcome, entry, exact, rounded, same, vector
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.errors import InexactAllocation
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import get
+from fairlab.paper_checks.ledger import BR, DRF, LECTURE, NOTES, PDRF, Context, Item, Outcome, entry, exact, rounded, same, vector
 
 EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
 
@@ -253,11 +253,11 @@ def _(ctx):
        " half of resource 2, Pareto efficiency gives one of them more, w.l.o.g. A; multiplying resource 2 by 4"
        " then forces A back to half of resource 1: no allocation rule has sharing incentive, Pareto efficiency and"
        " resource monotonicity",
-       "search.impossibility.check_family on the printed family, read with its w.l.o.g. (base, resource 1 x 4,"
+       "fairlab.search.impossibility.check_family on the printed family, read with its w.l.o.g. (base, resource 1 x 4,"
        " resource 2 x 4): UNSAT over all allocations, one positive control per property; the single pair"
        " (base, resource 2 x 4) alone is satisfiable", "reproduced")
 def _(ctx):
-    from search.impossibility import Family, Member, check_family
+    from fairlab.search.impossibility import Family, Member, check_family
 
     base = Instance.build([1, 1], [[2, 1], [1, 2]], users=["A", "B"])
     r1 = Member("r1x4", base.replace(capacities=[4, 1]), "rm")
@@ -302,10 +302,10 @@ def _(ctx):
 
 @entry("drf-appendix-pm", DRF, "§6.1 Table 2 / Appendix A (DRF satisfies population monotonicity)",
        "DRF is population monotone: when a user leaves, no remaining user's allocation decreases",
-       "property pm on a 3-user instance with zero demands; search.prove drf pm with strictly positive demands",
+       "property pm on a 3-user instance with zero demands; fairlab.search.prove drf pm with strictly positive demands",
        "erratum", slow=True)
 def _(ctx):
-    from search import prove
+    from fairlab.search import prove
 
     inst = {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}
     before = _tasks("drf", inst)
@@ -334,10 +334,10 @@ TABLE2_TEXT = [  # (mechanism, property, as the text states it, users, resources
        " strategyproof; asset fairness violates sharing incentive, bottleneck fairness and resource monotonicity;"
        " Theorem 6 explains why DRF and CEEI violate resource monotonicity (population monotonicity: see"
        " drf-appendix-pm, drf-thm5-ceei-pm)",
-       "search.prove.prove(mechanism, property, 2 users, 2 resources (srf: 1 resource)): UNSAT proof with positive"
+       "fairlab.search.prove.prove(mechanism, property, 2 users, 2 resources (srf: 1 resource)): UNSAT proof with positive"
        " control = holds, exactly confirmed counterexample = fails", "reproduced")
 def _(ctx):
-    from search import prove
+    from fairlab.search import prove
 
     items = []
     for mech, prop, printed, n, m in TABLE2_TEXT:
@@ -352,10 +352,10 @@ def _(ctx):
        "the statements behind the printed examples (asset violates si, bf, rm; CEEI violates sp, pm; no mechanism"
        " has si, pe, rm; BMF need not be unique; PF is not strategyproof; the stopping DRF loop is not Pareto"
        " efficient; with indivisible tasks si, pe, sp are incompatible)",
-       "search.rediscover.run_claim for each claim, from scratch (no printed instance given), fixtures not written",
+       "fairlab.search.rediscover.run_claim for each claim, from scratch (no printed instance given), fixtures not written",
        "reproduced", slow=True)
 def _(ctx):
-    from search import rediscover
+    from fairlab.search import rediscover
 
     items = []
     for claim in rediscover.CLAIMS:
@@ -434,9 +434,9 @@ def _(ctx):
 
 @entry("lecture-poll", LECTURE, "POLL (proportional guarantee)",
        "60 CPUs, 30 GB, d1 = (2, 5), d2 = d3 = (2, 1): a proportional allocation guarantees answer 2,"
-       " u1 = 2, u2 = u3 = 10", "properties.si equal-split utility (1/n of every resource)", "reproduced")
+       " u1 = 2, u2 = u3 = 10", "fairlab.properties.si equal-split utility (1/n of every resource)", "reproduced")
 def _(ctx):
-    from properties.si import equal_split_utility
+    from fairlab.properties.si import equal_split_utility
 
     inst = Instance.build([60, 30], [[2, 5], [2, 1], [2, 1]])
     u = [equal_split_utility(inst, i) for i in range(3)]
@@ -447,7 +447,7 @@ def _(ctx):
        "30 CPUs, 30 GB, d1 = (1, 3), d2 = (1, 1): 4x = 2y gives x = 6, y = 12; agent 1 (6, 18), agent 2 (12, 12);"
        " agent 2 does better with half of everything", "mechanism asset; property si", "reproduced")
 def _(ctx):
-    from properties.si import equal_split_utility
+    from fairlab.properties.si import equal_split_utility
 
     inst = Instance.build([30, 30], [[1, 3], [1, 1]])
     a = allocate("asset", inst)
@@ -512,9 +512,9 @@ def _(ctx):
 @entry("lecture-indivisible", LECTURE, "INDIVISIBLE TASKS: A LOWER BOUND",
        "2 agents, 1 resource, d1 = d2 = 1/2 + ε, a lie d'2 = 1/2: proportionality, efficiency and truthfulness are"
        " incompatible with indivisible tasks",
-       "search.impossibility.check_family with ε = 1/10 (both agents may lie), indivisible tasks", "reproduced")
+       "fairlab.search.impossibility.check_family with ε = 1/10 (both agents may lie), indivisible tasks", "reproduced")
 def _(ctx):
-    from search.impossibility import Family, Member, check_family
+    from fairlab.search.impossibility import Family, Member, check_family
 
     base = Instance.build([1], [["3/5"], ["3/5"]])
     members = [Member("base", base)]
@@ -569,9 +569,9 @@ def _phi(x):
 @entry("br-2.4-bmf-endpoints", BR, "§2.4",
        "requirements (1, 1, 1), (1, 1/2, 3/4), (1/2, 1, 3/4): φ(0) = (2/5, 2/5, 2/5) and φ(1) = (1/3, 4/9, 4/9)"
        " both satisfy the BMF definition; BMF is not unique with 3 resources",
-       "mechanisms.bmf.is_bmf (exact) and bmf.uniqueness", "reproduced")
+       "fairlab.mechanisms.bmf.is_bmf (exact) and bmf.uniqueness", "reproduced")
 def _(ctx):
-    from mechanisms import bmf
+    from fairlab.mechanisms import bmf
 
     inst = Instance.from_dict(BMF_EXAMPLE)
     return Outcome([vector("φ(0) formula", ["2/5", "2/5", "2/5"], _phi(F(0)), "exact"),
@@ -586,8 +586,8 @@ def _(ctx):
        "z3: x a Real in [0, 1], tasks = φ(x), assert the negation of the BMF spec: UNSAT; control: x in (1, 2]"
        " gives SAT (the family leaves BMF)", "reproduced")
 def _(ctx):
-    from mechanisms import bmf
-    from mechanisms.base import SymbolicInstance
+    from fairlab.mechanisms import bmf
+    from fairlab.mechanisms.base import SymbolicInstance
 
     def solve(lo, hi, strict_lo):
         x = z3.Real("x")
@@ -605,10 +605,10 @@ def _(ctx):
 
 @entry("br-2.4-bmf-pf", BR, "§2.4 and §3.3",
        "BMF coincides with PF for n = 2 and J = 2 (so is not strategyproof); with 2 resources BMF is unique",
-       "search.prove.prove(bmf, 'same-as:ceei', 2, 2) and prove(bmf, 'unique', 2, 2): UNSAT with positive controls",
+       "fairlab.search.prove.prove(bmf, 'same-as:ceei', 2, 2) and prove(bmf, 'unique', 2, 2): UNSAT with positive controls",
        "reproduced")
 def _(ctx):
-    from search import prove
+    from fairlab.search import prove
 
     same_as = prove.prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30)
     unique = prove.prove(get("bmf"), "unique", 2, 2, time_limit=30)
@@ -618,14 +618,14 @@ def _(ctx):
 
 
 def _orderings(ctx: Context):
-    from dynamics import paper_orderings
+    from fairlab.dynamics import paper_orderings
 
     return ctx.once("br-orderings", paper_orderings)
 
 
 def _ordering_entry(figure: int, claim: str):
     @entry(f"br-fig{figure}-orderings", BR, f"§4.3-4.4, Figure {figure}", claim,
-           "dynamics.paper_orderings(): fluid Markov model, γ_k at loads 0.2, 0.5, 0.8 for DRF, PF, BMF",
+           "fairlab.dynamics.paper_orderings(): fluid Markov model, γ_k at loads 0.2, 0.5, 0.8 for DRF, PF, BMF",
            "reproduced", slow=True)
     def _(ctx):
         found = [c for c in _orderings(ctx) if c["figure"] == figure]
@@ -641,7 +641,7 @@ _ordering_entry(2, "unbalanced load ρ1 = 4ρ2 = 4ρ3: γ2 > γ1 > γ3 for each 
 
 @entry("br-fig3-packets", BR, "§4.4, Figure 3",
        "packet-based SFQ schedulers (10^5 flows, geometric sizes of mean 20000 packets, W = 30) closely approximate"
-       " the fluid service rates; γ2 > γ1 > γ3", "dynamics.packets (fairlab dynamics packets)", "out-of-scope",
+       " the fluid service rates; γ2 > γ1 > γ3", "fairlab.dynamics.packets (fairlab dynamics packets)", "out-of-scope",
        reason="10^5-flow packet simulations take too long for the ledger; `fairlab dynamics packets` runs them"
               " (tests/test_dynamics.py checks packets against fluid on shorter runs)")
 def _(ctx):
@@ -740,7 +740,7 @@ def _(ctx):
 
 def _table_rows(ctx: Context, table: int):
     """{demands: (printed row, our aggregated row, our per-run stats)} for one PDRF table, seeded."""
-    from mechanisms import _pdrf_stats as stats
+    from fairlab.mechanisms import _pdrf_stats as stats
 
     def compute():
         pub = next(t for t in stats.published()["tables"] if t["table"] == table)
@@ -787,7 +787,7 @@ def _row_items(ctx, printed, ours, per_run, label):
 @entry("pdrf-table1", PDRF, "§4 Table 1 (1000 users, 10 resources, reserves 50000-100000, 1000 runs)",
        "average numbers of users under-/over-allocated by PDRF vs the DRF loop per demand interval (1-10: 477.623 /"
        " 0.694, 1-20: 474.932 / 0.192, 10-20: 486.521 / 0), transcribed in paper_checks/pdrf_tables_published.json",
-       "mechanisms._pdrf_stats, seeded, same configuration; every mean column (1, 2, >2 tasks, Avg.) within 4"
+       "fairlab.mechanisms._pdrf_stats, seeded, same configuration; every mean column (1, 2, >2 tasks, Avg.) within 4"
        " standard errors of the difference of two independent means", "reproduced", slow=True)
 def _(ctx):
     items = []
@@ -798,7 +798,7 @@ def _(ctx):
 
 @entry("pdrf-table2-1-100", PDRF, "§4 Table 2 row 1-100 (1000 users, 2 resources)",
        "under-allocated 423.517 on average; over-allocated 50.407 on average",
-       "mechanisms._pdrf_stats, seeded, same configuration", "erratum", slow=True)
+       "fairlab.mechanisms._pdrf_stats, seeded, same configuration", "erratum", slow=True)
 def _(ctx):
     printed, ours, per_run = _table_rows(ctx, 2)[(1, 100)]
     return Outcome(_row_items(ctx, printed, ours, per_run, "1-100"),
@@ -810,7 +810,7 @@ def _(ctx):
 
 @entry("pdrf-table2-1-1000", PDRF, "§4 Table 2 row 1-1000 (1000 users, 2 resources)",
        "under-allocated 407.902 on average, over-allocated 83.959",
-       "mechanisms._pdrf_stats, seeded, same configuration", "erratum", slow=True)
+       "fairlab.mechanisms._pdrf_stats, seeded, same configuration", "erratum", slow=True)
 def _(ctx):
     printed, ours, per_run = _table_rows(ctx, 2)[(1, 1000)]
     return Outcome(_row_items(ctx, printed, ours, per_run, "1-1000"),
@@ -824,7 +824,7 @@ def _(ctx):
        " 12.989, Avg. 83.959",
        "Avg. must equal the sum of the three columns (they count disjoint sets of users)", "erratum")
 def _(ctx):
-    from mechanisms import _pdrf_stats as stats
+    from fairlab.mechanisms import _pdrf_stats as stats
 
     rows = {tuple(r["demands"]): r for t in stats.published()["tables"] if t["table"] == 2 for r in t["rows"]}
 
@@ -842,7 +842,7 @@ def _(ctx):
        " σ = 86,373; 1-20: μ = 474.932, σ = 38.381; 10-20: μ = 486.521, σ = 50.526",
        "the text against Table 1's transcription", "erratum")
 def _(ctx):
-    from mechanisms import _pdrf_stats as stats
+    from fairlab.mechanisms import _pdrf_stats as stats
 
     t1 = next(t for t in stats.published()["tables"] if t["table"] == 1)
     rows = {tuple(r["demands"]): r for r in t1["rows"]}

@@ -28,7 +28,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from fairlab.exact import Algebraic, format_exact, to_fraction
+from fairlab.core.exact import Algebraic, format_exact, to_fraction
 
 # The five documents (../shared/seeds/, transcribed here; never read at run time).
 BR = "000_674ec7a7de89d71b.txt (Bonald & Roberts, Multi-resource fairness)"
@@ -222,7 +222,7 @@ def run_entry(e: Entry, ctx: Context | None = None) -> Result:
 
 
 def run(ctx: Context | None = None, include_slow: bool = True, only: list[str] | None = None) -> list[Result]:
-    from paper_checks import claims  # noqa: F401  (registers the entries)
+    from fairlab.paper_checks import claims  # noqa: F401  (registers the entries)
 
     ctx = ctx or Context()
     chosen = [e for e in ENTRIES if (include_slow or not e.slow) and (not only or e.id in only)]

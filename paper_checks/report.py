@@ -18,8 +18,8 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from fairlab.errors import InputError
-from paper_checks.ledger import Result, summary, summary_line
+from fairlab.core.errors import InputError
+from fairlab.paper_checks.ledger import Result, summary, summary_line
 
 FIGURES = ("allocations-drf-asset-ceei.png", "bmf-family.png")
 REPORT = "report.md"
@@ -127,8 +127,8 @@ def draw_figures(out_dir: str | Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mechanisms import allocate
-    from paper_checks.claims import BMF_EXAMPLE, EXAMPLE, _phi
+    from fairlab.mechanisms import allocate
+    from fairlab.paper_checks.claims import BMF_EXAMPLE, EXAMPLE, _phi
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

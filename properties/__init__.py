@@ -1,12 +1,12 @@
 """Fairness properties: the eight of the DRF paper (§3) and no-justified-complaints (Bonald & Roberts §2.4).
 
-    >>> import properties
+    >>> from fairlab import properties
     >>> properties.check("si", "asset", {"capacities": [30, 30], "demands": [[1, 3], [1, 1]]}).verdict
     'violated'
 
 One property per module (si, ef, pe, sp, pm, rm, bf, srf, njc); each exposes its definition
 and source, an exact `check` returning a typed `Verdict` with a re-verifiable witness, and a z3
-`encode` that is satisfiable iff the property is violated (see `properties.base`). Every module
+`encode` that is satisfiable iff the property is violated (see `fairlab.properties.base`). Every module
 in this package defining ``NAME`` is loaded on import, so adding a property is adding a file.
 """
 
@@ -17,8 +17,8 @@ import pkgutil
 import time
 from types import ModuleType
 
-from fairlab.errors import InputError
-from properties.base import Encoding, Verdict, Violation, exact_verdicts
+from fairlab.core.errors import InputError
+from fairlab.properties.base import Encoding, Verdict, Violation, exact_verdicts
 
 PROPERTIES: dict[str, ModuleType] = {}
 
@@ -53,9 +53,9 @@ def check(property: str, mechanism, instance, **budget) -> Verdict:
     ``seed``, ``rlimit`` (z3 resource units per solver check), ``options`` (mechanism options),
     ``symbolic`` (use z3 when the mechanism has a spec, default True) decide the verdict;
     ``time_limit`` (seconds, default 30) is only the outer stop (verdict unknown, and a plug-in
-    call still running then is stopped: `mechanisms.plugin.time_limit`)."""
-    from mechanisms import plugin
-    from properties.base import DEFAULT_BUDGET
+    call still running then is stopped: `fairlab.mechanisms.plugin.time_limit`)."""
+    from fairlab.mechanisms import plugin
+    from fairlab.properties.base import DEFAULT_BUDGET
 
     limit = budget.get("time_limit")
     try:
@@ -77,7 +77,7 @@ def check(property: str, mechanism, instance, **budget) -> Verdict:
 
 def _stopped(name: str, mechanism, exc, budget: dict, seconds: float) -> Verdict:
     """The verdict of a check whose plug-in, known to return, was still running at the time limit."""
-    from properties.base import parse_budget
+    from fairlab.properties.base import parse_budget
 
     b = parse_budget(budget)
     mech = mechanism if isinstance(mechanism, str) else mechanism.name

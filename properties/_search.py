@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from properties.base import Budget, Encoding, Verdict, solve_reason, verdict, violated
+from fairlab.properties.base import Budget, Encoding, Verdict, solve_reason, verdict, violated
 
 
 def symbolic_at(mech, inst, budget: Budget, encode):
@@ -22,7 +22,7 @@ def symbolic_at(mech, inst, budget: Budget, encode):
         return None
 
     def symbolic():
-        from mechanisms.base import SymbolicInstance
+        from fairlab.mechanisms.base import SymbolicInstance
 
         sym = SymbolicInstance.from_instance(inst)
         return sym.domain, encode(sym, lambda s, t: mech.spec(s, t, **budget.options))
@@ -45,7 +45,7 @@ def search(
 
     Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
     by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``)."""
-    from mechanisms.plugin import PluginTimeout
+    from fairlab.mechanisms.plugin import PluginTimeout
 
     tried = 0
     stopped = None

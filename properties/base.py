@@ -21,7 +21,7 @@ Set-valued mechanisms (BMF) are checked on the allocation their allocator select
 
 Only exact allocations decide anything. `run` is the one place where properties obtain a
 mechanism's allocation: an approximate one (e.g. CEEI's certified float path) is replaced by the
-exact one, computed within the time left (`fairlab.exact.deadline`), or `run` raises
+exact one, computed within the time left (`fairlab.core.exact.deadline`), or `run` raises
 `InexactAllocation`. Every property's ``check`` is wrapped by `exact_verdicts` (done by the
 package on import), which turns that, and exact arithmetic that did not finish in time
 (`ExactTimeout`), into ``unknown`` with the reason; a witness whose re-verification would need
@@ -38,13 +38,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 import z3
 
-from fairlab import exact
-from fairlab.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
-from fairlab.exact import Algebraic, Exact, format_exact, to_fraction
-from fairlab.instance import Instance
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
-from fairlab.solving import check as solver_check
-from mechanisms.base import Constraint, Mechanism, check_feasible
+from fairlab.core import exact
+from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
+from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction
+from fairlab.core.instance import Instance
+from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
+from fairlab.core.solving import check as solver_check
+from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
 
 VERDICTS = ("violated", "holds", "none-found", "unknown")
 
@@ -102,7 +102,7 @@ class Budget:
 
 def parse_budget(budget: Mapping[str, Any]) -> Budget:
     """Validate `**budget` keywords: time_limit (s > 0), evaluations (int >= 1), seed, options,
-    symbolic, rlimit (z3 resource units per check, int >= 1; default `fairlab.solving.DEFAULT_RLIMIT`)."""
+    symbolic, rlimit (z3 resource units per check, int >= 1; default `fairlab.core.solving.DEFAULT_RLIMIT`)."""
     unknown = [k for k in budget if k not in DEFAULT_BUDGET]
     if unknown:
         raise InputError(f"budget {unknown[0]!r}: unknown (known: {', '.join(DEFAULT_BUDGET)})")
@@ -130,8 +130,7 @@ def resolve_mechanism(mechanism) -> Mechanism:
     """A `Mechanism`, or a registered name / alias / ``file.py:function`` plug-in."""
     if isinstance(mechanism, Mechanism):
         return mechanism
-    import mechanisms
-
+    from fairlab import mechanisms
     return mechanisms.get(mechanism)
 
 
@@ -156,7 +155,7 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
 
     An approximate allocation (`Allocation.is_exact` False) never leaves this function: the
     mechanism is asked for the exact one (`Mechanism.exact_options`) within the time left before
-    the current `fairlab.exact.deadline` (`DEFAULT_EXACT_SECONDS` without one), and if that is
+    the current `fairlab.core.exact.deadline` (`DEFAULT_EXACT_SECONDS` without one), and if that is
     not possible or does not finish, `InexactAllocation` says why."""
     allocation = mechanism(instance, **dict(options))
     if not allocation.is_exact():
@@ -243,7 +242,7 @@ class Violation:
     def explain(self) -> str | None:
         """The recomputed explanation, or None if the witness does not show a violation, or if
         showing it would need an approximate allocation or more time (then `inexact` says why)."""
-        from properties import get
+        from fairlab.properties import get
 
         self.inexact = None
         try:
@@ -309,7 +308,7 @@ def violated(name: str, mechanism: Mechanism, instance: Instance, witness: dict,
 def exact_verdicts(name: str, check: Callable[..., Verdict]) -> Callable[..., Verdict]:
     """Wrap a property's ``check(mechanism, instance, **budget)`` so that it decides on exact
     allocations only: exact work inside it must finish within the budget's time limit
-    (`fairlab.exact.deadline`), and a check that needed an allocation only available
+    (`fairlab.core.exact.deadline`), and a check that needed an allocation only available
     approximately (`InexactAllocation`), or exact arithmetic that ran out of time
     (`ExactTimeout`), answers ``unknown`` with the reason — never violated, holds or none-found.
     Applied to every property module by `properties` on import."""
@@ -432,7 +431,7 @@ def model_index(model: z3.ModelRef, choices: Sequence[tuple[Any, z3.BoolRef]]):
 def solve(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef | None]:
     """Run z3 on named constraints: ("sat", model), ("unsat", None) or ("unknown", None).
 
-    `budget` is a `fairlab.solving.SolverBudget` (its rlimit decides; its seconds are the outer
+    `budget` is a `fairlab.core.solving.SolverBudget` (its rlimit decides; its seconds are the outer
     stop), a `Budget` (its `solver()`), or a number of seconds (the outer stop, with the default
     rlimit). `solve_reason` also says why an answer is unknown."""
     status, model, _ = solve_reason(constraints, budget)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.exact import format_exact
-from fairlab.instance import Instance
-from mechanisms import _filling
-from mechanisms.base import Constraint
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _filling
+from fairlab.mechanisms.base import Constraint
+from fairlab.properties.base import (
     Encoding, fresh_tasks, model_index, read_index, resolve_instance, resolve_mechanism, run, static_check,
 )
 

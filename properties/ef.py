@@ -2,17 +2,17 @@
 
 Weighted version: user i does not prefer user j's bundle rescaled to i's entitlement, i.e.
 ``u_i(A_j * w_i / w_j) <= u_i(A_i)`` (per resource ``w_ir / w_jr`` with weight vectors; plain
-``u_i(A_j) <= u_i(A_i)`` without weights). Utilities are Leontief (`properties.leontief`).
+``u_i(A_j) <= u_i(A_i)`` without weights). Utilities are Leontief (`fairlab.properties.leontief`).
 """
 
 from __future__ import annotations
 
 import z3
 
-from fairlab.exact import format_exact
-from mechanisms.base import Constraint
-from properties import leontief
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.mechanisms.base import Constraint
+from fairlab.properties import leontief
+from fairlab.properties.base import (
     Encoding, fresh_tasks, model_index, read_index, resolve_instance, resolve_mechanism, run, static_check,
 )
 

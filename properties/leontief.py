@@ -9,7 +9,7 @@ Weights (DRF paper §4.3) enter only through the *entitlement* of a user: the we
 split gives user i the share ``w_ir / sum_k w_kr`` of resource r (``w_i / sum w`` for scalar
 weights, ``1/n`` without weights).
 
-All functions work with `Fraction` and `fairlab.exact.Algebraic` values alike; the z3 forms avoid
+All functions work with `Fraction` and `fairlab.core.exact.Algebraic` values alike; the z3 forms avoid
 division so that they stay linear whenever the demands are numerals.
 """
 
@@ -21,9 +21,9 @@ from typing import Sequence
 
 import z3
 
-from fairlab.exact import Exact
-from fairlab.instance import Instance
-from mechanisms.base import SymbolicInstance
+from fairlab.core.exact import Exact
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import SymbolicInstance
 
 
 def bundle(instance: Instance, i: int, tasks_i: Exact) -> tuple[Exact, ...]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.exact import format_exact
-from mechanisms.base import Constraint
-from properties import leontief
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.mechanisms.base import Constraint
+from fairlab.properties import leontief
+from fairlab.properties.base import (
     Encoding, fresh_tasks, model_index, read_index, resolve_instance, resolve_mechanism, run, static_check,
 )
 

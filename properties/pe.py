@@ -3,7 +3,7 @@
 No feasible allocation makes some user better off and nobody worse off. With Leontief utilities
 a user's utility only rises if its tasks rise, so a Pareto improvement is a task vector
 ``t' >= t`` (componentwise), within capacities and caps, with ``sum t' > sum t``. The check solves
-the exact LP ``max sum t'`` over that polytope (`fairlab.lp.solve_lp`: HiGHS basis re-solved in
+the exact LP ``max sum t'`` over that polytope (`fairlab.core.lp.solve_lp`: HiGHS basis re-solved in
 Fractions with a duality certificate, z3 otherwise) and reports its optimum as the improvement.
 Equivalently (non-wastefulness, the lecture's "efficient" slide and the DRF paper's appendix
 argument): t is Pareto efficient iff every user below its cap uses a saturated resource; this
@@ -18,11 +18,11 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.exact import Algebraic, format_exact
-from fairlab.lp import OPTIMAL, solve_lp
-from mechanisms.base import Constraint, check_feasible
-from properties import leontief
-from properties.base import (
+from fairlab.core.exact import Algebraic, format_exact
+from fairlab.core.lp import OPTIMAL, solve_lp
+from fairlab.mechanisms.base import Constraint, check_feasible
+from fairlab.properties import leontief
+from fairlab.properties.base import (
     Encoding, fmt_tasks, fresh_tasks, model_value, number, read_index, read_vector, resolve_instance, resolve_mechanism, run,
     static_check,
 )

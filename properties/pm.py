@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.exact import format_exact
-from mechanisms.base import Constraint, SymbolicInstance
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
+from fairlab.properties.base import (
     Encoding, Undecided, fresh_tasks, model_index, parse_budget, read_index, rebuild, resolve_instance, resolve_mechanism, run,
     verdict, violated,
 )

@@ -5,7 +5,7 @@ the DRF paper: asset fairness violates it on <77, 77>, D = <4, 2>, <1, 1> when t
 resource doubles (A drops from 11 to 21/2 tasks). Theorem 6: no mechanism with sharing
 incentive and Pareto efficiency has it, so DRF and CEEI violate it too on some instances.
 
-Capacity increases form a continuum: the check searches like sp (`properties._search`):
+Capacity increases form a continuum: the check searches like sp (`fairlab.properties._search`):
 structured increases (one or two resources scaled by 2, 3/2, 4, 5/4, 3, 10, 11/10), then z3
 with unknown capacities c' >= c (unsat proves the property at this instance), then seeded random
 increases. Every candidate is evaluated by a fresh exact run.
@@ -18,10 +18,10 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.exact import format_exact
-from mechanisms.base import Constraint, SymbolicInstance
-from properties import _search
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
+from fairlab.properties import _search
+from fairlab.properties.base import (
     Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
     resolve_instance, resolve_mechanism, run,
 )

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.exact import format_exact
-from properties import leontief
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.properties import leontief
+from fairlab.properties.base import (
     Encoding, fresh_tasks, model_index, read_index, resolve_instance, resolve_mechanism, run, static_check,
 )
-from mechanisms.base import Constraint
+from fairlab.mechanisms.base import Constraint
 
 NAME = "si"
 TITLE = "sharing incentive"

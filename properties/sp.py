@@ -6,7 +6,7 @@ misreport d'_i the mechanism gives user i t'_i tasks of d'_i, whose Leontief uti
 tasks t_i. Weights and caps are kept as declared. Theorem 4 of the DRF paper (lecture numbers):
 CEEI on <100, 100>, D1 = <16, 1>, D2 = <1, 2>; user 1 gains by declaring <16, 8>.
 
-The misreports form a continuum, so the check searches (`properties._search`): structured
+The misreports form a continuum, so the check searches (`fairlab.properties._search`): structured
 misreports first (one entry scaled up or down, zero entries made positive, other users'
 demands, swapped entries), then z3 on the mechanism's symbolic spec with the misreported row
 unknown (unsat proves the property at this instance), then seeded random misreports. Every
@@ -20,10 +20,10 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.exact import format_exact
-from mechanisms.base import Constraint, SymbolicInstance
-from properties import _search, leontief
-from properties.base import (
+from fairlab.core.exact import format_exact
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
+from fairlab.properties import _search, leontief
+from fairlab.properties.base import (
     Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
     resolve_instance, resolve_mechanism, run,
 )

@@ -3,16 +3,16 @@
 With a single resource the allocation must be max-min fair: weighted water-filling of the
 resource (shares divided by weights), capped by task caps (the notes' example: demands 2, 2.6,
 4, 5 on capacity 10 give 2, 2.6, 2.7, 2.7). Instances with more than one resource satisfy it
-vacuously. It is bottleneck fairness (`properties.bf`) restricted to m = 1.
+vacuously. It is bottleneck fairness (`fairlab.properties.bf`) restricted to m = 1.
 """
 
 from __future__ import annotations
 
 import z3
 
-from mechanisms.base import Constraint
-from properties import bf
-from properties.base import (
+from fairlab.mechanisms.base import Constraint
+from fairlab.properties import bf
+from fairlab.properties.base import (
     Encoding, fresh_tasks, model_index, read_index, resolve_instance, resolve_mechanism, run, static_check,
 )
 

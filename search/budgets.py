@@ -2,7 +2,7 @@
 its defaults from here without loading the engines).
 
 A verdict of `fairlab search` / `fairlab matrix` depends only on these counts, the seed and z3's
-resource limit (`fairlab.solving.DEFAULT_RLIMIT` per symbolic question), never on how fast the
+resource limit (`fairlab.core.solving.DEFAULT_RLIMIT` per symbolic question), never on how fast the
 machine is; the time limit is an outer stop that can only turn a run into `unknown`.
 """
 

@@ -6,7 +6,7 @@ test suite (`tests/test_prove.py`), the rest are marked slow.
 says why (e.g. DRF's population monotonicity needs strictly positive demands: with a zero demand
 the lab finds a counterexample at 3 users × 3 resources, so the entry is split in two).
 
-Every `proved` passes `search.prove`'s gates, the first being conformance of the spec with the
+Every `proved` passes `fairlab.search.prove`'s gates, the first being conformance of the spec with the
 numeric allocator on a seeded sample. CEEI's default allocator is a certified float
 approximation at 4+ users with an irrational optimum, which its exact KKT spec does not describe;
 the CEEI entries therefore run with ``method=exact`` (the exact optimum, the mechanism the

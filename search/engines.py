@@ -2,7 +2,7 @@
 
 Every engine is a generator of candidate instances; the portfolio pulls from the engines in a fixed
 round-robin schedule (an engine with weight k gets k pulls a round) and decides each candidate with
-an exact check (`properties.check`, whose violations re-verify themselves from scratch). Floats
+an exact check (`fairlab.properties.check`, whose violations re-verify themselves from scratch). Floats
 never decide anything here.
 
 * symbolic — the mechanism's z3 spec on an instance whose demands are unknowns, conjoined with the
@@ -11,8 +11,8 @@ never decide anything here.
   If the very first question is unsat, no instance of the size violates the property (for the
   spec): the search reports `holds` at that size, with the unsat core, once the spec has matched
   the allocator on seeded instances of the size and a positive control has passed.
-* grid — small instances in increasing size, each once up to symmetry (`search.space.grid`).
-* random — a seeded stream of random instances (`search.space.random_instances`).
+* grid — small instances in increasing size, each once up to symmetry (`fairlab.search.space.grid`).
+* random — a seeded stream of random instances (`fairlab.search.space.random_instances`).
 
 The budget that decides a verdict is deterministic: a number of candidates, the seed, z3's
 resource limit (`rlimit`) per solver check, and the deviation budget of each candidate's check.
@@ -25,8 +25,8 @@ Verdicts: ``violated`` (verified, then shrunk), ``holds`` (z3 unsat at n × m, s
 declined every candidate: the reason is its own message), ``unknown`` (no candidate decided, or
 the time limit stopped the search).
 
-A hit is shrunk (`search.shrink`) to the smallest integer instance that still violates, and
-stored as a fixture (`counterexamples.store`).
+A hit is shrunk (`fairlab.search.shrink`) to the smallest integer instance that still violates, and
+stored as a fixture (`fairlab.counterexamples.store`).
 """
 
 from __future__ import annotations
@@ -40,18 +40,18 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import z3
 
-from fairlab.errors import ExactTimeout, InputError, OptionError, PluginError
-from fairlab.exact import Algebraic
-from fairlab.instance import Instance
-from fairlab.solving import DEFAULT_RLIMIT, SolverBudget, check
-from mechanisms.base import Mechanism, SymbolicInstance
-from properties.base import isolated_solver
-from search import space
-from search.budgets import (
+from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError
+from fairlab.core.exact import Algebraic
+from fairlab.core.instance import Instance
+from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
+from fairlab.mechanisms.base import Mechanism, SymbolicInstance
+from fairlab.properties.base import isolated_solver
+from fairlab.search import space
+from fairlab.search.budgets import (
     CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SEARCH_TIME_LIMIT,
     SHRINK_TRIALS, WEIGHTS,
 )
-from search.shrink import shrink
+from fairlab.search.shrink import shrink
 
 ENGINES = ("symbolic", "grid", "random")
 VERDICTS = ("violated", "holds", "none-found", "n/a", "unknown")
@@ -292,8 +292,8 @@ def hunt(
 def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: float | None,
                     evaluations: int = CHECK_EVALUATIONS, rlimit: int = CHECK_RLIMIT, seed: int = 0):
     """`classify(instance)` for `hunt`: the exact check of one candidate (see `hunt`)."""
-    import properties
-    from mechanisms.plugin import PluginTimeout
+    from fairlab import properties
+    from fairlab.mechanisms.plugin import PluginTimeout
 
     def classify(instance: Instance):
         left = _seconds_left(deadline)
@@ -339,8 +339,8 @@ def property_predicate(prop: str, mechanism: Mechanism, options: dict, deadline:
 # --------------------------------------------------------------------------- holds: the gate
 def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: int, seed: int,
               deadline: float | None):
-    """`mechanisms.conformance.check` with the deterministic budget when it takes one."""
-    from mechanisms import conformance
+    """`fairlab.mechanisms.conformance.check` with the deterministic budget when it takes one."""
+    from fairlab.mechanisms import conformance
 
     params = inspect.signature(conformance.check).parameters
     left = _seconds_left(deadline)
@@ -361,7 +361,7 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
     """`on_unsat` for `hunt`: claim `holds` only if (0) the encoding covers every instance of the
     size — capacities unknown (`capacities="unknown"`) or the mechanism declared scale-invariant, and
     no user focus unless the mechanism is declared anonymous — (1) the spec matches the allocator on
-    seeded instances of the size (`mechanisms.conformance`), (2) a positive control passes (one spec
+    seeded instances of the size (`fairlab.mechanisms.conformance`), (2) a positive control passes (one spec
     hypothesis of the core dropped, z3 finds a violation: the unsat is not vacuous). Also computes
     the unsat core. Every z3 step is bounded by `rlimit`."""
 
@@ -492,8 +492,8 @@ def search(
     symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
     `shrink_trials`. `time_limit` (seconds) is the outer stop; `shrink_seconds` an optional extra
     stop for shrinking only (a shrink it cuts short is noted)."""
-    import properties
-    from mechanisms import plugin
+    from fairlab import properties
+    from fairlab.mechanisms import plugin
 
     options = dict(options or {})
     mechanism.check_options(options)

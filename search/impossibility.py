@@ -37,9 +37,9 @@ from typing import Iterator, Sequence
 
 import z3
 
-from fairlab.exact import format_exact, z3_value
-from fairlab.instance import Instance
-from search import space
+from fairlab.core.exact import format_exact, z3_value
+from fairlab.core.instance import Instance
+from fairlab.search import space
 
 PROPERTIES = ("si", "pe", "rm", "sp", "pm")
 
@@ -211,7 +211,7 @@ def check_family(family: Family, properties: Sequence[str], indivisible: bool, t
 # --------------------------------------------------------------------------- family generators
 def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2, m: int = 2) -> Iterator[Family]:
     """Base: n users, m resources of capacity 1, integer demands 0..max_entry, each base once up to
-    symmetry (`search.space.grid`); members: one resource's capacity multiplied by each factor."""
+    symmetry (`fairlab.search.space.grid`); members: one resource's capacity multiplied by each factor."""
     for base in space.grid(n, m, max_entry=max_entry):
         members = [Member("base", base)]
         for r in range(m):
@@ -267,13 +267,13 @@ def search(
     properties = tuple(properties)
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
-        from fairlab.errors import InputError
+        from fairlab.core.errors import InputError
 
         raise InputError(f"property {unknown[0]!r}: not supported by the impossibility search ({', '.join(PROPERTIES)})")
     if families is None:
         relational = [p for p in properties if p in GENERATORS]
         if not relational:
-            from fairlab.errors import InputError
+            from fairlab.core.errors import InputError
 
             raise InputError("properties: the impossibility search needs one of rm, sp, pm to relate instances")
         families = GENERATORS[relational[0]]()

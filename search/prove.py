@@ -21,7 +21,7 @@ Reductions that keep the proof complete:
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
 
-1. conformance: the spec describes the numeric allocator — `mechanisms.conformance` on a seeded
+1. conformance: the spec describes the numeric allocator — `fairlab.mechanisms.conformance` on a seeded
    sample of instances of the proof's size, every checked instance agreeing (for
    ``same-as:X`` also X's spec and allocator);
 2. satisfiability: spec ∧ domain (the instance domain and assumptions, without the negated
@@ -33,7 +33,7 @@ order (any failure is `unknown` with the reason, never `proved`):
    UNSAT on its own (e.g. a wrongly negated property) cannot pass either.
 
 Budgets are deterministic: every z3 query runs in a fresh z3 context (z3's search depends on
-what its context saw before) and is decided by a resource limit (`fairlab.solving`). The proof
+what its context saw before) and is decided by a resource limit (`fairlab.core.solving`). The proof
 query follows a fixed schedule of attempts — attempt k uses seed k and `rlimit` · 2^k — and the
 positive control and the satisfiability gate have schedules of their own; the same input and
 budget give the same verdict on any machine. The time limit is only an outer stop: when it fires
@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 
 import z3
 
-from fairlab.errors import InputError, PluginError
-from fairlab.isolated import Isolated, global_params
-from fairlab.solving import SolverBudget, check as z3_check, new_solver
-from mechanisms.base import Constraint, Mechanism, SymbolicInstance
+from fairlab.core.errors import InputError, PluginError
+from fairlab.core.isolated import Isolated, global_params
+from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
+from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
 
 PER_USER = ("si", "ef", "sp", "pm", "njc", "bf", "srf", "rm")
 
@@ -185,9 +185,8 @@ def _is_hypothesis(spec_names: set[str]):
 def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, options: dict, spec):
     """'unique': two different allocations satisfy the spec; 'same-as:X': the spec and X's spec
     admit different allocations. Both satisfiable iff the claimed relation fails."""
-    import mechanisms
-
-    from properties.base import Encoding, model_value, number
+    from fairlab import mechanisms
+    from fairlab.properties.base import Encoding, model_value, number
 
     t1 = [z3.Real(f"{prop}.a{i}") for i in range(sym.n)]
     t2 = [z3.Real(f"{prop}.b{i}") for i in range(sym.n)]
@@ -211,8 +210,7 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
 
 def related_mechanism(mechanism: Mechanism, prop: str) -> Mechanism | None:
     """The mechanism a relation compares with ('unique': itself; 'same-as:X': X), else None."""
-    import mechanisms
-
+    from fairlab import mechanisms
     if prop == "unique":
         return mechanism
     if not prop.startswith("same-as:"):
@@ -228,7 +226,7 @@ def check_options(mechanism: Mechanism, options: dict) -> None:
     rejects. (A spec may take and ignore options, or fail on an unknown one with a TypeError; the
     allocator reads and checks its options before any work, here on a 1 × 1 instance.)"""
     if options:
-        from fairlab.instance import Instance
+        from fairlab.core.instance import Instance
 
         mechanism(Instance.from_dict({"capacities": [1], "demands": [[1]]}), **options)
 
@@ -254,8 +252,7 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
              options: dict | None = None, positive_demands: bool = False):
     """(symbolic instance, named constraints, property Encoding, reductions used, hypothesis test,
     base names)."""
-    import properties
-
+    from fairlab import properties
     if mechanism.spec is None:
         raise InputError(f"mechanism {mechanism.name!r}: has no symbolic specification, nothing to prove with")
     options = dict(options or {})
@@ -329,7 +326,7 @@ class Query:
 
 def solve(constraints: list[Constraint], seed: int, rlimit: int, deadline: float, track: bool = False,
           params: tuple[tuple[str, object], ...] = Z3_PARAMS) -> Query:
-    """Decide `constraints` with `seed` and `rlimit`, isolated (`fairlab.isolated`: a fresh z3
+    """Decide `constraints` with `seed` and `rlimit`, isolated (`fairlab.core.isolated`: a fresh z3
     context, constants renamed canonically, so the outcome does not depend on earlier queries);
     the wall clock (`deadline`, time.monotonic) only stops it."""
     start = time.monotonic()
@@ -369,7 +366,7 @@ def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, pos
                                                                    positive_demands=positive_demands)
 
     def read_model(model):
-        from search.engines import model_instance
+        from fairlab.search.engines import model_instance
 
         inst = model_instance(model, sym)
         return (inst.to_dict() if inst else None), enc.witness(model)
@@ -378,7 +375,7 @@ def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, pos
 
 
 def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool) -> Encoded:
-    from search import prove_drf
+    from fairlab.search import prove_drf
 
     constraints, variables = prove_drf.sp_constraints(n, m)
     if positive_demands:
@@ -403,9 +400,9 @@ STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles}
 
 def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
     """The encodings that apply, most specialised first: for DRF's strategyproofness (no options)
-    the bundle-coordinate encoding of `search.prove_drf`, then always the generic one."""
+    the bundle-coordinate encoding of `fairlab.search.prove_drf`, then always the generic one."""
     out = []
-    if (mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "mechanisms.drf"
+    if (mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "fairlab.mechanisms.drf"
             and mechanism.scale_invariant and mechanism.anonymous):  # its reductions need both facts
         out.append("drf-bundles")
     out.append("generic")
@@ -513,9 +510,9 @@ _CONFORMANCE: dict = {}
 
 
 def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float):
-    """Gate 1: `mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
+    """Gate 1: `fairlab.mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
     mechanism, size, options and budget within a process: the answer is deterministic)."""
-    from mechanisms import conformance
+    from fairlab.mechanisms import conformance
 
     try:
         key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
@@ -620,14 +617,14 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
     been rounded, e.g. algebraic values), the instance is checked afresh and that witness is kept."""
     if instance is None:
         return None
-    from fairlab.instance import Instance
+    from fairlab.core.instance import Instance
 
     inst = Instance.from_dict(instance)
     if prop == "unique" or prop.startswith("same-as:"):
         explanation = _confirm_relation(mechanism, prop, inst, witness, options, budget or ProveBudget())
         return None if explanation is None else (explanation, witness)
-    import properties
-    from properties.base import Violation
+    from fairlab import properties
+    from fairlab.properties.base import Violation
 
     if witness is not None:
         explanation = Violation(prop, mechanism, inst, witness, options).explain()
@@ -640,8 +637,8 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
 
 
 def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudget) -> str | None:
-    from fairlab.exact import to_fraction, z3_value
-    from mechanisms.base import SymbolicInstance as SI
+    from fairlab.core.exact import to_fraction, z3_value
+    from fairlab.mechanisms.base import SymbolicInstance as SI
 
     if not witness:
         return None

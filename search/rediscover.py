@@ -2,7 +2,7 @@
 
 Each claim names only what the source asserts — a mechanism and a property it fails, or a set of
 properties no mechanism can have together — and the size to search at. No instance from a source
-appears here: the engines of `search.engines` and `search.impossibility` must find one, and it may
+appears here: the engines of `fairlab.search.engines` and `fairlab.search.impossibility` must find one, and it may
 well differ from the printed one. Findings are shrunk, verified exactly and stored as fixtures.
 """
 
@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from counterexamples import store
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from search import engines, impossibility
+from fairlab.counterexamples import store
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.search import engines, impossibility
 
 
 @dataclass(frozen=True)
@@ -121,8 +121,7 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None, writ
         return _impossibility(claim, limit, start, write, directory, progress)
     if claim.kind == "nonunique":
         return _nonunique(claim, seed, limit, start, write, directory, progress, engines_used)
-    import mechanisms
-
+    from fairlab import mechanisms
     mech = mechanisms.get(claim.mechanism)
     hunt = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit, seed=seed,
                           options=claim.options, progress=progress)
@@ -139,8 +138,7 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None, writ
 
 
 def violation_record(mechanism: str, prop: str, hunt: engines.Hunt, seed: int, options: dict, claim: str | None):
-    import mechanisms
-
+    from fairlab import mechanisms
     discrete = mechanisms.get(mechanism).discrete
     return {
         "kind": "violation",
@@ -201,8 +199,8 @@ def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
 
 
 def _nonunique(claim, seed, limit, start, write, directory, progress, engines_used=None) -> Outcome:
-    import mechanisms
-    from mechanisms import bmf
+    from fairlab import mechanisms
+    from fairlab.mechanisms import bmf
 
     mech = mechanisms.get(claim.mechanism)
 
@@ -216,7 +214,7 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
     def goal(sym):
         import z3
 
-        from mechanisms.base import Constraint
+        from fairlab.mechanisms.base import Constraint
 
         t1 = [z3.Real(f"a{i}") for i in range(sym.n)]
         t2 = [z3.Real(f"b{i}") for i in range(sym.n)]
@@ -246,7 +244,7 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
     seconds = time.monotonic() - start
     if hunt.status != "violated":
         return Outcome(claim, "not-found", seconds, notes=notes + hunt.notes)
-    from search.shrink import shrink
+    from fairlab.search.shrink import shrink
 
     hunt.original = hunt.instance
     hunt.instance, hunt.verdict, hunt.shrink_steps, _, _ = shrink(hunt.instance, hunt.verdict, violates,

@@ -17,10 +17,10 @@ import time
 from fractions import Fraction
 from typing import Callable, Optional
 
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from search.budgets import SHRINK_TRIALS
-from search.space import integerise
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.search.budgets import SHRINK_TRIALS
+from fairlab.search.space import integerise
 
 
 def _try(candidate_builder, violates):

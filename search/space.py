@@ -4,7 +4,7 @@ Grid: capacities 1 for continuous mechanisms (every mechanism here works on shar
 can be rescaled to capacity 1 without changing any verdict) or small integers for discrete ones;
 demands from a small set of integers, growing the largest entry 1, 2, 3, …; users up to order
 (rows as a multiset) and everything up to resource order and row scaling through the canonical
-form of `counterexamples.store`, so each instance is evaluated once.
+form of `fairlab.counterexamples.store`, so each instance is evaluated once.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import random
 from fractions import Fraction
 from typing import Iterator
 
-from counterexamples.store import canonical_form
-from fairlab.instance import Instance
+from fairlab.counterexamples.store import canonical_form
+from fairlab.core.instance import Instance
 
 
 def _rows(m: int, values) -> list[tuple[int, ...]]:

@@ -58,17 +58,16 @@ def test_an_import_that_ends_the_process_is_an_error_not_a_silent_success():
 
 @pytest.mark.parametrize("function", ["ceei_float_object", "ceei_float_mapping"])
 def test_an_approximate_label_on_a_plain_result_is_kept(function):
-    import properties
-
+    from fairlab import properties
     v = properties.check("pe", f"{MISBEHAVING}:{function}", "thm4-ceei-sp")
     assert v.verdict == "unknown" and "approximate" in v.explanation
 
 
 def test_prove_refutations_store_fixtures_that_reverify():
-    import mechanisms
-    from counterexamples.verify import verify_record
-    from fairlab.commands.prove import proof_fixture
-    from search.prove import prove
+    from fairlab import mechanisms
+    from fairlab.counterexamples.verify import verify_record
+    from fairlab.cli.commands.prove import proof_fixture
+    from fairlab.search.prove import prove
 
     for name, prop in (("drf-tasks", "bf"), ("pdrf", "bf")):  # discrete: no row rescaling in the hash
         mech = mechanisms.get(name)

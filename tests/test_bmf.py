@@ -10,12 +10,12 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairlab.errors import InputError
-from fairlab.exact import z3_value
-from fairlab.instance import Instance
-from mechanisms import REGISTRY, allocate, conformance, get
-from mechanisms import bmf
-from mechanisms.base import SymbolicInstance
+from fairlab.core.errors import InputError
+from fairlab.core.exact import z3_value
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import REGISTRY, allocate, conformance, get
+from fairlab.mechanisms import bmf
+from fairlab.mechanisms.base import SymbolicInstance
 
 # B&R §2.4: three unit-capacity resources, requirement vectors (1,1,1), (1,1/2,3/4), (1/2,1,3/4).
 THREE = Instance.build([1, 1, 1], [[1, 1, 1], [1, "1/2", "3/4"], ["1/2", 1, "3/4"]])
@@ -75,7 +75,7 @@ def test_paper_example_is_not_unique():
 def test_paper_family_is_the_whole_bmf_set():
     """Every feasible mapping polytope lies on B&R's segment {φ(x) : 0 <= x <= 1} (the line
     2φ1 + 3φ2 = 2, φ2 = φ3, 1/3 <= φ1 <= 2/5), and one of them is the whole segment."""
-    from fairlab.lp import solve_lp
+    from fairlab.core.lp import solve_lp
 
     model = bmf._Model.of(THREE)
     mappings = bmf.enumerate_mappings(THREE).mappings

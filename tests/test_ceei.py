@@ -10,12 +10,12 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairlab.errors import InputError
-from fairlab.exact import Algebraic, z3_value
-from fairlab.instance import Instance
-from mechanisms import allocate, conformance, get
-from mechanisms.base import SymbolicInstance, check_feasible
-from mechanisms.ceei import certify
+from fairlab.core.errors import InputError
+from fairlab.core.exact import Algebraic, z3_value
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import allocate, conformance, get
+from fairlab.mechanisms.base import SymbolicInstance, check_feasible
+from fairlab.mechanisms.ceei import certify
 
 
 def tasks(data, **options):

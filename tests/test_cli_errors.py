@@ -3,7 +3,7 @@
 Exit codes: 2 bad input or a usage error (also a budget that ran out: the instance is beyond it),
 3 an internal error (an exception no verb expected: a bug), 130 interrupted. ``FAIRLAB_DEBUG=1``
 adds the traceback. Also here: BMF's budget (options ``timeout`` and ``max_checks``) and the
-stdout guards of `fairlab.stdio`.
+stdout guards of `fairlab.core.stdio`.
 """
 
 import json
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import mechanisms
+from fairlab import mechanisms
 from fairlab import cli, provenance
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms import bmf
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import bmf
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,9 +87,9 @@ def test_interrupt_is_one_line(monkeypatch, capsys):
 
 def test_catch_all_in_a_real_process():
     code = (
-        "import mechanisms, fairlab.cli as c, sys\n"
+        "import fairlab.mechanisms, fairlab.cli as c, sys\n"
         "def boom(): raise LookupError('no such thing')\n"
-        "mechanisms.names = boom\n"
+        "fairlab.mechanisms.names = boom\n"
         "sys.argv = ['fairlab', 'mechanisms', '--format', 'json']\n"
         "c.main()\n"
     )
@@ -148,13 +148,13 @@ def test_bmf_small_instance_within_budget():
 
 # --------------------------------------------------------------------------- stdout guards
 def test_highs_prints_nothing_on_stdout():
-    out = run(code="from fairlab.lp import new_highs, solve_lp\nnew_highs()\n"
+    out = run(code="from fairlab.core.lp import new_highs, solve_lp\nnew_highs()\n"
                    "print(solve_lp([1, 1], A_ub=[[1, 2]], b_ub=[4], maximize=True).method)")
     assert out.returncode == 0 and out.stdout == "highs+certificate\n", out.stdout
 
 
 def test_c_level_writes_go_to_stderr_under_the_cli_guard():
-    out = run(code="import os\nfrom fairlab.stdio import results_only_on_stdout\n"
+    out = run(code="import os\nfrom fairlab.core.stdio import results_only_on_stdout\n"
                    "with results_only_on_stdout():\n    os.write(1, b'noise\\n')\n    print('result')\n"
                    "print('after')\nos.write(1, b'fd1 again\\n')\n")
     assert out.returncode == 0

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import typer.main
 
-import mechanisms
-from counterexamples.store import FIXTURES
+from fairlab import mechanisms
+from fairlab.counterexamples.store import FIXTURES
 from fairlab.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import mechanisms
+from fairlab import mechanisms
 from fairlab.cli import app
-from fairlab.instance import Instance
-from fairlab.solving import SolverBudget
-from mechanisms import conformance
+from fairlab.core.instance import Instance
+from fairlab.core.solving import SolverBudget
+from fairlab.mechanisms import conformance
 
 PLUGINS = Path(__file__).parent / "plugins"
 CONTRADICTORY = f"{PLUGINS / 'asset_contradictory_spec.py'}:asset_contradictory"
@@ -113,7 +113,7 @@ def test_another_mechanisms_spec_is_caught_with_its_instance():
 
 
 def test_a_spec_missing_a_constraint_admits_another_allocation():
-    from mechanisms.base import Mechanism
+    from fairlab.mechanisms.base import Mechanism
 
     drf = mechanisms.get("drf")
     broken = Mechanism(name="drf-broken", summary="", source="", allocate=drf.allocate,

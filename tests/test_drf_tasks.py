@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms import _tasks, allocate, conformance, get
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _tasks, allocate, conformance, get
 
 PAPER = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
 PARETO = {"capacities": [59, 19], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
@@ -84,7 +84,7 @@ def test_spec_pins_the_stop_outcome(inst, tie):
 
 
 def test_spec_refuses_skip():
-    from mechanisms.base import SymbolicInstance
+    from fairlab.mechanisms.base import SymbolicInstance
     import z3
 
     sym = SymbolicInstance.from_instance(Instance.from_dict(PAPER))

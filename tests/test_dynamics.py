@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import mechanisms
-from dynamics import allocators, cluster, figures, markov, packets
+from fairlab import mechanisms
+from fairlab.dynamics import allocators, cluster, figures, markov, packets
 from fairlab.cli import app
-from fairlab.errors import InputError
+from fairlab.core.errors import InputError
 
 PAPER_REQ = figures.REQUIREMENTS  # a1 = (.1, 1), a2 = (1, .1), a3 = (1, 1)
 PAPER_A = np.array([[float(x) for x in row] for row in PAPER_REQ])
@@ -25,7 +25,7 @@ SAMPLE_STATES = [[1, 1, 1], [3, 1, 2], [0, 2, 5], [4, 0, 1], [2, 3, 0], [1, 0, 0
 
 
 def _has(name):
-    return name in mechanisms.REGISTRY or name in mechanisms.base.ALIASES
+    return name in mechanisms.REGISTRY or name in fairlab.mechanisms.base.ALIASES
 
 
 # ----------------------------------------------------------------------------------- allocators
@@ -71,12 +71,12 @@ vec3 = st.lists(st.sampled_from([F(0), F(1, 4), F(1, 2), F(3, 4), F(1)]), min_si
 @given(req=st.lists(vec3.filter(lambda r: any(r)), min_size=2, max_size=3),
        state=st.lists(st.integers(0, 2), min_size=3, max_size=3))
 def test_fast_bmf_is_in_the_exact_bmf_set_on_three_resources(req, state):
-    """J = 3: BMF need not be unique, so check membership (mechanisms.bmf.is_bmf, exact) of our
+    """J = 3: BMF need not be unique, so check membership (fairlab.mechanisms.bmf.is_bmf, exact) of our
     class-symmetric choice, read back as exact rationals."""
     if not _has("bmf"):
         pytest.skip("registered mechanism 'bmf' not available yet")
-    from fairlab.instance import Instance
-    from mechanisms import bmf
+    from fairlab.core.instance import Instance
+    from fairlab.mechanisms import bmf
 
     state = state[: len(req)]
     if sum(state) == 0:
@@ -108,10 +108,10 @@ def test_bmf_three_resource_example_is_in_the_bmf_set():
     got = allocators.bmf_rates(B, [[1, 1, 1]])[0]
     assert np.allclose(got, [0.4, 0.4, 0.4])
     if _has("bmf"):
-        from mechanisms import bmf
+        from fairlab.mechanisms import bmf
 
         inst = {"capacities": [1, 1, 1], "demands": [[1, 1, 1], [1, F(1, 2), F(3, 4)], [F(1, 2), 1, F(3, 4)]]}
-        from fairlab.instance import Instance
+        from fairlab.core.instance import Instance
 
         exact = [F(x).limit_denominator(1000) for x in got]
         assert exact == [F(2, 5)] * 3

@@ -2,7 +2,7 @@
 
 An allocation says what it is (exact rational / exact algebraic / approximate with a certified
 error bound); property checks, searches and stored fixtures decide on exact allocations only
-(`properties.base.run`): an approximate one is replaced by the exact one within the budget, or
+(`fairlab.properties.base.run`): an approximate one is replaced by the exact one within the budget, or
 the answer is `unknown` with the reason. CEEI's exact path honours its time limit.
 """
 
@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import properties
-from counterexamples import store
-from counterexamples.verify import verify_record
+from fairlab import properties
+from fairlab.counterexamples import store
+from fairlab.counterexamples.verify import verify_record
 from fairlab.cli import app
-from fairlab.errors import ExactTimeout, InexactAllocation
-from fairlab.exact import Algebraic, deadline
-from fairlab.instance import Instance
-from mechanisms import allocate, ceei
-from mechanisms.base import Allocation, Mechanism
-from properties.base import Violation, run
+from fairlab.core.errors import ExactTimeout, InexactAllocation
+from fairlab.core.exact import Algebraic, deadline
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import allocate, ceei
+from fairlab.mechanisms.base import Allocation, Mechanism
+from fairlab.properties.base import Violation, run
 
 # The reproducers of the issue: CEEI's default method answered with its certified float path
 # (irrational optimum, 4 distinct users) and the checks read it as the exact allocation.
@@ -215,7 +215,7 @@ def _approximate_mechanism(approximate=lambda instance: True):
 
 
 def test_search_counts_undecided_candidates_apart(tmp_path, monkeypatch):
-    from search import engines
+    from fairlab.search import engines
 
     monkeypatch.setattr(store, "FIXTURES", tmp_path)
     hunt = engines.search(_approximate_mechanism(), "si", 2, 2, engines=["grid"], time_limit=2)
@@ -270,10 +270,10 @@ def test_shipped_ceei_fixtures_verify_on_exact_allocations():
 
 def test_a_plug_in_returning_an_approximate_allocation_stays_approximate(tmp_path):
     plugin = tmp_path / "wrapped.py"
-    plugin.write_text("from mechanisms import allocate\n\n"
+    plugin.write_text("from fairlab.mechanisms import allocate\n\n"
                       "def ceei_float(instance):\n    return allocate('ceei', instance, method='float')\n")
     name = f"{plugin}:ceei_float"
-    from mechanisms import get
+    from fairlab.mechanisms import get
 
     a = get(name)(Instance.from_dict(PE_CASE))
     assert a.exactness == "approximate" and a.error_bound is not None
@@ -282,7 +282,7 @@ def test_a_plug_in_returning_an_approximate_allocation_stays_approximate(tmp_pat
 
 
 def test_conformance_does_not_judge_an_approximation():
-    from mechanisms import conformance
+    from fairlab.mechanisms import conformance
 
     result = conformance.check(ceei.MECHANISM, Instance.from_dict(PE_CASE), method="float")
     assert result.status == "unknown" and result.satisfies == "unknown" and not result.ok
@@ -290,7 +290,7 @@ def test_conformance_does_not_judge_an_approximation():
 
 
 def test_paper_check_ledger_compares_exact_values_only(no_exact_ceei):
-    from paper_checks import ledger
+    from fairlab.paper_checks import ledger
 
     (result,) = ledger.run(only=["drf-5.2-ceei"])
     assert result.status == "error" and "approximate" in result.error
@@ -329,9 +329,9 @@ def test_exact_ceei_at_ten_users_honours_its_timeout():
     generous hang guard; no assertion on wall time."""
     script = textwrap.dedent(f"""
         import json
-        from fairlab.errors import ExactTimeout
-        from mechanisms import allocate
-        import properties
+        from fairlab.core.errors import ExactTimeout
+        from fairlab.mechanisms import allocate
+        from fairlab import properties
         inst = {TEN_USERS!r}
         out = {{}}
         try:

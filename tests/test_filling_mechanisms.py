@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairlab.errors import InputError
-from mechanisms import allocate, conformance, get
+from fairlab.core.errors import InputError
+from fairlab.mechanisms import allocate, conformance, get
 
 PAPER = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}
 
@@ -88,7 +88,7 @@ def test_ks_equals_drf_without_caps_and_differs_with_them():
 
 def test_lecture_poll_proportional_guarantee():
     """Lecture poll: 60 CPUs, 30 GB, d1=(2,5), d2=d3=(2,1): the equal split gives u1 = 2, u2 = u3 = 10."""
-    from fairlab.instance import Instance
+    from fairlab.core.instance import Instance
 
     inst = Instance.load("lecture-poll")
     split = [c / inst.n for c in inst.capacities]
@@ -133,7 +133,7 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(data=instances())
 def test_numeric_matches_symbolic(name, data):
-    result = conformance.check(get(name), __import__("fairlab.instance").instance.Instance.from_dict(data))
+    result = conformance.check(get(name), __import__("fairlab.core.instance").core.instance.Instance.from_dict(data))
     assert result.satisfies == "yes"
     assert result.unique == "yes", result.other
 
@@ -141,7 +141,7 @@ def test_numeric_matches_symbolic(name, data):
 @SETTINGS
 @given(data=instances(max_n=4, one_resource=True))
 def test_maxmin_numeric_matches_symbolic_and_equals_drf(data):
-    from fairlab.instance import Instance
+    from fairlab.core.instance import Instance
 
     inst = Instance.from_dict(data)
     result = conformance.check(get("maxmin"), inst)
@@ -151,11 +151,11 @@ def test_maxmin_numeric_matches_symbolic_and_equals_drf(data):
 
 def test_spec_rejects_a_wrong_allocation():
     """Control: the spec is not vacuous — it refuses the asset-fairness allocation as DRF."""
-    from fairlab.instance import Instance
+    from fairlab.core.instance import Instance
 
     import z3
-    from fairlab.exact import z3_value
-    from mechanisms.base import SymbolicInstance
+    from fairlab.core.exact import z3_value
+    from fairlab.mechanisms.base import SymbolicInstance
 
     inst = Instance.from_dict(PAPER)
     sym = SymbolicInstance.from_instance(inst)
@@ -169,8 +169,8 @@ def test_spec_rejects_a_wrong_allocation():
 def test_conformance_catches_a_spec_missing_a_constraint():
     """Control for the uniqueness check: drop one user's bottleneck condition and another
     allocation becomes admissible."""
-    from fairlab.instance import Instance
-    from mechanisms.base import Mechanism
+    from fairlab.core.instance import Instance
+    from fairlab.mechanisms.base import Mechanism
 
     drf = get("drf")
     broken = Mechanism(name="drf-broken", summary="", source="", allocate=drf.allocate,

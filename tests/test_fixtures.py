@@ -2,9 +2,9 @@
 
 import pytest
 
-from counterexamples import store
-from counterexamples.verify import verify_record
-from search.rediscover import CLAIMS
+from fairlab.counterexamples import store
+from fairlab.counterexamples.verify import verify_record
+from fairlab.search.rediscover import CLAIMS
 
 FIXTURES = store.load_all()
 
@@ -30,7 +30,7 @@ def test_a_tampered_fixture_fails(tmp_path):
 
 
 def test_canonical_hash_ignores_symmetries():
-    from fairlab.instance import Instance
+    from fairlab.core.instance import Instance
 
     a = Instance.build([1, 2], [[1, 4], [3, 2]])
     # swap resources, scale the (new) first resource by 2, halve user 2's row, swap users
@@ -63,7 +63,7 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
 def test_reverification_uses_exact_allocations_only(monkeypatch):
     """Control: were CEEI's exact optimum unavailable (only its certified float approximation),
     its fixtures would FAIL re-verification instead of being checked on the approximation."""
-    from mechanisms import ceei
+    from fairlab.mechanisms import ceei
 
     records = [r for _, r in FIXTURES if r["kind"] == "violation" and r["mechanism"] in ("ceei", "pf")]
     assert records and all(verify_record(r)[0] for r in records)

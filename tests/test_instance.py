@@ -4,9 +4,9 @@ from fractions import Fraction
 
 import pytest
 
-from fairlab.errors import InputError
-from fairlab.exact import Algebraic, format_exact, to_fraction
-from fairlab.instance import Instance, examples, parse_json
+from fairlab.core.errors import InputError
+from fairlab.core.exact import Algebraic, format_exact, to_fraction
+from fairlab.core.instance import Instance, examples, parse_json
 
 import z3
 

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from fairlab import lp
-from fairlab.errors import InputError
-from fairlab.lp import feasible, solve_lp
+from fairlab.core import lp
+from fairlab.core.errors import InputError
+from fairlab.core.lp import feasible, solve_lp
 
 
 def test_textbook_maximum_is_exact_with_certificate():

@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from fairlab.cli import app
-from fairlab.exact import Algebraic
-from mechanisms import allocate
-from paper_checks import claims  # noqa: F401  (registers the entries)
-from paper_checks import ledger
+from fairlab.core.exact import Algebraic
+from fairlab.mechanisms import allocate
+from fairlab.paper_checks import claims  # noqa: F401  (registers the entries)
+from fairlab.paper_checks import ledger
 
 runner = CliRunner()
 FAST = [e for e in ledger.ENTRIES if not e.slow]

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairlab.instance import Instance
-from mechanisms import allocate, conformance, get
-from mechanisms.base import check_feasible
-from mechanisms.pdrf import reference
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import allocate, conformance, get
+from fairlab.mechanisms.base import check_feasible
+from fairlab.mechanisms.pdrf import reference
 
 PAPER = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}
 PARETO = {"capacities": [59, 19], "demands": [[1, 4], [3, 1]]}

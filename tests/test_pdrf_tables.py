@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from fairlab.cli import app
-from fairlab.instance import Instance
-from mechanisms import _pdrf_stats as stats
-from mechanisms import allocate
-from mechanisms.pdrf import reference
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import _pdrf_stats as stats
+from fairlab.mechanisms import allocate
+from fairlab.mechanisms.pdrf import reference
 
 runner = CliRunner()
 SMALL = stats.Config(users=25, resources=3, demands=(1, 10), reserves=(300, 600), runs=30, seed=7)

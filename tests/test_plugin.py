@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import mechanisms
-import properties
+from fairlab import mechanisms
+from fairlab import properties
 from fairlab.cli import app
-from fairlab.errors import InputError
-from fairlab.instance import Instance
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
 
 PLUGINS = Path(__file__).parent / "plugins"
 UNFAIR = f"{PLUGINS / 'unfair.py'}"

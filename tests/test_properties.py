@@ -7,13 +7,13 @@ from fractions import Fraction as F
 
 import pytest
 
-import mechanisms
-import properties
-from fairlab.errors import InputError
-from fairlab.instance import Instance
-from mechanisms.base import Allocation, Mechanism, SymbolicInstance
-from properties import pm, rm, si, sp
-from properties.base import Verdict, Violation, solve
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance
+from fairlab.properties import pm, rm, si, sp
+from fairlab.properties.base import Verdict, Violation, solve
 
 THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
 THM2 = Instance.build([21, 21], [[3, 2], [4, 1]])
@@ -182,7 +182,7 @@ def test_bad_budget_is_an_input_error():
 
 
 def test_solver_giving_up_is_unknown_never_holds(monkeypatch):
-    from properties import _search
+    from fairlab.properties import _search
 
     monkeypatch.setattr(_search, "solve_reason", lambda constraints, budget: ("unknown", None, "rlimit"))
     v = properties.check("sp", "drf", THM1, evaluations=1)

@@ -15,11 +15,11 @@ from fractions import Fraction as F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mechanisms
-import properties
-from fairlab.instance import Instance
-from mechanisms.base import Allocation, Mechanism
-from properties import pe
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Allocation, Mechanism
+from fairlab.properties import pe
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

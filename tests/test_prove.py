@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import z3
 
-import mechanisms
-import properties
-from fairlab.commands.prove import run_catalogue
-from search.catalogue import CATALOGUE
-from search.prove import prove
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.cli.commands.prove import run_catalogue
+from fairlab.search.catalogue import CATALOGUE
+from fairlab.search.prove import prove
 
 FAST = [e for e in CATALOGUE if e.fast]
 
@@ -37,8 +37,8 @@ def test_every_proof_has_a_satisfiable_positive_control():
 def test_refutation_is_confirmed_exactly():
     proof = prove(mechanisms.get("asset"), "si", 2, 2, time_limit=30)
     assert proof.verdict == "refuted"
-    from properties.base import Violation
-    from fairlab.instance import Instance
+    from fairlab.properties.base import Violation
+    from fairlab.core.instance import Instance
 
     v = Violation("si", mechanisms.get("asset"), Instance.from_dict(proof.instance), proof.witness)
     assert v.verify()
@@ -64,7 +64,7 @@ def test_a_wrongly_negated_property_cannot_pass_as_a_proof(monkeypatch):
 def test_a_spec_that_contradicts_itself_cannot_pass_as_a_proof():
     """A contradictory spec proves everything vacuously: the numeric allocation does not satisfy
     it (gate 1), and without that gate the satisfiability gate (2) refuses it."""
-    from mechanisms.base import Constraint, Mechanism
+    from fairlab.mechanisms.base import Constraint, Mechanism
 
     drf = mechanisms.get("drf")
 
@@ -126,7 +126,7 @@ def test_the_allocator_of_the_second_reproducer_does_violate_si():
 
 
 def _bypass_conformance(monkeypatch):
-    import search.prove as P
+    import fairlab.search.prove as P
 
     monkeypatch.setattr(P, "conformance_gate", lambda mech, *args, **kwargs: _Agrees(mech.name))
 
@@ -170,7 +170,7 @@ def test_a_core_without_the_negated_property_is_no_proof(monkeypatch):
     """Gate 3 on its own (gates 1 and 2 bypassed): the contradictory spec's core is the
     contradiction, no constraint of ¬si, so the old 'drop one constraint of the contradiction'
     control is never reached."""
-    import search.prove as P
+    import fairlab.search.prove as P
 
     _bypass_conformance(monkeypatch)
     monkeypatch.setattr(P, "satisfiable", lambda *args, **kwargs: P.Query("sat", "", [], None, 0, 0.0))

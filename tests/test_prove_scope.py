@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-import mechanisms
-import properties
-from fairlab.instance import Instance
-from search.engines import search
-from search.prove import prove
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.instance import Instance
+from fairlab.search.engines import search
+from fairlab.search.prove import prove
 
 PLUGINS = Path(__file__).parent / "plugins"
 CAPDEP = f"{PLUGINS / 'capdep.py'}:capdep"

@@ -7,13 +7,13 @@ from fractions import Fraction as F
 import pytest
 from typer.testing import CliRunner
 
-from fairlab import instance as instance_module
+from fairlab.core import instance as instance_module
 from fairlab.cli import app
-from fairlab.errors import InputError
-from fairlab.exact import format_exact, format_short, to_fraction
-from fairlab.instance import Instance, parse_json
-from mechanisms import allocate
-from paper_checks import report
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact, format_short, to_fraction
+from fairlab.core.instance import Instance, parse_json
+from fairlab.mechanisms import allocate
+from fairlab.paper_checks import report
 
 runner = CliRunner()
 GOOD = '"demands": [[1, 4], [3, 1]]'

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-import mechanisms
+from fairlab import mechanisms
 from fairlab.cli import app
-from fairlab.commands import _params as params
-from fairlab.errors import InputError
-from search.prove import check_options
+from fairlab.cli.commands import _params as params
+from fairlab.core.errors import InputError
+from fairlab.search.prove import check_options
 
 runner = CliRunner()
 LOADS = ["--loads", "0.1,0.1,0.1"]
@@ -125,9 +125,9 @@ def test_rates_truncation_within_max_states_still_runs():
 @pytest.mark.parametrize("limit", [float("nan"), float("inf"), 0.0])
 def test_prove_library_call_refuses_a_time_limit_that_is_not_finite_positive(limit):
     """The same rule as the CLI's, at the library's own entry point."""
-    import mechanisms
-    from fairlab.errors import InputError
-    from search.prove import prove
+    from fairlab import mechanisms
+    from fairlab.core.errors import InputError
+    from fairlab.search.prove import prove
 
     with pytest.raises(InputError, match="finite positive"):
         prove(mechanisms.get("drf"), "si", 2, 2, time_limit=limit)

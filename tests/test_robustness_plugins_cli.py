@@ -7,21 +7,21 @@ import textwrap
 
 import pytest
 
-import mechanisms
-import properties
-from fairlab.errors import InputError, OptionError, PluginError
-from fairlab.instance import Instance
-from mechanisms.base import Mechanism
-from properties import _search
-from properties.base import parse_budget
-from search import engines
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.errors import InputError, OptionError, PluginError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Mechanism
+from fairlab.properties import _search
+from fairlab.properties.base import parse_budget
+from fairlab.search import engines
 
 GOOD = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}
 
 PLUGIN = textwrap.dedent(
     """
     import sys
-    from fairlab.errors import InputError
+    from fairlab.core.errors import InputError
     _calls = {"n": 0}
     def raises(inst):
         raise RuntimeError("boom")
@@ -180,7 +180,8 @@ def test_stdin_instance_is_capped_like_a_file(monkeypatch):
     """`-` reads at most MAX_FILE_BYTES from stdin (an endless stream must not hang)."""
     import io
 
-    from fairlab import cli, instance
+    from fairlab import cli
+    from fairlab.core import instance
 
     monkeypatch.setattr(instance, "MAX_FILE_BYTES", 64)
     good = b'{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}'

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import mechanisms
-from counterexamples.verify import verify_record
-from fairlab.instance import Instance
-from search import engines, impossibility, space
-from search.rediscover import CLAIMS, run_claim
+from fairlab import mechanisms
+from fairlab.counterexamples.verify import verify_record
+from fairlab.core.instance import Instance
+from fairlab.search import engines, impossibility, space
+from fairlab.search.rediscover import CLAIMS, run_claim
 
 PLUGINS = Path(__file__).parent / "plugins"
 
@@ -54,7 +54,7 @@ def test_symbolic_engine_proves_drf_sharing_incentive_holds_at_the_size():
 
 
 def test_grid_is_deduplicated_up_to_symmetry():
-    from counterexamples.store import canonical_form
+    from fairlab.counterexamples.store import canonical_form
 
     instances = list(space.grid(2, 2, max_entry=2))
     keys = [canonical_form(i) for i in instances]

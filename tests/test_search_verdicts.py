@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import mechanisms
-import properties
-from fairlab.instance import Instance
-from properties.base import parse_budget
-from search import engines, shrink
+from fairlab import mechanisms
+from fairlab import properties
+from fairlab.core.instance import Instance
+from fairlab.properties.base import parse_budget
+from fairlab.search import engines, shrink
 
 PLUGINS = Path(__file__).parent / "plugins"
 HANGS = PLUGINS / "hangs.py"
@@ -89,7 +89,7 @@ def test_holds_needs_the_spec_to_match_the_allocator(tmp_path):
     yet `holds` is not claimed (the spec does not describe the mechanism)."""
     plug = tmp_path / "liar.py"
     plug.write_text(
-        "from mechanisms import drf\n"
+        "from fairlab.mechanisms import drf\n"
         "def f(instance):\n"
         "    return [0] * instance.n\n"
         "f.spec = drf.spec\n"
@@ -250,7 +250,7 @@ def test_the_worker_process_keeps_results_exact(tmp_path):
     plug = tmp_path / "algebraic.py"
     plug.write_text(
         "import z3\n"
-        "from fairlab.exact import Algebraic\n"
+        "from fairlab.core.exact import Algebraic\n"
         "def f(instance):\n"
         "    x = z3.Real('x'); s = z3.Solver(); s.add(x * x == 2, x > 0); s.check()\n"
         "    return [Algebraic.of(s.model()[x]) / 100, '1/3']\n"

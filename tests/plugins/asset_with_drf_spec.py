@@ -5,8 +5,8 @@ not about this allocator (which violates si: DRF paper Theorem 1). `fairlab prov
 the disagreement (conformance) before claiming anything.
 """
 
-from mechanisms import allocate
-from mechanisms import drf
+from fairlab.mechanisms import allocate
+from fairlab.mechanisms import drf
 
 
 def asset_with_drf_spec(instance):

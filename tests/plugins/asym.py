@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.errors import InputError
-from mechanisms.base import Constraint, z3_max
+from fairlab.core.errors import InputError
+from fairlab.mechanisms.base import Constraint, z3_max
 
 
 def asym(instance):

@@ -9,8 +9,8 @@ si; it declares neither `.scale_invariant` nor `.anonymous`.
 
 import z3
 
-from mechanisms import asset, drf
-from mechanisms.base import Constraint
+from fairlab.mechanisms import asset, drf
+from fairlab.mechanisms.base import Constraint
 
 
 def capdep(instance):

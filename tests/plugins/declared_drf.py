@@ -3,8 +3,8 @@
 is symmetric in the users). The declarations are the author's claims; conformance does not check
 them."""
 
-import mechanisms
-from mechanisms import drf
+from fairlab import mechanisms
+from fairlab.mechanisms import drf
 
 
 def declared_drf(instance):

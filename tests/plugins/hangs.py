@@ -41,8 +41,7 @@ _calls = {"n": 0}
 def first_then_hangs(instance):
     """Returns an allocation (DRF's) on its first call in a worker, then never again: a plug-in that
     is known to return, stopped while running at the time limit (a search reads that as time)."""
-    import mechanisms
-
+    from fairlab import mechanisms
     _calls["n"] += 1
     if _calls["n"] > 1:
         while True:
@@ -52,7 +51,6 @@ def first_then_hangs(instance):
 
 def slow(instance):
     """DRF, a quarter of a second per call: correct but slow."""
-    import mechanisms
-
+    from fairlab import mechanisms
     time.sleep(0.25)
     return mechanisms.allocate("drf", instance).tasks

@@ -5,7 +5,7 @@ garbage, a mechanism that prints, and results labelled approximate (a spec that 
 import os
 import sys
 
-from mechanisms import allocate
+from fairlab.mechanisms import allocate
 
 
 def spec_garbage(instance):

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from fairlab.instance import Instance
+from fairlab.core.instance import Instance
 
 
 def dictator(instance: Instance):
@@ -22,8 +22,7 @@ def equal_split(instance: Instance):
 
 def as_floats(instance: Instance):
     """Half of DRF, returned as Python floats (read through their decimal text)."""
-    import mechanisms
-
+    from fairlab import mechanisms
     return [float(t) / 2 for t in mechanisms.allocate("drf", instance).tasks]
 
 

@@ -1,7 +1,7 @@
 """A plug-in with a symbolic specification: DRF re-exported, its spec attached as `.spec`."""
 
-import mechanisms
-from mechanisms import drf
+from fairlab import mechanisms
+from fairlab.mechanisms import drf
 
 
 def drf_copy(instance):

@@ -15,8 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fairlab.commands import _params as params
-from fairlab.errors import InputError
+from fairlab.cli.commands import _params as params
+from fairlab.core.errors import InputError
 
 console = Console()
 
@@ -68,7 +68,7 @@ def _check_out_dir(out: str) -> None:
 
 def _check_cluster(demands, capacities: str) -> list:
     """Capacities, exactly: one per resource, each job's task fits, at most MAX_TASKS tasks per pool."""
-    from dynamics import markov
+    from fairlab.dynamics import markov
 
     C = markov.parse_vector(capacities, "capacities", len(demands[0]), per="resource")
     for j, c in enumerate(C):
@@ -99,7 +99,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
-        from dynamics import markov
+        from fairlab.dynamics import markov
 
         _check_format(fmt)
         try:
@@ -125,7 +125,7 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"{mechanism}: service rates (Bonald & Roberts §4.1)")
         for col in ("class", "requirements", "load ρ", "E(n)", "γ"):
             table.add_column(col, justify="right")
-        from fairlab.exact import format_exact
+        from fairlab.core.exact import format_exact
 
         for k, g in enumerate(result.gamma):
             table.add_row(str(k + 1), ",".join(format_exact(x) for x in result.requirements[k]),
@@ -150,7 +150,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Regenerate Figure 1, 2 or 3 of §4 (PNG) and print the orderings the text states."""
-        from dynamics import figures
+        from fairlab.dynamics import figures
 
         _check_format(fmt)
         if number not in (1, 2, 3):
@@ -161,7 +161,7 @@ def register(app: typer.Typer) -> None:
             _check_out_dir(out)
             points = figures.LOAD_POINTS
             if loads is not None:
-                from fairlab.exact import format_exact, to_fraction
+                from fairlab.core.exact import format_exact, to_fraction
 
                 points = tuple(to_fraction(x, f"loads[{i}]") for i, x in enumerate(loads.split(",")))
                 for i, x in enumerate(points):
@@ -198,7 +198,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Simulate the SFQ packet schedulers (§3) and compare γ_k with the fluid model (§4.4)."""
-        from dynamics import markov, packets
+        from fairlab.dynamics import markov, packets
 
         _check_format(fmt)
         names = packets.SCHEDULERS if scheduler == "all" else (scheduler,)
@@ -239,7 +239,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Most-deprived-job task schedulers (§3): long-run running tasks vs the fluid allocation."""
-        from dynamics import cluster, markov
+        from fairlab.dynamics import cluster, markov
 
         _check_format(fmt)
         names = cluster.SCHEDULERS if scheduler == "all" else (scheduler,)

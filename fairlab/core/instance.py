@@ -7,7 +7,7 @@ JSON form (DRF paper §4.1's running example)::
      "max_tasks": [null, 5],      # per-user task caps, null = unlimited
      "users": ["A", "B"], "resources": ["CPU", "GB"]}
 
-Numbers are read exactly (`fairlab.exact.to_fraction`). Every way an instance can be malformed
+Numbers are read exactly (`fairlab.core.exact.to_fraction`). Every way an instance can be malformed
 raises `InputError` with a one-line message naming the field and the offending value.
 """
 
@@ -20,8 +20,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from fairlab.errors import InputError
-from fairlab.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
 
 KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources")
 MAX_FILE_BYTES = 64 * 2**20  # instance files; more is refused (and /dev/zero does not hang)
@@ -311,7 +311,7 @@ def _out_of_range_path(data) -> str | None:
 
 def parse_json(text: str, source: str = "input"):
     """Parse JSON with numbers read exactly (0.1 -> 1/10) and NaN/Infinity, numbers outside the exact
-    range (`fairlab.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
+    range (`fairlab.core.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
     out_of_range = []
 
     def number(text: str, integer: bool = False):
@@ -341,7 +341,7 @@ def parse_json(text: str, source: str = "input"):
     return data
 
 
-EXAMPLES_DIR = Path(__file__).with_name("examples")
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 
 
 def examples() -> dict[str, Path]:

@@ -9,7 +9,7 @@ proof query spent 34 000, 46 000 or 39 000 units depending on how many specs wer
 
 `Isolated` poses a query the same way every time: the constraints are copied into a fresh z3
 context with their free constants renamed ``k!0, k!1, …`` in order of first appearance. With the
-same seed and resource limit (`fairlab.solving`) the answer and the resource count are then the
+same seed and resource limit (`fairlab.core.solving`) the answer and the resource count are then the
 same whatever ran before. Models come back as `IsolatedModel`, which evaluates terms written in
 the original constants (in z3's main context), as the lab's witness readers expect.
 """

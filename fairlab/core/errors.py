@@ -27,7 +27,7 @@ class InexactAllocation(Exception):
     """A verdict would need a mechanism's exact allocation, but only an approximate one is at hand
     (e.g. CEEI's certified float path) and no exact one was obtained within the budget.
 
-    Raised by `properties.base.run`, the one place where properties obtain allocations; a check
+    Raised by `fairlab.properties.base.run`, the one place where properties obtain allocations; a check
     answers ``unknown`` with this reason, a witness that needs it fails verification, and no
     fixture is stored from it. Deliberately not an `InputError`: it is not a fact about the input,
     and it must never be read as "the mechanism refuses this instance"."""

@@ -4,7 +4,7 @@
     fairlab conformance path/to/mine.py:allocate --samples 20 --seed 7 --format json
     fairlab conformance ceei --instance thm4-ceei-sp
 
-On each instance of a seeded sample (or the one given), `mechanisms.conformance.check`: the exact
+On each instance of a seeded sample (or the one given), `fairlab.mechanisms.conformance.check`: the exact
 numeric allocation satisfies the spec, and (single-valued mechanisms) the spec admits no other
 allocation. The same sample and budget give the same answers on any machine (z3 resource limits
 decide; `--time-limit` is only an outer stop that makes an answer `unknown`). This is gate 1 of
@@ -25,9 +25,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab.commands import _params as params
-from fairlab.errors import InputError
-from mechanisms.plugin import time_limit as plugin_time_limit
+from fairlab.cli.commands import _params as params
+from fairlab.core.errors import InputError
+from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 
 
 @contextlib.contextmanager
@@ -35,7 +35,7 @@ def output_to_stderr():
     """While a verb computes, whatever is written to standard output — a plug-in's print, a C
     library's banner (HiGHS prints one on its first use) — goes to stderr, so stdout carries the
     result only and ``--format json`` parses. (Overlaps the CLI-wide guard planned in
-    `fairlab.stdio`; harmless under it.)"""
+    `fairlab.core.stdio`; harmless under it.)"""
     try:
         sys.stdout.flush()
     except (AttributeError, OSError, ValueError):
@@ -77,9 +77,9 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Check that MECHANISM's symbolic spec agrees with its numeric allocator on a seeded sample."""
-        import mechanisms
-        from fairlab.solving import SolverBudget
-        from mechanisms import conformance
+        from fairlab import mechanisms
+        from fairlab.core.solving import SolverBudget
+        from fairlab.mechanisms import conformance
 
         check_format(fmt)
         try:
@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
     def _table(report, instance) -> None:
-        from mechanisms.conformance import describe
+        from fairlab.mechanisms.conformance import describe
 
         where = (f"instance {instance}" if instance is not None else
                  f"{report.samples} seeded instances (seed {report.seed}) of {report.n} users × {report.m} resources")

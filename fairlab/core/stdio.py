@@ -4,7 +4,7 @@ Two guards, both about fd 1 (what C code writes to), not Python's ``sys.stdout``
 
 * `c_stdout_silenced()` points fd 1 at /dev/null around one call. HiGHS (highspy 1.16) prints a
   banner when the first ``highspy.Highs()`` is constructed, before any option can be set, so
-  ``output_flag=False`` alone cannot stop it; `fairlab.lp.new_highs` constructs under this guard.
+  ``output_flag=False`` alone cannot stop it; `fairlab.core.lp.new_highs` constructs under this guard.
 * `results_only_on_stdout()` is the CLI's belt and braces for a whole verb: fd 1 points at stderr
   while `sys.stdout` keeps writing to the real stdout, so whatever any library prints at the C
   level lands on stderr and ``--format json`` output always parses.

@@ -15,7 +15,7 @@ solver reused for several checks gets the full budget on each.
 
 z3's search also depends on the history of its context (the order in which terms were created)
 and on the names of the constants, so a query that must not depend on what ran before in the
-process is posed in a fresh context (``new_solver(..., ctx=...)``; see `fairlab.isolated`).
+process is posed in a fresh context (``new_solver(..., ctx=...)``; see `fairlab.core.isolated`).
 """
 
 from __future__ import annotations

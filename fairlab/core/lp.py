@@ -1,13 +1,13 @@
 """Exact linear programming for small LPs: a float solver guesses, exact arithmetic decides.
 
-    >>> from fairlab.lp import solve_lp
+    >>> from fairlab.core.lp import solve_lp
     >>> r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True)
     >>> r.status, r.x, r.value
     ('optimal', (Fraction(8, 5), Fraction(6, 5)), Fraction(14, 5))
 
 The problem is ``min`` (or ``max``) ``c·x`` subject to ``A_ub x <= b_ub``, ``A_eq x == b_eq`` and
 bounds ``lower <= x <= upper`` (default ``0 <= x``; ``None`` in a bound means unbounded on that
-side). All data are read exactly with `fairlab.exact.to_fraction`.
+side). All data are read exactly with `fairlab.core.exact.to_fraction`.
 
 How a verdict is reached (floats may guide, never decide):
 
@@ -35,9 +35,9 @@ from typing import Optional, Sequence
 
 import z3
 
-from fairlab.errors import InputError
-from fairlab.exact import to_fraction
-from fairlab.stdio import c_stdout_silenced
+from fairlab.core.errors import InputError
+from fairlab.core.exact import to_fraction
+from fairlab.core.stdio import c_stdout_silenced
 
 OPTIMAL = "optimal"
 INFEASIBLE = "infeasible"
@@ -354,7 +354,7 @@ def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) 
 
 # --------------------------------------------------------------------------- float guide
 def new_highs():
-    """A silent ``highspy.Highs()``: no banner on stdout (`fairlab.stdio.c_stdout_silenced`: HiGHS
+    """A silent ``highspy.Highs()``: no banner on stdout (`fairlab.core.stdio.c_stdout_silenced`: HiGHS
     prints it at construction, before an option can be set), no log output."""
     import highspy
 

@@ -18,15 +18,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab.errors import InputError
-from fairlab.solving import DEFAULT_RLIMIT
+from fairlab.core.errors import InputError
+from fairlab.core.solving import DEFAULT_RLIMIT
 
 
 def register(app: typer.Typer) -> None:
     @app.command("properties")
     def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
         """List the fairness properties with their definitions, sources and witness shapes."""
-        import properties
+        from fairlab import properties
         from fairlab.cli import check_format, console, emit_json
 
         check_format(fmt)
@@ -61,10 +61,10 @@ def register(app: typer.Typer) -> None:
 
         The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
         stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
-        import properties
+        from fairlab import properties
         from fairlab.cli import check_format, fail, parse_options, read_instance
-        from fairlab.commands import _params as params
-        from mechanisms import plugin
+        from fairlab.cli.commands import _params as params
+        from fairlab.mechanisms import plugin
 
         check_format(fmt)
         try:
@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
 def reverify(result) -> None:
     """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
     one that fails, or whose plug-in is stopped by the time limit, is printed as unknown."""
-    from mechanisms.plugin import PluginTimeout
+    from fairlab.mechanisms.plugin import PluginTimeout
 
     if result.verdict != "violated":
         return

@@ -11,10 +11,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairlab.commands import _params as params
-from fairlab.errors import InputError
-from fairlab.solving import DEFAULT_RLIMIT
-from search.budgets import (
+from fairlab.cli.commands import _params as params
+from fairlab.core.errors import InputError
+from fairlab.core.solving import DEFAULT_RLIMIT
+from fairlab.search.budgets import (
     DEFAULT_CANDIDATES, MATRIX_CANDIDATES, MATRIX_TIME_LIMIT, MAX_CANDIDATES, SEARCH_TIME_LIMIT,
 )
 
@@ -50,13 +50,13 @@ def register(app: typer.Typer) -> None:
         """Hunt a violation of PROPERTY by MECHANISM; shrink, verify exactly and store it as a fixture.
 
         Verdict: violated, holds (z3: none at this size), none-found, n/a (declined), unknown."""
-        import mechanisms
-        import properties
-        from counterexamples import store
-        from mechanisms import plugin
-        from search import engines
-        from search.prove import check_options
-        from search.rediscover import violation_record
+        from fairlab import mechanisms
+        from fairlab import properties
+        from fairlab.counterexamples import store
+        from fairlab.mechanisms import plugin
+        from fairlab.search import engines
+        from fairlab.search.prove import check_options
+        from fairlab.search.rediscover import violation_record
 
         check_format(fmt)
         try:
@@ -120,7 +120,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Rediscover every counterexample of the sources from scratch (exit 1 if one is not found)."""
-        from search import rediscover as R
+        from fairlab.search import rediscover as R
 
         check_format(fmt)
         try:
@@ -174,11 +174,11 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """The mechanism × property table: violated (fixture), holds, none found, n/a or unknown per cell."""
-        import mechanisms
-        import properties
-        from counterexamples import store
-        from mechanisms import plugin
-        from search import engines
+        from fairlab import mechanisms
+        from fairlab import properties
+        from fairlab.counterexamples import store
+        from fairlab.mechanisms import plugin
+        from fairlab.search import engines
 
         check_format(fmt)
         try:
@@ -288,6 +288,6 @@ def _compact(value) -> str:
 
 
 def violation_record_for(mechanism: str, prop: str, hunt, seed: int = 0):
-    from search.rediscover import violation_record
+    from fairlab.search.rediscover import violation_record
 
     return violation_record(mechanism, prop, hunt, seed, {}, None)

@@ -17,8 +17,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairlab.commands import _params as params
-from fairlab.errors import InputError
+from fairlab.cli.commands import _params as params
+from fairlab.core.errors import InputError
 
 # Bounds of the options, checked before any run: each run holds users × resources demands in memory.
 MAX_USERS = 100_000
@@ -28,7 +28,7 @@ MAX_AMOUNT = 10**12  # demands and reserves (numpy draws them as int64)
 
 
 def _chunk(args):
-    from mechanisms import _pdrf_stats
+    from fairlab.mechanisms import _pdrf_stats
 
     config, chunk = args
     return config.demands, _pdrf_stats.chunk_stats(config, chunk)
@@ -36,7 +36,7 @@ def _chunk(args):
 
 def compute(configs, jobs: int = 1, show_progress: bool = True) -> dict:
     """Rows for each config, keyed by demand interval; chunks spread over `jobs` processes."""
-    from mechanisms import _pdrf_stats
+    from fairlab.mechanisms import _pdrf_stats
 
     work = [(config, k) for config in configs for k in range(_pdrf_stats.chunks(config))]
     per_row: dict = {config.demands: [] for config in configs}
@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
     ):
         """Regenerate PDRF Tables 1-2: users PDRF under/over-allocates vs the DRF task loop."""
         from fairlab.cli import check_format, console, emit_json, fail
-        from mechanisms import _pdrf_stats
+        from fairlab.mechanisms import _pdrf_stats
 
         check_format(fmt)
         try:

@@ -30,9 +30,9 @@ def register(app: typer.Typer) -> None:
     ):
         """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
         from fairlab.cli import check_format, console, emit_json, fail
-        from fairlab.errors import InputError
-        from paper_checks import claims  # noqa: F401
-        from paper_checks import ledger, report
+        from fairlab.core.errors import InputError
+        from fairlab.paper_checks import claims  # noqa: F401
+        from fairlab.paper_checks import ledger, report
 
         check_format(fmt, FORMATS)
         if runs < 1:

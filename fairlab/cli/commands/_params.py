@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from fairlab.errors import InputError
+from fairlab.core.errors import InputError
 
 # Exact searches and proofs grow fast with the size (z3 encodings, grids of demand profiles): at
 # 12 users × 6 resources `prove --time-limit 1` and `search --time-limit 2` still end about a second

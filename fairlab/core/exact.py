@@ -32,7 +32,7 @@ from typing import Union
 
 import z3
 
-from fairlab.errors import ExactTimeout, InputError
+from fairlab.core.errors import ExactTimeout, InputError
 
 _RATIONAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*(/\s*\d+\s*)?$")
 MAX_EXPONENT = 1000  # written numbers: 10**-1000 <= |x| < 10**1001 (or 0) ...

@@ -10,18 +10,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab.commands import _params as params
-from fairlab.commands.conformance import output_to_stderr
-from fairlab.errors import InputError
-from mechanisms.plugin import time_limit as plugin_time_limit
+from fairlab.cli.commands import _params as params
+from fairlab.cli.commands.conformance import output_to_stderr
+from fairlab.core.errors import InputError
+from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 
 
 def proof_fixture(proof, mechanism, options: dict) -> dict | None:
     """A refutation of a property is also a counterexample: the fixture record for it, hashed and
-    re-verifiable exactly as `counterexamples.verify` does it (same canonical form, same options).
+    re-verifiable exactly as `fairlab.counterexamples.verify` does it (same canonical form, same options).
     None for a relation (`same-as:X`): a disagreement of two mechanisms is not a property violation."""
-    from counterexamples import store
-    from fairlab.instance import Instance
+    from fairlab.counterexamples import store
+    from fairlab.core.instance import Instance
 
     if proof.property.startswith("same-as:"):
         return None
@@ -48,11 +48,11 @@ def proof_fixture(proof, mechanism, options: dict) -> dict | None:
 def run_catalogue(time_limit: float, fast_only: bool, entries=None, progress=None, rlimit: int | None = None,
                   attempts: int | None = None) -> list[dict]:
     """For each entry, the sizes in order until one is not decided as expected within the budget
-    (`rlimit`/`attempts`: the proof schedule, default `search.prove`'s; `time_limit`: the outer
+    (`rlimit`/`attempts`: the proof schedule, default `fairlab.search.prove`'s; `time_limit`: the outer
     stop per size)."""
-    import mechanisms
-    from search.catalogue import CATALOGUE
-    from search.prove import ProveBudget, prove
+    from fairlab import mechanisms
+    from fairlab.search.catalogue import CATALOGUE
+    from fairlab.search.prove import ProveBudget, prove
 
     budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
                          **({"attempts": attempts} if attempts is not None else {}))
@@ -108,9 +108,9 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Prove PROPERTY of MECHANISM for all real demands of a size (spec ∧ ¬property UNSAT), or refute it."""
-        import mechanisms
-        from counterexamples import store
-        from search.prove import prove
+        from fairlab import mechanisms
+        from fairlab.counterexamples import store
+        from fairlab.search.prove import prove
 
         check_format(fmt)
         try:

@@ -19,15 +19,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fairlab.errors import InputError
-from fairlab.stdio import results_only_on_stdout
+from fairlab.core.errors import InputError
+from fairlab.core.stdio import results_only_on_stdout
 
 try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
-from fairlab.exact import format_short, to_fraction
-from fairlab.instance import Instance, examples, parse_json, read_capped
+from fairlab.core.exact import format_short, to_fraction
+from fairlab.core.instance import Instance, examples, parse_json, read_capped
 
 app = typer.Typer(
     add_completion=False,
@@ -103,7 +103,7 @@ def emit_json(obj, result: bool = False) -> None:
 @app.command("mechanisms")
 def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
     """List the registered mechanisms with their options and sources."""
-    import mechanisms as mech
+    import fairlab.mechanisms as mech
 
     check_format(fmt)
     rows = [mech.REGISTRY[name] for name in mech.names()]
@@ -153,9 +153,9 @@ def allocate_cmd(
     fmt: str = typer.Option("table", "--format", help="table | json"),
 ):
     """Run MECHANISM on INSTANCE and print the exact allocation."""
-    import mechanisms as mech
-    from fairlab.commands import _params
-    from mechanisms import plugin
+    import fairlab.mechanisms as mech
+    from fairlab.cli.commands import _params
+    from fairlab.mechanisms import plugin
 
     check_format(fmt)
     try:
@@ -194,10 +194,10 @@ def print_allocation(result) -> None:
 
 
 def _load_command_modules() -> None:
-    import fairlab.commands as commands
+    import fairlab.cli.commands as commands
 
     for info in pkgutil.iter_modules(commands.__path__):
-        module = importlib.import_module(f"fairlab.commands.{info.name}")
+        module = importlib.import_module(f"fairlab.cli.commands.{info.name}")
         if hasattr(module, "register"):
             module.register(app)
 
@@ -256,7 +256,7 @@ def _dispatch() -> int:
 def main() -> None:
     """The `fairlab` entry point. Any failure is one line ``error: ...`` on stderr: exit 2 for bad
     input or a usage error, 3 for an internal error (a bug), never a traceback (``FAIRLAB_DEBUG=1``
-    shows one). Only results reach stdout (`fairlab.stdio.results_only_on_stdout`)."""
+    shows one). Only results reach stdout (`fairlab.core.stdio.results_only_on_stdout`)."""
     try:
         with results_only_on_stdout():
             code = _dispatch()
