@@ -10,7 +10,7 @@ preserve every verdict, so the same counterexample is not stored twice:
 * for continuous mechanisms, scaling a user's demand row (its tasks and task cap scale inversely,
   its shares do not change); discrete mechanisms count whole tasks, so rows are not rescaled.
 
-`tests/test_fixtures.py` loads every fixture and re-verifies it from scratch. `save` re-verifies a
+`tests/counterexamples/test_fixtures.py` loads every fixture and re-verifies it from scratch. `save` re-verifies a
 violation before writing it (`fairlab.counterexamples.verify`, exact allocations only) and refuses one
 that does not re-verify — in particular one whose verification would need an approximate
 allocation — so nothing approximate is ever stored.

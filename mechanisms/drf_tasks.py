@@ -15,7 +15,7 @@ Options
 * ``method``: ``fast`` (default) computes the loop's final allocation without simulating it (see
   `fairlab.mechanisms._tasks`: binary search of the share level, ties resolved exactly; cost logarithmic in
   the capacities); ``loop`` runs Algorithm 1 task by task in Fractions. Both give the identical
-  allocation for every option (tests/test_drf_tasks.py checks it on random instances).
+  allocation for every option (tests/mechanisms/test_drf_tasks.py checks it on random instances).
 * ``trace``: also return who got each task, in launch order (``extra["trace"]``).
 
 Task caps (``max_tasks``) are honoured, rounded down to whole tasks. A user whose single task

@@ -279,7 +279,7 @@ def _(ctx):
        "with strictly positive demands and every machine fitting a max-task, the discrete allocation differs from"
        " the continuous one by at most one max-task (any two users)",
        "drf-tasks vs drf on 200 seeded random instances, in dominant shares (the max-task's dominant share as"
-       " the bound); the per-resource reading fails (tests/test_drf_tasks.py)", "reproduced")
+       " the bound); the per-resource reading fails (tests/mechanisms/test_drf_tasks.py)", "reproduced")
 def _(ctx):
     import numpy as np
 
@@ -643,7 +643,7 @@ _ordering_entry(2, "unbalanced load ρ1 = 4ρ2 = 4ρ3: γ2 > γ1 > γ3 for each 
        "packet-based SFQ schedulers (10^5 flows, geometric sizes of mean 20000 packets, W = 30) closely approximate"
        " the fluid service rates; γ2 > γ1 > γ3", "fairlab.dynamics.packets (fairlab dynamics packets)", "out-of-scope",
        reason="10^5-flow packet simulations take too long for the ledger; `fairlab dynamics packets` runs them"
-              " (tests/test_dynamics.py checks packets against fluid on shorter runs)")
+              " (tests/dynamics/test_dynamics.py checks packets against fluid on shorter runs)")
 def _(ctx):
     return Outcome([])
 

@@ -1,6 +1,6 @@
 """The theorem catalogue: every known positive result and refutation of the sources, with the sizes
 to machine-check it at. `fairlab prove --catalogue` runs it; the fast entries run in the default
-test suite (`tests/test_prove.py`), the rest are marked slow.
+test suite (`tests/search/test_prove.py`), the rest are marked slow.
 
 `expected` is what the source says; the lab reports what z3 finds. Where they differ the entry
 says why (e.g. DRF's population monotonicity needs strictly positive demands: with a zero demand

@@ -156,7 +156,7 @@ def register(app: typer.Typer) -> None:
             console = Console()
             console.width = max(console.width, 150)
             console.print(table)
-            console.print("fixtures in counterexamples/fixtures/; re-verified by `python -m pytest tests/test_fixtures.py`")
+            console.print("fixtures in counterexamples/fixtures/; re-verified by `python -m pytest tests/counterexamples/test_fixtures.py`")
         if any(o.status != "found" for o in outcomes):
             raise typer.Exit(1)
 

@@ -20,8 +20,8 @@ from fairlab import mechanisms
 from fairlab.counterexamples.store import FIXTURES
 from fairlab.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
-PLUGINS = Path(__file__).parent / "plugins"
+ROOT = Path(__file__).resolve().parents[2]
+PLUGINS = Path(__file__).parents[1] / "plugins"
 
 #: the shipped example each registered mechanism is run on (default: drf-paper)
 EXAMPLE_FOR = {"maxmin": "maxmin-notes", "bmf": "bmf-three-resources"}
@@ -101,5 +101,5 @@ def _verbs_with_format(command, prefix=()):
 def test_every_json_verb_is_covered():
     verbs = set(_verbs_with_format(typer.main.get_command(app)))
     covered = {case[1] for case in CASES}
-    assert verbs - covered == set(), "verbs with --format but no JSON case in tests/test_cli_json.py"
+    assert verbs - covered == set(), "verbs with --format but no JSON case in tests/cli/test_json.py"
     assert {m for m in mechanisms.names()} <= {c[0].removeprefix("allocate-") for c in CASES}

@@ -17,7 +17,7 @@ from fairlab.core.instance import Instance
 from fairlab.properties.base import parse_budget
 from fairlab.search import engines, shrink
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 HANGS = PLUGINS / "hangs.py"
 GOOD = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}
 HANG_GUARD = 90  # seconds: a subprocess that outlives this has hung (the test fails, nothing hangs)

@@ -18,7 +18,7 @@ from fairlab.core.instance import Instance
 from fairlab.search.engines import search
 from fairlab.search.prove import prove
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 CAPDEP = f"{PLUGINS / 'capdep.py'}:capdep"
 ASYM = f"{PLUGINS / 'asym.py'}:asym"
 DECLARED = f"{PLUGINS / 'declared_drf.py'}:declared_drf"

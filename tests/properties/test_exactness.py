@@ -343,7 +343,7 @@ def test_exact_ceei_at_ten_users_honours_its_timeout():
         out["check"] = properties.check("pe", "ceei", inst, time_limit=5).verdict
         print(json.dumps(out))
     """)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, cwd=root,
                           env={**__import__("os").environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr

@@ -13,7 +13,7 @@ from fairlab.core.instance import Instance
 from fairlab.search import engines, impossibility, space
 from fairlab.search.rediscover import CLAIMS, run_claim
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 
 
 def run(*args):

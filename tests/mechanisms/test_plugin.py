@@ -12,7 +12,7 @@ from fairlab.cli import app
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 UNFAIR = f"{PLUGINS / 'unfair.py'}"
 THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
 

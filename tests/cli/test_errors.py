@@ -21,7 +21,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import bmf
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args, code: str | None = None, env_extra: dict | None = None):

@@ -99,7 +99,7 @@ def test_prove_cli_json(tmp_path):
 
 
 # --------------------------------------------------------------------------- issue 14: the spec is gated
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 CONTRADICTORY = f"{PLUGINS / 'asset_contradictory_spec.py'}:asset_contradictory"
 DRF_SPEC_ON_ASSET = f"{PLUGINS / 'asset_with_drf_spec.py'}:asset_with_drf_spec"
 GATED = ["si", "bf", "njc", "same-as:drf"]

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 MISBEHAVING = PLUGINS / "misbehaving.py"
 
 
 def fairlab(*args, timeout=120):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     return subprocess.run([sys.executable, "-m", "fairlab.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL, env=env)
 

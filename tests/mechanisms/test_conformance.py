@@ -15,7 +15,7 @@ from fairlab.core.instance import Instance
 from fairlab.core.solving import SolverBudget
 from fairlab.mechanisms import conformance
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).parents[1] / "plugins"
 CONTRADICTORY = f"{PLUGINS / 'asset_contradictory_spec.py'}:asset_contradictory"
 DRF_SPEC_ON_ASSET = f"{PLUGINS / 'asset_with_drf_spec.py'}:asset_with_drf_spec"
 WITH_SPEC = sorted(name for name, m in mechanisms.REGISTRY.items() if m.spec is not None)
