@@ -1,30 +1,52 @@
 """fairlab: a lab for verifying fair-allocation mechanisms for multiple resources.
 
-The core shared by every package: exact numbers (`fairlab.core.exact`), the instance model
-(`fairlab.core.instance`), the one input-error type (`fairlab.core.errors`), and the CLI (`fairlab.cli`).
-`provenance()` names the versions a result was computed with (for fixtures and JSON results).
+    >>> import fairlab
+    >>> fairlab.check("asset", "si", "thm1-asset-si").status
+    <Status.VIOLATED: 'violated'>
+
+The Python API takes its arguments in the CLI's order (mechanism, property, instance or size);
+a mechanism is a registered name, a ``file.py:function`` plug-in, an entry point of the group
+``fairlab.mechanisms``, or a plain Python callable; an instance is an `Instance`, its JSON-shaped
+dict, a path, or the name of a shipped example. Every answer is a frozen `Result`.
+
+Layers (each imports only from those below it; CI checks this with import-linter):
+``fairlab.cli`` → ``fairlab.paper_checks`` / ``fairlab.dynamics`` → ``fairlab.search`` →
+``fairlab.properties`` → ``fairlab.mechanisms`` / ``fairlab.counterexamples`` → ``fairlab.core``.
+Importing ``fairlab`` itself is cheap: the names below are loaded on first use.
 """
 
 __version__ = "0.1.0"
 
-#: distributions whose version can change a verdict or a timing: the solvers and the numerics
-PROVENANCE_PACKAGES = ("z3-solver", "highspy", "numpy", "scipy")
+#: public name -> (module, attribute), imported on first use
+_API = {
+    "check": ("fairlab.properties", "check"),
+    "run_search": ("fairlab.search", "run_search"),
+    "prove": ("fairlab.search", "prove"),
+    "allocate": ("fairlab.mechanisms", "allocate"),
+    "mechanism": ("fairlab.mechanisms", "get"),
+    "conformance": ("fairlab.mechanisms.conformance", "check_sample"),
+    "Instance": ("fairlab.core.instance", "Instance"),
+    "Result": ("fairlab.core.results", "Result"),
+    "Status": ("fairlab.core.results", "Status"),
+    "to_json": ("fairlab.core.results", "to_json"),
+    "provenance": ("fairlab.core.results", "provenance"),
+    "SCHEMA_VERSION": ("fairlab.core.results", "SCHEMA_VERSION"),
+}
 
 
-def provenance() -> dict:
-    """Versions this process computes with: the lab, Python, and the solver / numeric packages.
+def __getattr__(name: str):
+    if name in _API:
+        import importlib
 
-    ``{"lab": "0.1.0", "python": "3.11.7", "z3-solver": "4.15.4.0", "highspy": "1.16.0", ...}``;
-    a package that is not installed is ``None``. Cheap (package metadata only, nothing imported),
-    so a fixture or a JSON result can carry it.
-    """
-    import platform
-    from importlib import metadata
+        module, attribute = _API[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fairlab' has no attribute {name!r}")
 
-    out = {"lab": __version__, "python": platform.python_version()}
-    for name in PROVENANCE_PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
+
+def __dir__():
+    return sorted([*globals(), *_API])
+
+
+__all__ = ["__version__", *_API]

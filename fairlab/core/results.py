@@ -1,0 +1,192 @@
+"""One result model for every verdict the lab reports, and one way to write it as JSON.
+
+Every question the lab answers — a property check on one instance, a search at one size, a
+proof over all instances of a size, a conformance check of a spec against its allocator, an
+impossibility over a family, a published claim — ends in one frozen `Result`:
+
+* ``status``: one `Status` (``violated``, ``holds``, ``proved``, ``unknown``, ...);
+* ``witness``: the typed witness dataclass of a violation (`fairlab.properties`), or None;
+* ``certificate``: what backs a decided status and can be checked again (an unsat core and its
+  positive control, the exact allocation, the instance family), or None;
+* ``exactness``: ``"rational"`` / ``"algebraic"`` for the numbers that decided, None if none did;
+* ``budget``: the deterministic budget allowed and used (seed, rlimit, candidate counts), and
+  ``"stopped": "time"`` when the wall-clock outer stop cut the work short;
+* ``seconds``, ``explanation``, ``details`` (what a kind of result adds, e.g. per-engine counts);
+* ``provenance``: the lab, Python and solver versions it was computed with (`provenance()`).
+
+`to_json` is the one serialiser: exact numbers become ints or ``"p/q"`` strings (irrationals:
+their exact description), enums their value, dataclasses their fields; every JSON document the
+lab writes carries ``schema_version`` (`SCHEMA_VERSION`, see ``fairlab schema``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import html
+import json
+import math
+import platform
+from fractions import Fraction
+from importlib import metadata
+from typing import Any, Mapping
+
+#: Version of the JSON documents the lab writes (results, fixtures); bumped on an incompatible change.
+SCHEMA_VERSION = 1
+
+#: distributions whose version can change a verdict or a timing: the solvers and the numerics
+PROVENANCE_PACKAGES = ("z3-solver", "highspy", "numpy", "scipy")
+
+
+def provenance() -> dict:
+    """Versions this process computes with: the lab, Python, and the solver / numeric packages.
+
+    ``{"lab": "0.1.0", "python": "3.11.7", "z3-solver": "4.15.4.0", "highspy": "1.16.0", ...}``;
+    a package that is not installed is ``None``. Cheap (package metadata only, nothing imported).
+    """
+    from fairlab import __version__
+
+    out = {"lab": __version__, "python": platform.python_version()}
+    for name in PROVENANCE_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+class Status(str, enum.Enum):
+    """Every status a result can have. A status other than ``unknown`` is only ever reported after
+    an exact check (Fractions, z3 rationals or algebraic numbers)."""
+
+    # one instance (check) or one size (search)
+    VIOLATED = "violated"  # a witness, re-verified from scratch on exact allocations
+    HOLDS = "holds"  # decided: exact check of the allocation, exhaustive search, or z3 unsat
+    NONE_FOUND = "none-found"  # the stated number of candidates was evaluated exactly, none violates
+    NOT_APPLICABLE = "n/a"  # the mechanism declined every candidate (its reason is the explanation)
+    UNKNOWN = "unknown"  # a budget ran out or an exact answer was out of reach; never a verdict
+    # every instance of a size (prove)
+    PROVED = "proved"  # unsat with the four gates passed (conformance, satisfiable, core, control)
+    REFUTED = "refuted"  # a counterexample, re-verified from scratch
+    # a mechanism's spec against its allocator (conformance)
+    AGREES = "agrees"
+    DISAGREES = "disagrees"
+    SKIPPED = "skipped"  # the allocator declined the instance
+    # a published claim (paper checks, rediscover)
+    REPRODUCED = "reproduced"
+    ERRATUM = "erratum"
+    FOUND = "found"
+    NOT_FOUND = "not-found"
+    OUT_OF_SCOPE = "out-of-scope"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def decided(self) -> bool:
+        """False only for ``unknown``."""
+        return self is not Status.UNKNOWN
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """The outcome of one question the lab answers (see the module docstring for the fields)."""
+
+    kind: str  # "check" | "search" | "proof" | "conformance" | "impossibility" | "claim" | ...
+    status: Status
+    mechanism: str | None = None
+    property: str | None = None
+    instance: Any = None  # an Instance (or its JSON form) the result is about, if one
+    witness: Any = None
+    certificate: Mapping | None = None
+    exactness: str | None = None
+    budget: Mapping = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+    explanation: str = ""
+    details: Mapping = dataclasses.field(default_factory=dict)
+    provenance: Mapping = dataclasses.field(default_factory=provenance, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.status, Status):
+            object.__setattr__(self, "status", Status(self.status))  # ValueError names a bad one
+
+    def replace(self, **changes) -> "Result":
+        """A copy with some fields changed (results are frozen)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> dict:
+        return to_json(self)
+
+    def __str__(self) -> str:
+        about = " ".join(x for x in (self.mechanism, self.property) if x)
+        head = f"{self.kind} {about}: {self.status.value}".replace("  ", " ")
+        if self.witness is not None:
+            head += f" (witness {json.dumps(to_json(self.witness, versioned=False), separators=(', ', ': '))})"
+        return f"{head}\n  {self.explanation}" if self.explanation else head
+
+    def _repr_html_(self) -> str:
+        rows = [("status", f"<b>{html.escape(self.status.value)}</b>")]
+        for name in ("mechanism", "property", "exactness"):
+            value = getattr(self, name)
+            if value is not None:
+                rows.append((name, html.escape(str(value))))
+        if self.witness is not None:
+            rows.append(("witness", f"<code>{html.escape(json.dumps(to_json(self.witness, versioned=False)))}</code>"))
+        if self.explanation:
+            rows.append(("explanation", html.escape(self.explanation)))
+        rows.append(("seconds", f"{self.seconds:.3g}"))
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>" for k, v in rows)
+        return f"<table><caption>fairlab {html.escape(self.kind)} result</caption>{body}</table>"
+
+
+def exact_json(value) -> int | str:
+    """An exact number for JSON: an int if integral, else ``"p/q"`` (an irrational: its description)."""
+    if isinstance(value, bool):
+        raise TypeError("a bool is not a number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    from fairlab.core.exact import format_exact
+
+    return format_exact(value)
+
+
+def to_json(obj, versioned: bool = True):
+    """The JSON form of a result (or of anything a result holds): plain dicts, lists, strings,
+    ints and finite floats. A top-level `Result` gets ``schema_version`` first."""
+    if isinstance(obj, Result):
+        out = {"schema_version": SCHEMA_VERSION} if versioned else {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if f.name == "seconds":
+                out["seconds"] = round(float(value), 3)
+            else:
+                out[f.name] = to_json(value, versioned=False)
+        return out
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise ValueError(f"not a finite number: {obj!r}")
+        return obj
+    if isinstance(obj, Fraction):
+        return exact_json(obj)
+    if hasattr(obj, "to_dict") and callable(obj.to_dict):  # Instance, Allocation
+        return to_json(obj.to_dict(), versioned=False)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_json(getattr(obj, f.name), versioned=False) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): to_json(v, versioned=False) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
+        return [to_json(v, versioned=False) for v in items]
+    from fairlab.core.exact import Algebraic
+
+    if isinstance(obj, Algebraic):
+        return exact_json(obj)
+    raise TypeError(f"no JSON form for {type(obj).__name__}")
