@@ -14,6 +14,8 @@ impossibility over a family, a published claim — ends in one frozen `Result`:
 * ``seconds``, ``explanation``, ``details`` (what a kind of result adds, e.g. per-engine counts);
 * ``provenance``: the lab, Python and solver versions it was computed with (`provenance()`).
 
+A run that answers several questions writes one `report` document holding its results.
+
 `to_json` is the one serialiser: exact numbers become ints or ``"p/q"`` strings (irrationals:
 their exact description), enums their value, dataclasses their fields; every JSON document the
 lab writes carries ``schema_version`` (`SCHEMA_VERSION`, see ``fairlab schema``).
@@ -190,3 +192,18 @@ def to_json(obj, versioned: bool = True):
     if isinstance(obj, Algebraic):
         return exact_json(obj)
     raise TypeError(f"no JSON form for {type(obj).__name__}")
+
+
+def report(kind: str, results, **extra) -> dict:
+    """The JSON document of a run that answers several questions at once (``fairlab properties``,
+    a search over several properties, ``rediscover``, ``paper-check``, a proof catalogue):
+    ``{"schema_version", "kind", "results": [<Result>...], <extra>..., "provenance"}``. Each result
+    is written by `to_json` without its own schema_version and provenance (the document has them)."""
+    rows = []
+    for r in results:
+        row = to_json(r, versioned=False)
+        if isinstance(row, dict):
+            row.pop("provenance", None)
+        rows.append(row)
+    return {"schema_version": SCHEMA_VERSION, "kind": kind, "results": rows,
+            **{k: to_json(v, versioned=False) for k, v in extra.items()}, "provenance": provenance()}
