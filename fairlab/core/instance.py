@@ -14,6 +14,7 @@ raises `InputError` with a one-line message naming the field and the offending v
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -41,7 +42,7 @@ class Instance:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def build(cls, capacities, demands, weights=None, max_tasks=None, users=None, resources=None) -> "Instance":
+    def build(cls, capacities, demands, weights=None, max_tasks=None, users=None, resources=None) -> Instance:
         """Validate and normalise raw Python values (numbers as int/float/str/Fraction)."""
         return cls.from_dict(
             {
@@ -55,7 +56,7 @@ class Instance:
         )
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Instance":
+    def from_dict(cls, data: Mapping[str, Any]) -> Instance:
         if not isinstance(data, Mapping):
             raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
         unknown = [k for k in data if k not in KNOWN_KEYS]
@@ -99,11 +100,26 @@ class Instance:
         return cls(capacities, tuple(demands), weights, max_tasks, users, resources, weights_given)
 
     @classmethod
-    def from_json(cls, text: str, source: str = "instance") -> "Instance":
+    def from_json(cls, text: str, source: str = "instance") -> Instance:
         return cls.from_dict(parse_json(text, source))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Instance":
+    def resolve(cls, value: Instance | Mapping[str, Any] | str | os.PathLike) -> Instance:
+        """The instance `value` names, whatever the way: an `Instance` (returned as it is), its
+        JSON-shaped dict, a path to a JSON file, or a shipped example's name (``"thm1-asset-si"``,
+        see `examples()`). The one reader behind every API and CLI argument that takes an instance."""
+        if isinstance(value, Instance):
+            return value
+        if isinstance(value, Mapping):
+            return cls.from_dict(value)
+        if isinstance(value, (str, os.PathLike)):
+            return cls.load(value)
+        raise InputError(
+            f"instance: expected an Instance, a dict, a path or an example name, got {type(value).__name__}"
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Instance:
         """Read an instance from a JSON file (or a shipped example's name, see `examples()`)."""
         if not str(path).strip():
             raise InputError("instance: the path is empty")
@@ -173,7 +189,7 @@ class Instance:
         out["resources"] = list(self.resources)
         return out
 
-    def replace(self, **changes) -> "Instance":
+    def replace(self, **changes) -> Instance:
         """A validated copy with some fields replaced (raw values accepted as in `build`)."""
         data = self.to_dict()
         data.update({k: v for k, v in changes.items()})

@@ -1,10 +1,12 @@
 """Keeping stdout for results: C libraries that write to file descriptor 1 behind Python's back.
 
-Two guards, both about fd 1 (what C code writes to), not Python's ``sys.stdout``:
+Three guards about fd 1 (what C code writes to); only `output_to_stderr` also moves Python's ``sys.stdout``:
 
 * `c_stdout_silenced()` points fd 1 at /dev/null around one call. HiGHS (highspy 1.16) prints a
   banner when the first ``highspy.Highs()`` is constructed, before any option can be set, so
   ``output_flag=False`` alone cannot stop it; `fairlab.core.lp.new_highs` constructs under this guard.
+* `output_to_stderr()` sends both Python's `sys.stdout` and fd 1 to stderr around a computation
+  (a plug-in's ``print`` included); a verb prints its result after it.
 * `results_only_on_stdout()` is the CLI's belt and braces for a whole verb: fd 1 points at stderr
   while `sys.stdout` keeps writing to the real stdout, so whatever any library prints at the C
   level lands on stderr and ``--format json`` output always parses.
@@ -75,6 +77,34 @@ def c_stdout_silenced():
         finally:
             flush_c_stdio()
             os.dup2(saved, 1)
+            os.close(saved)
+
+
+@contextlib.contextmanager
+def output_to_stderr():
+    """While a verb computes, whatever is written to standard output — a plug-in's ``print``
+    (Python's `sys.stdout`) or a C library's banner (fd 1) — goes to stderr, so stdout carries the
+    result only and ``--format json`` parses; the verb prints its result after the block. Nests
+    inside `results_only_on_stdout` (which already points fd 1 at stderr for the whole verb).
+
+    The lock is held only while fd 1 is switched, not during the body: the body may wait on a
+    thread (a plug-in under a time limit) that itself silences fd 1 around a HiGHS call."""
+    _flush_python_stdout()
+    with _FD1_LOCK:
+        try:
+            saved = os.dup(1)
+        except OSError:  # no fd 1: nothing to guard at the C level
+            saved = None
+        if saved is not None:
+            os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            with _FD1_LOCK:
+                flush_c_stdio()  # what C code buffered goes out to stderr, not later to stdout
+                os.dup2(saved, 1)
             os.close(saved)
 
 

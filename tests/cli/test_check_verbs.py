@@ -18,7 +18,7 @@ def _instance(tmp_path, data, name="inst.json"):
 def test_properties_lists_all_with_definitions():
     result = runner.invoke(app, ["properties", "--format", "json"])
     assert result.exit_code == 0
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["items"]
     assert [r["name"] for r in rows] == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc"]
     assert all(r["definition"] and r["witness"] for r in rows)
     table = runner.invoke(app, ["properties"])

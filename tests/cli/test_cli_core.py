@@ -3,7 +3,6 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +19,7 @@ def test_allocate_json_is_exact(tmp_path):
     out = run("allocate", "asset", str(path), "--format", "json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
+    assert data["schema_version"] == 1 and data["provenance"]["lab"]
     assert data["mechanism"] == "asset"
     assert data["tasks"] == ["63/25", "54/25"]
     assert data["bundles"][0] == ["63/25", "252/25"]
@@ -34,7 +34,9 @@ def test_allocate_table_from_stdin_and_example():
 
 def test_mechanisms_lists_the_registry():
     out = run("mechanisms", "--format", "json")
-    names = {m["name"] for m in json.loads(out.stdout)}
+    listing = json.loads(out.stdout)
+    assert listing["schema_version"] == 1 and listing["kind"] == "mechanisms"
+    names = {m["name"] for m in listing["items"]}
     assert {"drf", "asset", "ks", "maxmin"} <= names
 
 

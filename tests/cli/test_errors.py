@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlab import mechanisms
-from fairlab import cli, provenance
+from fairlab import cli, mechanisms, provenance
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import bmf

@@ -7,8 +7,8 @@ from fractions import Fraction as F
 import pytest
 from typer.testing import CliRunner
 
-from fairlab.core import instance as instance_module
 from fairlab.cli import app
+from fairlab.core import instance as instance_module
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, format_short, to_fraction
 from fairlab.core.instance import Instance, parse_json
@@ -36,7 +36,7 @@ def test_out_of_range_numbers_are_one_line_errors_naming_the_field_and_fast(numb
 
 
 def test_numbers_at_the_edge_of_the_range_work_and_everything_formats():
-    inst = Instance.from_json(f'{{"capacities": [1e1000, 1e-1000], "demands": [[1e-1000, 1e-1000], [3, 1e-1000]]}}')
+    inst = Instance.from_json('{"capacities": [1e1000, 1e-1000], "demands": [[1e-1000, 1e-1000], [3, 1e-1000]]}')
     assert inst.capacities[0] == 10**1000
     for name in ("drf", "asset", "ks", "bmf", "ceei"):
         out = allocate(name, inst).to_dict()  # formats every exact number (some have > 4300 digits)

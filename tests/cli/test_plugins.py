@@ -7,8 +7,7 @@ import textwrap
 
 import pytest
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError, OptionError, PluginError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Mechanism

@@ -3,12 +3,11 @@
 from fractions import Fraction
 
 import pytest
+import z3
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, format_exact, to_fraction
 from fairlab.core.instance import Instance, examples, parse_json
-
-import z3
 
 
 def test_numbers_are_read_exactly():

@@ -18,91 +18,91 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from fairlab import properties
+from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
+from fairlab.cli.output import console, emit_json, listing
 from fairlab.core.errors import InputError
+from fairlab.core.results import to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
+from fairlab.mechanisms import plugin
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("properties")
-    def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
-        """List the fairness properties with their definitions, sources and witness shapes."""
-        from fairlab import properties
-        from fairlab.cli import check_format, console, emit_json
+    app.command("properties")(properties_cmd)
+    app.command("check")(check_cmd)
 
-        check_format(fmt)
-        rows = [properties.get(name) for name in properties.names()]
-        if fmt == "json":
-            emit_json([
-                {"name": p.NAME, "title": p.TITLE, "definition": p.DEFINITION, "witness": p.WITNESS} for p in rows
-            ])
-            return
-        table = Table(title="fairness properties (Leontief utilities)")
-        for col in ("name", "property", "definition and source", "witness"):
-            table.add_column(col)
-        for p in rows:
-            table.add_row(p.NAME, p.TITLE, escape(p.DEFINITION), escape(p.WITNESS))
-        console.print(table)
 
-    @app.command("check")
-    def check_cmd(
-        mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
-        property: str = typer.Argument(..., help="property name (see `fairlab properties`)"),
-        instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
-        time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
-        evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
-        seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
-        rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
-        no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
-        option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
-        fmt: str = typer.Option("table", "--format", help="table | json"),
-    ):
-        """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
-        none-found (within the budget) or unknown.
+def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
+    """List the fairness properties with their definitions, sources and witness shapes."""
+    check_format(fmt)
+    rows = [properties.get(name) for name in properties.names()]
+    if fmt == "json":
+        emit_json(listing("properties", [
+            {"name": p.NAME, "title": p.TITLE, "definition": p.DEFINITION, "witness": p.WITNESS} for p in rows
+        ]))
+        return
+    table = Table(title="fairness properties (Leontief utilities)")
+    for col in ("name", "property", "definition and source", "witness"):
+        table.add_column(col)
+    for p in rows:
+        table.add_row(p.NAME, p.TITLE, escape(p.DEFINITION), escape(p.WITNESS))
+    console.print(table)
 
-        The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
-        stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
-        from fairlab import properties
-        from fairlab.cli import check_format, fail, parse_options, read_instance
-        from fairlab.cli.commands import _params as params
-        from fairlab.mechanisms import plugin
 
-        check_format(fmt)
-        try:
-            params.seconds(time_limit)
-            params.integer(evaluations, "--evaluations", 1)
-            params.integer(rlimit, "--rlimit", 1)
-            inst = read_instance(instance)
-            module = properties.get(property)
-            options = parse_options(option)
-            with plugin.time_limit(time_limit):  # also stops a plug-in's import
-                # properties.check: a plug-in still running at the limit is unknown (time) if it
-                # has returned before, else a one-line error (it never returns)
-                result = properties.check(
-                    module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
-                    options=options, symbolic=not no_z3, rlimit=rlimit,
-                )
-                reverify(result)
-        except InputError as exc:
-            fail(str(exc))
-        if fmt == "json":
-            from fairlab.cli import emit_json
+def check_cmd(
+    mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+    property: str = typer.Argument(..., help="property name (see `fairlab properties`)"),
+    instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+    time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
+    evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
+    rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
+    no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
+    option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
+    fmt: str = typer.Option("table", "--format", help="table | json"),
+):
+    """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
+    none-found (within the budget) or unknown.
 
-            emit_json(result.to_dict(), result=True)
-            return
-        print_verdict(result, inst)
+    The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
+    stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
+    check_format(fmt)
+    try:
+        params.seconds(time_limit)
+        params.integer(evaluations, "--evaluations", 1)
+        params.integer(rlimit, "--rlimit", 1)
+        inst = read_instance(instance)
+        module = properties.get(property)
+        options = parse_options(option)
+        with plugin.time_limit(time_limit):  # also stops a plug-in's import
+            # properties.check: a plug-in still running at the limit is unknown (time) if it
+            # has returned before, else a one-line error (it never returns)
+            result = properties.check(
+                module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
+                options=options, symbolic=not no_z3, rlimit=rlimit,
+            )
+            reverify(result)
+    except InputError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        emit_json(result, result=True)  # result=True: provenance for the old Verdict (a Result has its own)
+        return
+    print_verdict(result, inst)
 
 
 def reverify(result) -> None:
     """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
-    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown."""
-    from fairlab.mechanisms.plugin import PluginTimeout
+    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown.
 
+    Domain logic waiting for its home: once `properties.check` returns a frozen `Result` and
+    re-verifies its own violation, this goes."""
     if result.verdict != "violated":
         return
     try:
         ok = result.violation is not None and result.violation.verify()
         why = "the violation found failed its own exact re-verification; not printed"
-    except PluginTimeout as exc:
+    except plugin.PluginTimeout as exc:
         if not exc.returned_before:
             raise
         ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
@@ -113,13 +113,14 @@ def reverify(result) -> None:
 
 
 def print_verdict(result, inst) -> None:
-    from fairlab.cli import console
-
-    colour = {"violated": "red", "holds": "green", "none-found": "yellow", "unknown": "yellow"}[result.verdict]
-    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{result.verdict}[/bold {colour}]")
-    if result.witness:
+    """The verdict in colour, its witness with user and resource names, the explanation and the budget."""
+    status = str(getattr(result, "status", None) or result.verdict)
+    colour = {"violated": "red", "holds": "green"}.get(status, "yellow")
+    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{status}[/bold {colour}]")
+    witness = to_json(result.witness, versioned=False)
+    if witness:
         named = []
-        for key, value in result.witness.items():
+        for key, value in witness.items():
             if key in ("user", "envied", "removed") and isinstance(value, int):
                 named.append(f"{key} = {value} ({inst.users[value]})")
             elif key == "resource" and isinstance(value, int):

@@ -1,0 +1,93 @@
+"""`fairlab mechanisms` (the registry) and `fairlab allocate` (one mechanism on one instance).
+
+    fairlab allocate drf drf-paper
+    fairlab allocate path/to/mine.py:allocate instance.json --format json
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from fairlab import mechanisms
+from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
+from fairlab.cli.output import allocation_document, console, emit_json, listing
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_short
+from fairlab.mechanisms import plugin
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mechanisms")(mechanisms_cmd)
+    app.command("allocate")(allocate_cmd)
+
+
+def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
+    """List the registered mechanisms with their options and sources."""
+    check_format(fmt)
+    rows = [mechanisms.REGISTRY[name] for name in mechanisms.names()]
+    if fmt == "json":
+        emit_json(listing("mechanisms", [
+            {"name": m.name, "aliases": list(m.aliases), "summary": m.summary, "source": m.source,
+             "options": dict(m.options), "symbolic": m.spec is not None, "discrete": m.discrete}
+            for m in rows
+        ]))
+        return
+    table = Table(title="mechanisms")
+    for col in ("name", "aliases", "what it does", "options", "source"):
+        table.add_column(col)
+    for m in rows:
+        opts = "\n".join(f"{k}: {v}" for k, v in m.options.items())
+        table.add_row(m.name, ", ".join(m.aliases), m.summary, opts, m.source)
+    console.print(table)
+
+
+def allocate_cmd(
+    mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+    instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+    option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit",
+                                               help="stop a plug-in that has not returned after S seconds"),
+    fmt: str = typer.Option("table", "--format", help="table | json"),
+):
+    """Run MECHANISM on INSTANCE and print the exact allocation."""
+    check_format(fmt)
+    try:
+        params.seconds(time_limit)
+        inst = read_instance(instance)
+        options = parse_options(option)
+        with plugin.time_limit(time_limit):  # also stops a plug-in's import
+            allocation = mechanisms.allocate(mechanism, inst, **options)
+    except InputError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        emit_json(allocation_document(allocation))
+        return
+    print_allocation(allocation)
+
+
+def print_allocation(allocation) -> None:
+    """The allocation as a table: per user its tasks, per resource amount / share, its dominant share."""
+    inst = allocation.instance
+    table = Table(title=f"{allocation.mechanism} on {inst.n} users × {inst.m} resources, "
+                        f"{allocation.describe_exactness()}")
+    table.add_column("user")
+    table.add_column("tasks", justify="right")
+    for r in inst.resources:
+        table.add_column(f"{r} (amount / share)", justify="right")
+    table.add_column("dominant share", justify="right")
+    for i, user in enumerate(inst.users):
+        cells = [
+            f"{format_short(allocation.bundles[i][r])} / {format_short(allocation.shares[i][r])}" for r in range(inst.m)
+        ]
+        table.add_row(user, format_short(allocation.tasks[i]), *cells, format_short(allocation.dominant_shares[i]))
+    table.add_row(
+        "[bold]used[/bold]", "", *[f"{format_short(u)} of capacity" for u in allocation.utilisation], "",
+        end_section=True,
+    )
+    console.print(table)
+    for note in allocation.notes:
+        console.print(f"note: {note}")

@@ -1,0 +1,76 @@
+"""The `fairlab` entry point: run the app, turn every failure into one line on stderr and an exit code.
+
+Exit codes: 0 done (whatever the verdict, unless a verb says otherwise), 1 a verb's own "no"
+(e.g. a claim not reproduced), 2 bad input or a usage error, 3 an internal error (a bug in
+fairlab), 130 interrupted. Never a traceback, unless ``FAIRLAB_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import typer
+
+from fairlab.cli.app import app
+from fairlab.core.errors import InputError
+from fairlab.core.stdio import results_only_on_stdout
+
+INTERNAL_ERROR_EXIT = 3  # an exception no verb expected: a bug in fairlab (2 stays "bad input")
+
+
+def error_line(text: str) -> None:
+    """One line ``error: ...`` on stderr (whitespace collapsed, very long messages cut)."""
+    line = " ".join(str(text).split())
+    if len(line) > 2000:
+        line = line[:2000] + " …"
+    try:
+        sys.stderr.write(f"error: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr gone: nothing left to tell
+        pass
+
+
+def dispatch() -> int:
+    """Run the app; every exception becomes one line on stderr and an exit code (never a traceback)."""
+    try:
+        code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
+    except typer.TyperException as exc:  # usage errors (exit 2) in one line, not a box
+        if type(exc).__name__ != "NoArgsIsHelpError":  # bare `fairlab` has printed the help already
+            error_line(exc.format_message())
+        return exc.exit_code
+    except typer.Abort:
+        error_line("aborted")
+        return 1
+    except InputError as exc:  # a command that forgot to catch it still gets the one-line treatment
+        error_line(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        error_line("interrupted")
+        return 130
+    except BrokenPipeError:  # stdout closed early (e.g. `| head`): nothing more to say there
+        error_line("stdout was closed before the output was written (broken pipe)")
+        return 1
+    except Exception as exc:
+        if os.environ.get("FAIRLAB_DEBUG"):
+            traceback.print_exc()
+        error_line(
+            f"{type(exc).__name__}: {exc} (internal error: a bug in fairlab, please report it; "
+            "FAIRLAB_DEBUG=1 shows the traceback)"
+        )
+        return INTERNAL_ERROR_EXIT
+    if code == 130:  # typer turns Ctrl-C into a silent Exit(130)
+        error_line("interrupted")
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    """The `fairlab` command. Only results reach stdout (`fairlab.core.stdio.results_only_on_stdout`)."""
+    try:
+        with results_only_on_stdout():
+            code = dispatch()
+    except BrokenPipeError:  # the last flush of stdout failed
+        error_line("stdout was closed before the output was written (broken pipe)")
+        code = 1
+    sys.exit(code)
