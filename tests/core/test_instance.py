@@ -101,3 +101,27 @@ def test_algebraic_arithmetic_is_exact():
     assert root2 - root2 == 0
     assert format_exact(root2).startswith("1.414213562373095048")
     assert format_exact(Fraction(45, 11)) == "45/11" and format_exact(Fraction(3)) == "3"
+
+
+def test_resolve_accepts_every_way_of_naming_an_instance(tmp_path):
+    """`Instance.resolve`: an Instance, its dict, a path (str or Path), or a shipped example's name."""
+    by_name = Instance.resolve("thm1-asset-si")
+    assert by_name == Instance.load(examples()["thm1-asset-si"])
+    assert Instance.resolve(by_name) is by_name
+    assert Instance.resolve(by_name.to_dict()) == by_name
+    path = tmp_path / "mine.json"
+    path.write_text('{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}')
+    assert Instance.resolve(path).capacities == (9, 18)
+    assert Instance.resolve(str(path)).demands == ((1, 4), (3, 1))
+
+
+@pytest.mark.parametrize("bad,needle", [
+    ("no-such-example", "no such file or shipped example"),
+    ("", "the path is empty"),
+    (42, "expected an Instance, a dict, a path or an example name, got int"),
+    ({"capacities": [1]}, "demands: missing"),
+])
+def test_resolve_refuses_with_one_line(bad, needle):
+    with pytest.raises(InputError, match=needle) as exc:
+        Instance.resolve(bad)
+    assert "\n" not in str(exc.value)

@@ -1,7 +1,8 @@
 """The dependency bounds, the lower-bound pins and the CI lock agree with one another.
 
-`constraints/minimum.txt` pins exactly the lower bound of every dependency of pyproject.toml (what
-`bash .ci/run minimum` tests) and `constraints/ci.txt` (what CI installs) lies within the bounds.
+`constraints/minimum.txt` pins exactly the lower bound of every dependency of pyproject.toml, extras
+included (what `bash .ci/run minimum` tests) and `constraints/ci.txt` (what CI installs, the `test`
+and `dev` extras included) lies within the bounds.
 """
 
 import re
@@ -20,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def requirements() -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]]
+    extras = project["optional-dependencies"]
+    return [Requirement(r) for r in project["dependencies"] + [r for group in extras.values() for r in group]]
 
 
 def pins(name: str) -> dict[str, Version]:
@@ -52,4 +54,6 @@ def test_ci_lock_lies_within_the_bounds():
     for req in requirements():
         version = lock.get(canonicalize_name(req.name))
         assert version is not None, f"{req.name}: missing from constraints/ci.txt"
-        assert req.specifier.contains(version, prereleases=True), f"constraints/ci.txt: {req.name}=={version} outside {req}"
+        assert req.specifier.contains(version, prereleases=True), (
+            f"constraints/ci.txt: {req.name}=={version} outside {req}"
+        )

@@ -1,0 +1,79 @@
+"""What `pip install .` installs: one top-level package, `fairlab`, with its data; and every declared
+runtime dependency is used (issue 15: no declared-but-unused dependency).
+"""
+
+import ast
+import subprocess
+import sys
+import tomllib
+import zipfile
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+
+packaging = pytest.importorskip("packaging")
+from packaging.requirements import Requirement  # noqa: E402
+from packaging.utils import canonicalize_name  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+#: declared dependencies whose use is being decided (issue 15: pulp as the LP modelling layer,
+#: networkx for the structure of BMF mappings / instances, or removal); the mech helper decides
+UNDECIDED = {"pulp": "mech helper: use pulp or remove it", "networkx": "mech helper: use networkx or remove it"}
+
+
+def package_folders() -> list[Path]:
+    """The folders whose modules make up `fairlab` (pyproject's package-dir mapping)."""
+    return sorted({ROOT / folder for folder in PYPROJECT["tool"]["setuptools"]["package-dir"].values()})
+
+
+def imported_top_level_names() -> set[str]:
+    """Top-level names of every module any file of the package imports (at any depth of the file)."""
+    names = set()
+    for folder in package_folders():
+        for path in folder.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.Import):
+                    names.update(alias.name.split(".")[0] for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names.add(node.module.split(".")[0])
+    return names
+
+
+RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [pytest.param(r, id=r.name, marks=[pytest.mark.xfail(strict=False, reason=UNDECIDED[r.name])] if r.name in UNDECIDED
+                  else []) for r in RUNTIME],
+)
+def test_every_runtime_dependency_is_imported(requirement):
+    distributions = packages_distributions()  # import name -> distributions providing it
+    provided = {name for name, dists in distributions.items()
+                if canonicalize_name(requirement.name) in {canonicalize_name(d) for d in dists}}
+    if not provided:
+        pytest.skip(f"{requirement.name} is not installed here")
+    assert provided & imported_top_level_names(), (
+        f"{requirement.name} is declared in pyproject.toml but no module of fairlab imports it ({sorted(provided)})"
+    )
+
+
+def test_the_wheel_holds_only_the_fairlab_package(tmp_path):
+    """`pip wheel .` (what `pip install .` builds): one top-level package, its data files included."""
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("fairlab-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        files = archive.namelist()
+    top = {name.split("/")[0] for name in files if not name.split("/")[0].endswith((".dist-info", ".data"))}
+    assert top == {"fairlab"}, f"top-level entries besides fairlab: {sorted(top - {'fairlab'})}"
+    for data in ("fairlab/schemas/result.schema.json", "fairlab/examples/drf-paper.json"):
+        assert data in files, f"{data} missing from the wheel"
+    assert any(name.startswith("fairlab/counterexamples/fixtures/") and name.endswith(".json") for name in files)
+    assert not any("/tests/" in name or name.startswith("tests/") for name in files)
