@@ -79,8 +79,8 @@ def check_cmd(
             # properties.check: a plug-in still running at the limit is unknown (time) if it
             # has returned before, else a one-line error (it never returns)
             result = properties.check(
-                module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
-                options=options, symbolic=not no_z3, rlimit=rlimit,
+                mechanism=mechanism, property=module.NAME, instance=inst, time_limit=time_limit,
+                evaluations=evaluations, seed=seed, options=options, symbolic=not no_z3, rlimit=rlimit,
             )
             reverify(result)
     except InputError as exc:
@@ -97,6 +97,8 @@ def reverify(result) -> None:
 
     Domain logic waiting for its home: once `properties.check` returns a frozen `Result` and
     re-verifies its own violation, this goes."""
+    if not hasattr(result, "violation"):  # a Result: properties.check has re-verified it
+        return
     if result.verdict != "violated":
         return
     try:
