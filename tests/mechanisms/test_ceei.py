@@ -15,7 +15,7 @@ from fairlab.core.exact import Algebraic, z3_value
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import allocate, conformance, get
 from fairlab.mechanisms.base import SymbolicInstance, check_feasible
-from fairlab.mechanisms.ceei import certify
+from fairlab.mechanisms._ceei_float import certify
 
 
 def tasks(data, **options):
