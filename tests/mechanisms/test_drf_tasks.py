@@ -80,7 +80,7 @@ def test_registered_discrete_with_integer_fractions():
                                         "max_tasks": [2, None, None]}, "paper")])
 def test_spec_pins_the_stop_outcome(inst, tie):
     verdict = conformance.check(get("drf-tasks"), Instance.from_dict(inst), tie=tie)
-    assert (verdict.satisfies, verdict.unique) == ("yes", "yes")
+    assert (verdict.details["satisfies"], verdict.details["unique"]) == ("yes", "yes")
 
 
 def test_spec_refuses_skip():
