@@ -332,3 +332,16 @@ def test_cli_cluster_and_packets_json():
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)["runs"][0]
     assert data["scheduler"] == "drf" and len(data["fluid_gamma"]) == 3 and data["packets"] > 0
+
+
+def test_figure_leaves_the_matplotlib_backend_alone(tmp_path):
+    import matplotlib
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        figures.draw(1, tmp_path, loads=(F(3, 10),), tol=0.01, progress=False)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / "figure1.png").read_bytes()[:4] == b"\x89PNG"

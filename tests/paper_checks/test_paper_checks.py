@@ -180,3 +180,19 @@ def test_command_bad_input_one_line_exit_2(args, field):
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}")
+
+
+def test_figures_leave_the_matplotlib_backend_alone(tmp_path):
+    """The report's figures are drawn on `Figure` objects: the user's backend is not switched."""
+    import matplotlib
+
+    from fairlab.paper_checks import report
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        report.draw_figures(tmp_path)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / report.FIGURES[0]).stat().st_size > 10_000
