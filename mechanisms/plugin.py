@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import hashlib
 import importlib.util
 import multiprocessing
@@ -396,8 +397,6 @@ def _stop_all() -> None:
 def _die_with_parent() -> None:
     """Linux: the kernel kills this worker when its parent dies, even mid-loop (best effort)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:  # not Linux, or no libc: the pipe's EOF still ends an idle worker

@@ -128,8 +128,6 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"{mechanism}: service rates (Bonald & Roberts §4.1)")
         for col in ("class", "requirements", "load ρ", "E(n)", "γ"):
             table.add_column(col, justify="right")
-        from fairlab.core.exact import format_exact
-
         for k, g in enumerate(result.gamma):
             table.add_row(str(k + 1), ",".join(format_exact(x) for x in result.requirements[k]),
                           format_exact(result.loads[k]), f"{result.mean_transactions[k]:.6g}", f"{g:.6g}")
