@@ -13,7 +13,7 @@ Options
   others continue — the Pareto fix of PDRF §6.2 (<59, 19>, A <1, 4>, B <3, 1>: ``stop`` leaves
   <33, 3> unused, ``skip`` gives B three more tasks).
 * ``method``: ``fast`` (default) computes the loop's final allocation without simulating it (see
-  `fairlab.mechanisms._tasks`: binary search of the share level, ties resolved exactly; cost logarithmic in
+  `fairlab.mechanisms._drf_loop`: binary search of the share level, ties resolved exactly; cost logarithmic in
   the capacities); ``loop`` runs Algorithm 1 task by task in Fractions. Both give the identical
   allocation for every option (tests/mechanisms/test_drf_tasks.py checks it on random instances).
 * ``trace``: also return who got each task, in launch order (``extra["trace"]``).
