@@ -40,8 +40,6 @@ LOADS = "0.2,0.2,0.2"
 CONVERTING = {
     "check": "props (properties.check returns a Result)",
     "search": "search", "matrix": "search", "prove": "search", "rediscover": "search",
-    "conformance": "mech", "paper-check": "mech", "pdrf-tables": "mech",
-    "dynamics rates": "mech", "dynamics figure": "mech", "dynamics packets": "mech", "dynamics cluster": "mech",
 }
 
 RESULT, REPORT, LISTING, ALLOCATION, SCHEMA = "result", "report", "listing", "allocation", "schema"
@@ -63,7 +61,7 @@ CASES = [
     ("search", "search", ["search", "asset", "si", "--time-limit", "10", "--no-store"], {RESULT}),
     ("matrix", "matrix", ["matrix", "--mechanism", "asset", "--time-limit", "1", "--no-store"], {REPORT}),
     ("conformance", "conformance", ["conformance", "drf", "--users", "2", "--resources", "2", "--samples", "3"],
-     {REPORT}),
+     {RESULT, REPORT}),
     ("prove", "prove", ["prove", "drf", "si", "--users", "2", "--resources", "2", "--time-limit", "30", "--no-store"],
      {RESULT}),
     ("rediscover", "rediscover", ["rediscover", "--claim", "thm1-asset-si", "--no-store"], {REPORT}),
