@@ -36,9 +36,16 @@ def _global_options(
     """fairlab: exact fair allocation of multiple resources — mechanisms, properties, searches, proofs."""
 
 
+#: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
+HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
+              "pdrf_tables", "dynamics", "store", "schema")
+
+
 def _register_commands() -> None:
-    for info in pkgutil.iter_modules(commands.__path__):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    names = [info.name for info in pkgutil.iter_modules(commands.__path__)]
+    names.sort(key=lambda name: (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name))
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(module, "register"):
             module.register(app)
 
