@@ -19,9 +19,6 @@ from packaging.utils import canonicalize_name  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
-#: declared dependencies whose use is being decided (issue 15: pulp as the LP modelling layer,
-#: networkx for the structure of BMF mappings / instances, or removal); the mech helper decides
-UNDECIDED = {"pulp": "mech helper: use pulp or remove it", "networkx": "mech helper: use networkx or remove it"}
 
 
 def package_folders() -> list[Path]:
@@ -45,11 +42,7 @@ def imported_top_level_names() -> set[str]:
 RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
 
 
-@pytest.mark.parametrize(
-    "requirement",
-    [pytest.param(r, id=r.name, marks=[pytest.mark.xfail(strict=False, reason=UNDECIDED[r.name])] if r.name in UNDECIDED
-                  else []) for r in RUNTIME],
-)
+@pytest.mark.parametrize("requirement", [pytest.param(r, id=r.name) for r in RUNTIME])
 def test_every_runtime_dependency_is_imported(requirement):
     distributions = packages_distributions()  # import name -> distributions providing it
     provided = {name for name, dists in distributions.items()
