@@ -264,7 +264,10 @@ class Violation:
 
 
 def violated(name: str, mechanism: Mechanism, instance: Instance, witness, budget: Budget, **used) -> Result:
-    """A `violated` result, only if the witness passes its own from-scratch verification."""
+    """A `violated` result, only if the witness passes its own from-scratch verification. A witness
+    dict (read from a z3 model) becomes the property's typed witness."""
+    if isinstance(witness, Mapping) and name in REGISTRY:
+        witness = REGISTRY[name].witness.from_dict(witness)
     violation = Violation(name, mechanism, instance, witness, dict(budget.options))
     explanation = violation.explain()
     shown = to_json(witness, versioned=False)
@@ -353,7 +356,8 @@ class Encoding:
 
     `constraints` include the mechanism specification(s) on fresh task variables; `domain`
     constraints of the symbolic instance are NOT included (add ``sym.domain`` yourself).
-    `witness(model)` turns a model into the property's witness dict (numbers as in `number`)."""
+    `witness(model)` turns a model into the property's witness as a dict (its JSON form, numbers as
+    in `number`; `Property.witness.from_dict` types it)."""
 
     constraints: list[Constraint]
     witness: Callable[[z3.ModelRef], dict]

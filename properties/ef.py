@@ -45,6 +45,7 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 3; appendix A",
     witness=EnvyWitness,
+    witness_help='{"user": i, "envied": j}  (0-based indices: i prefers j\'s scaled bundle)',
     compares=ALLOCATION,
     rule=envies,
     choices=pairs,

@@ -50,6 +50,7 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Bonald & Roberts, Multi-resource fairness (2015), §2.4; after Dolev et al. (2012)",
     witness=UserWitness,
+    witness_help='{"user": i}  (0-based index of a user with a justified complaint)',
     compares=ALLOCATION,
     rule=complaint,
     choices=users,

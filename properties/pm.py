@@ -69,6 +69,7 @@ PROPERTY = register(DeviationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorem 5",
     witness=DepartureWitness,
+    witness_help='{"removed": k, "user": i}  (0-based indices in the original instance)',
     compares=DEPARTURE,
     rule=loses,
     derive=without,

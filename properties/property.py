@@ -29,23 +29,19 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import functools
-import time
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 import z3
 
-from fairlab.core import exact
-from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError
-from fairlab.core.exact import Algebraic, format_exact
+from fairlab.core.errors import InputError
+from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, Status
+from fairlab.core.results import Result
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
-    REGISTRY, Encoding, Undecided, exact_verdicts, fresh_tasks, model_index, model_value, parse_budget,
+    REGISTRY, Encoding, Undecided, Violation, exact_verdicts, fresh_tasks, model_index, model_value, parse_budget,
     resolve_instance, resolve_mechanism, run, verdict, violated,
 )
 
@@ -221,12 +217,16 @@ class ExactView:
 
 
 class Z3View:
-    """The same interface over z3 terms (a `SymbolicInstance`): every answer is a z3 Bool."""
+    """The same interface over z3 terms (a `SymbolicInstance`): every answer is a z3 Bool.
+
+    `concrete`: the `Instance` whose numerals `sym` holds, if it has one; derived numbers (the
+    entitlements) are then computed exactly once instead of as z3 terms."""
 
     symbolic: ClassVar[bool] = True
 
-    def __init__(self, sym: SymbolicInstance, integral: bool = False):
+    def __init__(self, sym: SymbolicInstance, integral: bool = False, concrete: Instance | None = None):
         self.instance = sym
+        self.concrete = concrete
         self.integral = integral
         self.n, self.m = sym.n, sym.m
         self.capacities, self.demands = sym.capacities, sym.demands
@@ -259,6 +259,8 @@ class Z3View:
         return z3.BoolVal(True) if cap is None else tasks_i <= cap
 
     def entitlement(self, i: int) -> list:
+        if self.concrete is not None:
+            return [z3_value(x) for x in leontief.entitlement(self.concrete, i)]
         return leontief.z3_entitlement(self.instance, i)
 
     def load(self, tasks: Sequence, r: int):
@@ -274,7 +276,7 @@ class Z3View:
 
 
 # --------------------------------------------------------------------------- properties
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Property:
     """A registered fairness property (see the module docstring).
 
@@ -288,6 +290,7 @@ class Property:
     source: str
     witness: type
     compares: str
+    witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
 
     # aliases kept for readers of the former property modules (and the `fairlab properties` listing)
     @property
@@ -308,6 +311,8 @@ class Property:
 
     def witness_shape(self) -> str:
         """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
+        if self.witness_help:
+            return self.witness_help
         keys = ", ".join(f'"{f.name}": ...' for f in dataclasses.fields(self.witness))
         return f"{{{keys}}}  ({(self.witness.__doc__ or '').strip()})"
 
@@ -336,12 +341,18 @@ class Property:
     def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
         raise NotImplementedError
 
+    def verify(self, mechanism, instance, witness, options=None) -> bool:
+        """`witness` shows a violation, recomputed from scratch on exact allocations only (a
+        `Violation`: one that would need an approximate allocation, or a malformed witness, fails)."""
+        return Violation(self.name, resolve_mechanism(mechanism), resolve_instance(instance), witness,
+                         dict(options or {})).verify()
+
 
 def exactness(tasks: Sequence) -> str:
     return "algebraic" if any(isinstance(t, Algebraic) for t in tasks) else "rational"
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class AllocationProperty(Property):
     """A property of one allocation: violated iff ``rule(view, tasks, *choice)`` for some choice.
 
@@ -422,8 +433,8 @@ class AllocationProperty(Property):
             if choice is None:
                 return None
             if self.complete is not None:
-                return self.complete_from_model(model, sym, tasks, choice)
-            return self.witness(*choice)
+                return self.complete_from_model(model, sym, tasks, choice).to_dict()
+            return self.witness(*choice).to_dict()
 
         return Encoding(constraints, witness, {"tasks": tasks})
 
@@ -455,7 +466,7 @@ def _model_instance(model, sym) -> Instance:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class DeviationProperty(Property):
     """A property comparing the allocation of an instance with that of a derived one.
 
@@ -570,7 +581,8 @@ class DeviationProperty(Property):
             if chosen is None:
                 return None
             deviation, i = chosen
-            return self.model_witness(model, deviation, i) if self.model_witness else self.make_witness(deviation, i)
+            found = self.model_witness(model, deviation, i) if self.model_witness else self.make_witness(deviation, i)
+            return found.to_dict()
 
         return Encoding(constraints, witness, variables)
 
@@ -581,7 +593,7 @@ class DeviationProperty(Property):
                 for i, pos in self.compared(view.n, deviation)]
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class PerUserDeviationProperty(DeviationProperty):
     """A deviation property whose encoding can focus on one deviating user (sp: user 0 of an
     anonymous mechanism, `fairlab.search.prove`)."""

@@ -96,6 +96,7 @@ PROPERTY = register(DeviationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorems 3 and 6",
     witness=CapacityWitness,
+    witness_help='{"capacities": [new capacities], "user": i}  (0-based user who runs fewer tasks)',
     compares=CAPACITY_CHANGE,
     rule=loses,
     derive=derive,

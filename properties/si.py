@@ -46,6 +46,7 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 1; Theorem 1",
     witness=UserWitness,
+    witness_help='{"user": i}  (0-based index of a user below its equal-split utility)',
     compares=ALLOCATION,
     rule=below_equal_split,
     choices=users,

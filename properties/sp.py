@@ -123,6 +123,7 @@ PROPERTY = register(PerUserDeviationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2; Theorem 4",
     witness=MisreportWitness,
+    witness_help='{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)',
     compares=MISREPORT,
     rule=gains,
     derive=derive,

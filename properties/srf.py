@@ -35,6 +35,7 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3",
     witness=UserWitness,
+    witness_help='{"user": i}  (0-based index of a user below its max-min fair share)',
     compares=ALLOCATION,
     rule=short_of_max_min,
     choices=users,

@@ -78,45 +78,35 @@ def register(app: typer.Typer) -> None:
                 # properties.check: a plug-in still running at the limit is unknown (time) if it
                 # has returned before, else a one-line error (it never returns)
                 result = properties.check(
-                    module.NAME, mechanism, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
+                    mechanism, module.name, inst, time_limit=time_limit, evaluations=evaluations, seed=seed,
                     options=options, symbolic=not no_z3, rlimit=rlimit,
                 )
-                reverify(result)
+                result = properties.reverify(result, mechanism, inst, options)
         except InputError as exc:
             fail(str(exc))
         if fmt == "json":
             from fairlab.cli import emit_json
 
-            emit_json(result.to_dict(), result=True)
+            emit_json(legacy_json(result), result=True)
             return
         print_verdict(result, inst)
 
 
-def reverify(result) -> None:
-    """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
-    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown."""
-    from fairlab.mechanisms.plugin import PluginTimeout
+def legacy_json(result) -> dict:
+    """The check's JSON as before the Result model (the cli helper replaces it with `to_json(result)`)."""
+    from fairlab.core.results import to_json
 
-    if result.verdict != "violated":
-        return
-    try:
-        ok = result.violation is not None and result.violation.verify()
-        why = "the violation found failed its own exact re-verification; not printed"
-    except PluginTimeout as exc:
-        if not exc.returned_before:
-            raise
-        ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
-        result.budget["stopped"] = "time"
-    if not ok:
-        result.verdict, result.witness = "unknown", None
-        result.explanation = why
+    out = to_json(result, versioned=False)
+    return {"mechanism": out["mechanism"], "property": out["property"], "verdict": out["status"],
+            "witness": out["witness"], "budget": out["budget"], "seconds": out["seconds"],
+            "explanation": out["explanation"]}
 
 
 def print_verdict(result, inst) -> None:
     from fairlab.cli import console
 
-    colour = {"violated": "red", "holds": "green", "none-found": "yellow", "unknown": "yellow"}[result.verdict]
-    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{result.verdict}[/bold {colour}]")
+    colour = {"violated": "red", "holds": "green", "none-found": "yellow", "unknown": "yellow"}[result.status.value]
+    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{result.status.value}[/bold {colour}]")
     if result.witness:
         named = []
         for key, value in result.witness.items():
