@@ -52,7 +52,8 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorem 2",
     witness=BottleneckWitness,
-    witness_help='{"resource": r, "user": i}  (0-based: user i gets less of the common bottleneck r than max-min fairness gives)',
+    witness_help=('{"resource": r, "user": i}  (0-based: user i gets less of the common bottleneck r than max-min '
+                  'fairness gives)'),
     compares=ALLOCATION,
     rule=short_on_bottleneck,
     choices=resources_and_users,

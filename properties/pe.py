@@ -148,5 +148,6 @@ PROPERTY = register(AllocationProperty(
     choices=users,
     explain=explain,
     complete=improvement,
+    completed_fields=("improvement",),
     valid=dominates,
 ))

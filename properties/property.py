@@ -37,7 +37,7 @@ import z3
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result
+from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
@@ -71,7 +71,8 @@ class Witness:
         if isinstance(raw, Witness):
             raw = raw.to_dict()
         if not isinstance(raw, Mapping):
-            raise InputError(f"witness: expected a mapping with keys {[f.name for f in dataclasses.fields(cls)]}, got {raw!r}")
+            keys = [f.name for f in dataclasses.fields(cls)]
+            raise InputError(f"witness: expected a mapping with keys {keys}, got {raw!r}")
         return cls(**{f.name: raw.get(f.name) for f in dataclasses.fields(cls)})
 
     def get(self, key, default=None):
@@ -326,7 +327,9 @@ class Property:
         allocations only (`base.run`): an approximate allocation or exact arithmetic that ran out of
         time is ``unknown`` with the reason, never violated / holds / none-found."""
         def decide(mechanism, instance, **budget):
-            return self._check(resolve_mechanism(mechanism), resolve_instance(instance), parse_budget(budget))
+            inst = resolve_instance(instance)
+            result = self._check(resolve_mechanism(mechanism), inst, parse_budget(budget))
+            return result if result.instance is not None else result.replace(instance=inst)
 
         return exact_verdicts(self.name, decide)(mechanism, instance, **budget)
 
@@ -359,7 +362,8 @@ class AllocationProperty(Property):
     * ``choices(view)``: the witness tuples to try, in order (e.g. ``[(i,) for i in users]``);
     * ``rule(view, tasks, *choice)``: the allocation violates the property at this choice;
     * ``explain(instance, tasks, witness, integral)``: the words of a confirmed violation;
-    * ``complete(instance, tasks, choice, integral)``: the witness of a choice (default: its fields);
+    * ``complete(instance, tasks, choice, integral)``: the witness of a choice (default: its fields),
+      and ``completed_fields``, the witness fields it adds to the choice's (pe: the improvement);
     * ``valid(instance, tasks, witness, integral)``: what `confirm` checks besides the rule (pe: the
       improvement really dominates);
     * ``vacuous(instance)``: why the property holds without looking (srf with m > 1), or None."""
@@ -368,6 +372,7 @@ class AllocationProperty(Property):
     choices: Callable = None
     explain: Callable = None
     complete: Callable | None = None
+    completed_fields: tuple = ()
     valid: Callable | None = None
     vacuous: Callable | None = None
 
@@ -415,9 +420,8 @@ class AllocationProperty(Property):
         return self.explain(inst, tasks, w, mech.discrete)
 
     def choice_fields(self) -> list[str]:
-        """The witness fields a choice fills (all of them unless `complete` adds more: pe)."""
-        names = [f.name for f in dataclasses.fields(self.witness)]
-        return [n for n in names if n != "improvement"]
+        """The witness fields a choice fills (all but the `completed_fields`)."""
+        return [f.name for f in dataclasses.fields(self.witness) if f.name not in self.completed_fields]
 
     def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
         """spec(sym, t) and the rule at some choice (``<prefix>.violated``)."""
@@ -444,7 +448,9 @@ class AllocationProperty(Property):
         try:
             return self.complete(_model_instance(model, sym), values, choice, False)
         except (InputError, ValueError, TypeError, ZeroDivisionError):
-            return self.witness(**{f.name: (choice[0] if f.name == "user" else None) for f in dataclasses.fields(self.witness)})
+            # the numbers could not be completed exactly: a witness `confirm` rejects (the caller re-checks)
+            return self.witness(**{f.name: (choice[0] if f.name == "user" else None)
+                                   for f in dataclasses.fields(self.witness)})
 
     def holds(self, view, tasks, label: str) -> list[tuple[str, Any]]:
         """Named constraints "the property holds for `tasks`" (the rule negated at every choice),
@@ -513,7 +519,9 @@ class DeviationProperty(Property):
         symbolic = _search.symbolic_at(mech, inst, b, self.encode)
         structured, randomised = self.candidates(inst, b.seed)
         evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
-        return undecided.amend(_search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
+        result = undecided.amend(
+            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
+        return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
 
     def _exhaustive(self, mech, inst, b):
         deviations = list(self.exhaustive(inst))
@@ -530,13 +538,15 @@ class DeviationProperty(Property):
             b.used_evaluations += 1
             witness = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))(deviation)
             if witness is not None:
-                return violated(self.name, mech, inst, witness, b, departures=k + 1)
+                result = violated(self.name, mech, inst, witness, b, departures=k + 1)
+                return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
         count = len(deviations)
         if undecided.count:  # a deviation not decided exactly: no proof for this instance
             return verdict(self.name, mech, "unknown", b, f"not decided: {undecided.count} of {count} {self.what}s "
                            f"could not be checked exactly, e.g.: {undecided.reason}", departures=count,
                            undecided=undecided.count)
-        return verdict(self.name, mech, "holds", b, f"all {count} single {self.what}s checked exactly", departures=count)
+        return verdict(self.name, mech, "holds", b, f"all {count} single {self.what}s checked exactly",
+                       departures=count).replace(exactness=exactness(tasks))
 
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)
@@ -574,7 +584,8 @@ class DeviationProperty(Property):
             constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in spec(derived, after)]
             choices += [((deviation, i), self.rule(view, i, tasks[i], after[pos], deviation))
                         for i, pos in self.compared(sym.n, deviation)]
-        constraints.append(Constraint(f"{prefix}.violated", z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)))
+        violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
+        constraints.append(Constraint(f"{prefix}.violated", violated_))
 
         def witness(model):
             chosen = model_index(model, choices)

@@ -40,7 +40,8 @@ def derive_symbolic(sym, prefix, user):
     grown = [z3.Real(f"{prefix}.c{r}") for r in range(sym.m)]
     constraints = [Constraint(f"{prefix}.grow[{r}]", grown[r] >= sym.capacities[r]) for r in range(sym.m)]
     constraints.append(Constraint(f"{prefix}.grows", z3.Or([g > c for g, c in zip(grown, sym.capacities)])))
-    yield "grown", tuple(grown), SymbolicInstance(grown, list(sym.demands), list(sym.weights), list(sym.max_tasks)), constraints
+    derived = SymbolicInstance(grown, list(sym.demands), list(sym.weights), list(sym.max_tasks))
+    yield "grown", tuple(grown), derived, constraints
 
 
 def read(witness, instance):
