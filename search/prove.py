@@ -53,7 +53,9 @@ import z3
 
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.isolated import Isolated, global_params
+from fairlab.core.results import to_json
 from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
+from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
 
 PER_USER = ("si", "ef", "sp", "pm", "njc", "bf", "srf", "rm")
@@ -147,7 +149,7 @@ class Proof:
 
     @property
     def rlimit_spent(self) -> int:
-        return sum(q["spent"] for q in self.queries) + sum(c.get("rlimit_spent", 0) for c in self.conformance)
+        return sum(q["spent"] for q in self.queries) + sum(c["budget"].get("rlimit_spent", 0) for c in self.conformance)
 
     def to_dict(self) -> dict:
         return {
@@ -512,8 +514,6 @@ _CONFORMANCE: dict = {}
 def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float):
     """Gate 1: `fairlab.mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
     mechanism, size, options and budget within a process: the answer is deterministic)."""
-    from fairlab.mechanisms import conformance
-
     try:
         key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
                budget.conformance_seed, budget.conformance_rlimit)
@@ -524,7 +524,7 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
     report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
                                       budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
                                       stop_early=True, deadline=deadline)
-    timed_out = any(r.status == "unknown" and "(time)" in r.reason for r in report.results)
+    timed_out = any(r.status == "unknown" and "(time)" in r.explanation for r in conformance.results_of(report))
     if key is not None and not timed_out:
         _CONFORMANCE[key] = (mech, report)  # the mechanism kept alive so its id is not reused
     return report
@@ -559,13 +559,13 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     involved = [(mechanism, options)] + ([(other, {})] if other is not None and other is not mechanism else [])
     for mech, opts in involved:
         report = conformance_gate(mech, n, m, opts, budget, deadline)
-        proof.conformance.append(report.to_dict())
+        proof.conformance.append(to_json(report, versioned=False))
         if report.status != "agrees":
             proof.gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
-            proof.reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.summary()}"
-                            if report.status == "disagrees" else f"conformance not shown, no verdict: {report.summary()}")
-            if any("(time)" in r.reason for r in report.results):
-                proof.reason = _time_reason("the conformance gate", budget) + f" — {report.summary()}"
+            proof.reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.explanation}"
+                            if report.status == "disagrees" else f"conformance not shown, no verdict: {report.explanation}")
+            if any("(time)" in r.explanation for r in conformance.results_of(report)):
+                proof.reason = _time_reason("the conformance gate", budget) + f" — {report.explanation}"
             proof.seconds = time.monotonic() - start
             return proof
     proof.gates["conformance"] = "passed"

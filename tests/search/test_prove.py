@@ -10,6 +10,7 @@ import z3
 from fairlab import mechanisms
 from fairlab import properties
 from fairlab.cli.commands.prove import run_catalogue
+from fairlab.core.results import Result
 from fairlab.search.catalogue import CATALOGUE
 from fairlab.search.prove import prove
 
@@ -114,7 +115,7 @@ def test_a_spec_that_is_not_the_allocators_proves_nothing(plugin, prop):
     assert proof.gates["conformance"] == "failed"
     assert "disagree" in proof.reason and "demands [[" in proof.reason
     [report] = proof.conformance
-    bad = [r for r in report["results"] if r["status"] == "disagrees"]
+    bad = [r for r in report["details"]["results"] if r["status"] == "disagrees"]
     assert bad and bad[0]["instance"]["capacities"]
     assert not proof.queries  # no proof attempt was made
 
@@ -129,22 +130,13 @@ def test_the_allocator_of_the_second_reproducer_does_violate_si():
 def _bypass_conformance(monkeypatch):
     import fairlab.search.prove as P
 
-    monkeypatch.setattr(P, "conformance_gate", lambda mech, *args, **kwargs: _Agrees(mech.name))
+    monkeypatch.setattr(P, "conformance_gate", lambda mech, *args, **kwargs: _agrees(mech.name))
 
 
-class _Agrees:
-    """A conformance report that says 'agrees' (to test the later gates on their own)."""
-
-    status = "agrees"
-
-    def __init__(self, name):
-        self.name = name
-
-    def to_dict(self):
-        return {"mechanism": self.name, "status": "agrees", "rlimit_spent": 0, "summary": "bypassed by the test"}
-
-    def summary(self):
-        return "bypassed by the test"
+def _agrees(name):
+    """A conformance result that says 'agrees' (to test the later gates on their own)."""
+    return Result(kind="conformance", status="agrees", mechanism=name, budget={"rlimit_spent": 0},
+                  explanation="bypassed by the test")
 
 
 @pytest.mark.parametrize("prop", GATED)

@@ -179,7 +179,7 @@ def register(app: typer.Typer) -> None:
         gates = ", ".join(f"{g} {state}" for g, state in proof.gates.items())
         console.print(f"gates: {gates}")
         for report in proof.conformance:
-            console.print(f"  · {escape(report['summary'])}")
+            console.print(f"  · {escape(report['explanation'])}")
         if proof.core:
             console.print(f"core ({len(proof.core)}): {', '.join(c for c in proof.core if not c.startswith('domain.'))}")
         if proof.control:
