@@ -231,3 +231,18 @@ def test_encodings_of_static_properties_agree_with_checks():
                 status, witness = _status(module, mechanism, inst)
                 expected = properties.check(mechanism, name, inst).status
                 assert status == ("sat" if expected == "violated" else "unsat"), (name, mechanism)
+
+
+# --------------------------------------------------------------------------- the Python API
+def test_check_takes_the_cli_order_example_names_and_plain_callables():
+    """check(mechanism, property, instance) as ``fairlab check``; a shipped example's name; a plain
+    Python callable as the mechanism (resolved by `fairlab.mechanisms.get`)."""
+    v = properties.check("asset", "si", "thm1-asset-si")
+    assert (v.status, v.witness, v.mechanism, v.property) == ("violated", {"user": 1}, "asset", "si")
+
+    def dictator(instance):
+        return [min(c / d for c, d in zip(instance.capacities, instance.demands[0]) if d > 0), 0]
+
+    v = properties.check(dictator, "ef", THM1)
+    assert (v.status, v.witness) == ("violated", {"user": 1, "envied": 0})
+    assert properties.get("ef").verify(dictator, THM1, v.witness)
