@@ -48,7 +48,7 @@ def _tasks(mech, inst, **options):
 
 
 def _verdict(prop, mech, inst, **budget):
-    return properties.check(prop, mech, inst, **budget).verdict
+    return properties.check(mech, prop, inst, **budget).status.value
 
 
 # =========================================================================== DRF paper (004)

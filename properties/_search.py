@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from fairlab.properties.base import Budget, Encoding, Verdict, solve_reason, verdict, violated
+from fairlab.core.results import Result, Status
+from fairlab.mechanisms.base import SymbolicInstance
+from fairlab.mechanisms.plugin import PluginTimeout
+from fairlab.properties.base import Budget, Encoding, solve_reason, verdict, violated
 
 
 def symbolic_at(mech, inst, budget: Budget, encode):
@@ -22,8 +25,6 @@ def symbolic_at(mech, inst, budget: Budget, encode):
         return None
 
     def symbolic():
-        from fairlab.mechanisms.base import SymbolicInstance
-
         sym = SymbolicInstance.from_instance(inst)
         return sym.domain, encode(sym, lambda s, t: mech.spec(s, t, **budget.options))
 
@@ -37,16 +38,14 @@ def search(
     budget: Budget,
     structured: Iterable,
     random_candidates: Iterable,
-    evaluate: Callable[[object], dict | None],
+    evaluate: Callable[[object], object | None],
     symbolic: Callable[[], tuple[list, Encoding]] | None,
     what: str,
-) -> Verdict:
+) -> Result:
     """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones.
 
     Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
     by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``)."""
-    from fairlab.mechanisms.plugin import PluginTimeout
-
     tried = 0
     stopped = None
     z3_reason = None
@@ -95,7 +94,7 @@ def search(
             )
         if status == "sat":
             result = violated(name, mech, inst, encoding.witness(model), budget, candidates=tried, z3=status)
-            if result.verdict == "violated":
+            if result.status == Status.VIOLATED:
                 return result
             z3_status = "sat, witness not confirmed by a fresh run"
     if stopped is None:

@@ -1,18 +1,17 @@
-"""What every property shares: the typed verdict, the re-verifiable violation, budgets, runs.
+"""What every property shares: budgets, the one place allocations are obtained, results.
 
-A property module (one per file in this package) defines
+The properties themselves are `fairlab.properties.property.Property` objects (one rule each, see
+there). This module holds what their checks share:
 
-* ``NAME``, ``TITLE``, ``DEFINITION`` (one paragraph citing its source) and ``WITNESS`` (the
-  witness shape);
-* ``check(mechanism, instance, **budget) -> Verdict``: the exact check on one instance;
-* ``confirm(mechanism, instance, witness, options) -> str | None``: recompute the violation the
-  witness claims from scratch (a fresh mechanism run, exact arithmetic) and explain it, or None
-  if it is not a violation. `Violation.verify` calls it;
-* ``encode(sym, spec, prefix) -> Encoding``: named z3 constraints, including the mechanism's
-  specification applied to fresh task variables (and to derived instances for sp, pm, rm), that
-  are satisfiable iff the property is VIOLATED on the symbolic instance `sym`.
+* `Budget` / `parse_budget`: what a check may spend (deterministic: evaluations, seed, rlimit;
+  the time limit only an outer stop);
+* `run`: the ONE place properties obtain a mechanism's allocation — exact only;
+* `Violation`: a claimed violation that `verify()` recomputes from scratch (the property's
+  ``confirm``: a fresh mechanism run, exact arithmetic);
+* `verdict` / `violated`: `fairlab.core.results.Result` s of kind "check";
+* `Encoding` and the z3 helpers of the symbolic side.
 
-Verdicts: ``violated`` (with a witness that passed `verify`), ``holds`` (proved for this
+Statuses: ``violated`` (with a witness that passed `verify`), ``holds`` (proved for this
 instance: exact check of the allocation, an exhaustive finite search, or z3 unsat),
 ``none-found`` (a search within the stated budget found nothing), ``unknown`` (time out or the
 solver gave up; never reported as holds).
@@ -22,10 +21,10 @@ Set-valued mechanisms (BMF) are checked on the allocation their allocator select
 Only exact allocations decide anything. `run` is the one place where properties obtain a
 mechanism's allocation: an approximate one (e.g. CEEI's certified float path) is replaced by the
 exact one, computed within the time left (`fairlab.core.exact.deadline`), or `run` raises
-`InexactAllocation`. Every property's ``check`` is wrapped by `exact_verdicts` (done by the
-package on import), which turns that, and exact arithmetic that did not finish in time
-(`ExactTimeout`), into ``unknown`` with the reason; a witness whose re-verification would need
-an approximate allocation fails it (`Violation.explain` returns None and says why in `inexact`).
+`InexactAllocation`. Every property's ``check`` is wrapped by `exact_verdicts`, which turns that,
+and exact arithmetic that did not finish in time (`ExactTimeout`), into ``unknown`` with the
+reason; a witness whose re-verification would need an approximate allocation fails it
+(`Violation.explain` returns None and says why in `inexact`).
 """
 
 from __future__ import annotations
@@ -38,15 +37,20 @@ from typing import Any, Callable, Mapping, Sequence
 
 import z3
 
+from fairlab import mechanisms
 from fairlab.core import exact
 from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.core.instance import Instance
+from fairlab.core.results import Result, Status, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
 from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
 
 VERDICTS = ("violated", "holds", "none-found", "unknown")
+
+#: name -> `fairlab.properties.property.Property`, filled by `fairlab.properties.property.register`
+REGISTRY: dict = {}
 
 DEFAULT_BUDGET = {
     "time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True, "rlimit": None,
@@ -130,11 +134,11 @@ def resolve_mechanism(mechanism) -> Mechanism:
     """A `Mechanism`, or a registered name / alias / ``file.py:function`` plug-in."""
     if isinstance(mechanism, Mechanism):
         return mechanism
-    from fairlab import mechanisms
     return mechanisms.get(mechanism)
 
 
 def resolve_instance(instance) -> Instance:
+    """An `Instance`, its JSON-shaped dict, a path to a JSON file or a shipped example's name."""
     if isinstance(instance, Instance):
         return instance
     if isinstance(instance, Mapping):
@@ -233,7 +237,7 @@ class Violation:
     property: str
     mechanism: Mechanism
     instance: Instance
-    witness: dict
+    witness: Any  # the property's typed witness, or its dict (stored fixtures)
     options: dict = field(default_factory=dict)
     #: after `explain`: why it could not be confirmed exactly (an approximate allocation, or exact
     #: arithmetic out of time), or None
@@ -242,11 +246,11 @@ class Violation:
     def explain(self) -> str | None:
         """The recomputed explanation, or None if the witness does not show a violation, or if
         showing it would need an approximate allocation or more time (then `inexact` says why)."""
-        from fairlab.properties import get
-
         self.inexact = None
         try:
-            return get(self.property).confirm(self.mechanism, self.instance, self.witness, self.options)
+            if self.property not in REGISTRY:
+                raise InputError(f"property {self.property!r}: unknown")
+            return REGISTRY[self.property].confirm(self.mechanism, self.instance, self.witness, self.options)
         except (PluginError, OptionError):
             raise  # the mechanism failed: not a verdict about the witness
         except (InexactAllocation, ExactTimeout) as exc:
@@ -259,72 +263,43 @@ class Violation:
         return self.explain() is not None
 
 
-@dataclass
-class Verdict:
-    """The typed outcome of checking one property of one mechanism on one instance."""
-
-    property: str
-    mechanism: str
-    verdict: str
-    witness: dict | None
-    budget: dict
-    seconds: float
-    explanation: str
-    violation: Violation | None = None
-
-    def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict {self.verdict!r} not one of {VERDICTS}")
-
-    def to_dict(self) -> dict:
-        return {
-            "mechanism": self.mechanism,
-            "property": self.property,
-            "verdict": self.verdict,
-            "witness": self.witness,
-            "budget": self.budget,
-            "seconds": round(self.seconds, 3),
-            "explanation": self.explanation,
-        }
-
-
-def violated(name: str, mechanism: Mechanism, instance: Instance, witness: dict, budget: Budget, **used) -> Verdict:
-    """A `violated` verdict, only if the witness passes its own from-scratch verification."""
+def violated(name: str, mechanism: Mechanism, instance: Instance, witness, budget: Budget, **used) -> Result:
+    """A `violated` result, only if the witness passes its own from-scratch verification. A witness
+    dict (read from a z3 model) becomes the property's typed witness."""
+    if isinstance(witness, Mapping) and name in REGISTRY:
+        witness = REGISTRY[name].witness.from_dict(witness)
     violation = Violation(name, mechanism, instance, witness, dict(budget.options))
     explanation = violation.explain()
+    shown = to_json(witness, versioned=False)
     if explanation is None and violation.inexact is not None:
-        return Verdict(
-            name, mechanism.name, "unknown", None, budget.used(**used), budget.elapsed(),
-            f"a candidate witness {witness} could not be re-verified exactly: {violation.inexact}",
-        )
+        return verdict(name, mechanism, "unknown", budget,
+                       f"a candidate witness {shown} could not be re-verified exactly: {violation.inexact}", **used)
     if explanation is None:  # an engine bug or a non-deterministic mechanism: never print it
-        return Verdict(
-            name, mechanism.name, "unknown", None, budget.used(**used), budget.elapsed(),
-            f"a candidate witness {witness} failed its exact re-verification; not reported",
-        )
-    return Verdict(name, mechanism.name, "violated", witness, budget.used(**used), budget.elapsed(), explanation, violation)
+        return verdict(name, mechanism, "unknown", budget,
+                       f"a candidate witness {shown} failed its exact re-verification; not reported", **used)
+    return Result("check", Status.VIOLATED, mechanism.name, name, instance, witness, budget=budget.used(**used),
+                  seconds=budget.elapsed(), explanation=explanation)
 
 
-def exact_verdicts(name: str, check: Callable[..., Verdict]) -> Callable[..., Verdict]:
+def exact_verdicts(name: str, check: Callable[..., Result]) -> Callable[..., Result]:
     """Wrap a property's ``check(mechanism, instance, **budget)`` so that it decides on exact
     allocations only: exact work inside it must finish within the budget's time limit
     (`fairlab.core.exact.deadline`), and a check that needed an allocation only available
     approximately (`InexactAllocation`), or exact arithmetic that ran out of time
     (`ExactTimeout`), answers ``unknown`` with the reason — never violated, holds or none-found.
-    Applied to every property module by `properties` on import."""
+    `fairlab.properties.property.Property.check` is wrapped so."""
     if getattr(check, "exact_verdicts", False):
         return check
 
     @functools.wraps(check)
-    def checked(mechanism, instance, **budget) -> Verdict:
+    def checked(mechanism, instance, **budget) -> Result:
         b = parse_budget(budget)
         try:
             with exact.deadline(b.started + b.time_limit):
                 return check(mechanism, instance, **budget)
         except (InexactAllocation, ExactTimeout) as exc:
             reason = str(exc)
-        mech = resolve_mechanism(mechanism)
-        return Verdict(name, mech.name, "unknown", None, b.used(), b.elapsed(), f"not decided: {reason}")
+        return verdict(name, resolve_mechanism(mechanism), "unknown", b, f"not decided: {reason}")
 
     checked.exact_verdicts = True
     return checked
@@ -341,7 +316,7 @@ class Undecided:
         self.count = 0
         self.reason: str | None = None
 
-    def guard(self, evaluate: Callable[[Any], dict | None]) -> Callable[[Any], dict | None]:
+    def guard(self, evaluate: Callable[[Any], Any]) -> Callable[[Any], Any]:
         def guarded(candidate):
             self.evaluated += 1
             try:
@@ -353,38 +328,21 @@ class Undecided:
 
         return guarded
 
-    def amend(self, result: Verdict) -> Verdict:
-        if not self.count or result.verdict != "none-found":
+    def amend(self, result: Result) -> Result:
+        if not self.count or result.status != Status.NONE_FOUND:
             return result
-        result.budget = {**result.budget, "undecided": self.count}
+        budget = {**result.budget, "undecided": self.count}
         note = f"{self.count} of {self.evaluated} candidates undecided, e.g.: {self.reason}"
         if self.count >= self.evaluated:
-            result.verdict = "unknown"
-            result.explanation = f"not decided: every candidate evaluated was undecided ({note})"
-        else:
-            result.explanation = f"{result.explanation}; {note}"
-        return result
+            return result.replace(status=Status.UNKNOWN, budget=budget,
+                                  explanation=f"not decided: every candidate evaluated was undecided ({note})")
+        return result.replace(budget=budget, explanation=f"{result.explanation}; {note}")
 
 
-def verdict(name: str, mechanism: Mechanism, kind: str, budget: Budget, explanation: str, **used) -> Verdict:
-    return Verdict(name, mechanism.name, kind, None, budget.used(**used), budget.elapsed(), explanation)
-
-
-def static_check(name: str, mechanism, instance, budget: Mapping[str, Any], find: Callable) -> Verdict:
-    """Check a property of the allocation itself: `find(instance, tasks)` returns a witness or None.
-
-    An exact check of the one allocation decides the property at this instance, so no witness
-    means `holds`."""
-    b = parse_budget(budget)
-    mech = resolve_mechanism(mechanism)
-    inst = resolve_instance(instance)
-    tasks = run(mech, inst, b.options)
-    b.used_evaluations = 1
-    # Discrete mechanisms hand out whole tasks: utilities count whole tasks (see leontief.utility).
-    witness = find(inst, tasks, integral=mech.discrete)
-    if witness is not None:
-        return violated(name, mech, inst, witness, b)
-    return verdict(name, mech, "holds", b, f"exact check of the allocation {fmt_tasks(tasks)}")
+def verdict(name: str, mechanism: Mechanism, kind: str, budget: Budget, explanation: str, **used) -> Result:
+    """A check `Result` without a witness (holds, none-found, n/a, unknown)."""
+    return Result("check", Status(kind), mechanism.name, name, budget=budget.used(**used), seconds=budget.elapsed(),
+                  explanation=explanation)
 
 
 def fmt_tasks(tasks: Sequence[Exact]) -> str:
@@ -398,7 +356,8 @@ class Encoding:
 
     `constraints` include the mechanism specification(s) on fresh task variables; `domain`
     constraints of the symbolic instance are NOT included (add ``sym.domain`` yourself).
-    `witness(model)` turns a model into the property's witness dict (numbers as in `number`)."""
+    `witness(model)` turns a model into the property's witness as a dict (its JSON form, numbers as
+    in `number`; `Property.witness.from_dict` types it)."""
 
     constraints: list[Constraint]
     witness: Callable[[z3.ModelRef], dict]

@@ -10,74 +10,19 @@ user 3 leaves (user 2 drops from about 5.4 to 4.8 tasks). Weights: users keep th
 
 from __future__ import annotations
 
-import z3
-
 from fairlab.core.exact import format_exact
-from fairlab.mechanisms.base import Constraint, SymbolicInstance
-from fairlab.properties.base import (
-    Encoding, Undecided, fresh_tasks, model_index, parse_budget, read_index, rebuild, resolve_instance, resolve_mechanism, run,
-    verdict, violated,
-)
+from fairlab.mechanisms.base import SymbolicInstance
+from fairlab.properties.base import read_index, rebuild
+from fairlab.properties.property import DEPARTURE, DepartureWitness, DeviationProperty, register
 
-NAME = "pm"
-TITLE = "population monotonicity"
-DEFINITION = (
-    "When a user leaves the system and releases its resources, none of the remaining users runs "
-    "fewer tasks. Source: §3 of the DRF paper ('population monotonicity'); Theorem 5 (CEEI "
-    "violates it)."
-)
-WITNESS = '{"removed": k, "user": i}  (0-based indices in the original instance)'
+
+def loses(view, i, before_i, after_i, removed):
+    """The rule: user i runs fewer tasks once user `removed` has left."""
+    return after_i < before_i
 
 
 def without(instance, k):
     return rebuild(instance, keep_users=[i for i in range(instance.n) if i != k])
-
-
-def losers(instance, tasks, k, after):
-    """Original indices of users who run fewer tasks once user k has left (`after` in new order)."""
-    rest = [i for i in range(instance.n) if i != k]
-    return [i for pos, i in enumerate(rest) if after[pos] < tasks[i]]
-
-
-def check(mechanism, instance, **budget):
-    b = parse_budget(budget)
-    mech = resolve_mechanism(mechanism)
-    inst = resolve_instance(instance)
-    if inst.n == 1:
-        return verdict(NAME, mech, "holds", b, "vacuous: a single user cannot leave anyone behind")
-    tasks = run(mech, inst, b.options)
-    b.used_evaluations = 1
-    undecided = Undecided()
-    for k in range(inst.n):
-        if b.time_up():  # the outer stop: the departures are few and all needed, so no verdict
-            return verdict(NAME, mech, "unknown", b, f"stopped by the time limit ({b.time_limit:g} s) after {k} "
-                           f"of {inst.n} departures; no verdict", departures=k, stopped="time")
-        b.used_evaluations += 1
-        lost = undecided.guard(lambda k: losers(inst, tasks, k, run(mech, without(inst, k), b.options)))(k)
-        if lost:
-            return violated(NAME, mech, inst, {"removed": k, "user": lost[0]}, b, departures=k + 1)
-    if undecided.count:  # a departure not decided exactly: no proof for this instance
-        return verdict(NAME, mech, "unknown", b, f"not decided: {undecided.count} of {inst.n} departures could not"
-                       f" be checked exactly, e.g.: {undecided.reason}", departures=inst.n, undecided=undecided.count)
-    return verdict(NAME, mech, "holds", b, f"all {inst.n} single departures checked exactly", departures=inst.n)
-
-
-def confirm(mechanism, instance, witness, options):
-    inst = resolve_instance(instance)
-    k = read_index(witness.get("removed"), inst.n, "removed")
-    i = read_index(witness.get("user"), inst.n, "user")
-    if i == k or inst.n == 1:
-        return None
-    mech = resolve_mechanism(mechanism)
-    before = run(mech, inst, options)
-    after = run(mech, without(inst, k), options)
-    new_i = i - (1 if i > k else 0)
-    if after[new_i] < before[i]:
-        return (
-            f"when user {inst.users[k]} leaves, user {inst.users[i]} drops from {format_exact(before[i])}"
-            f" to {format_exact(after[new_i])} tasks"
-        )
-    return None
 
 
 def removed(sym: SymbolicInstance, k: int) -> SymbolicInstance:
@@ -90,15 +35,50 @@ def removed(sym: SymbolicInstance, k: int) -> SymbolicInstance:
     )
 
 
-def encode(sym, spec, prefix: str = "pm") -> Encoding:
-    """spec(sym, t), spec(sym without k, t^k) for every k, and some t^k_i < t_i."""
-    tasks = fresh_tasks(prefix, sym.n)
-    constraints = list(spec(sym, tasks))
-    choices = []
+def derive_symbolic(sym, prefix, user):
+    """Every single departure (a finite set: nothing unknown)."""
     for k in range(sym.n if sym.n > 1 else 0):
-        after = fresh_tasks(f"{prefix}.without{k}", sym.n - 1)
-        constraints += [Constraint(f"{prefix}.without{k}:{c.name}", c.expr) for c in spec(removed(sym, k), after)]
-        rest = [i for i in range(sym.n) if i != k]
-        choices += [({"removed": k, "user": i}, after[pos] < tasks[i]) for pos, i in enumerate(rest)]
-    constraints.append(Constraint(f"{prefix}.violated", z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)))
-    return Encoding(constraints, lambda model: model_index(model, choices), {"tasks": tasks})
+        yield f"without{k}", k, removed(sym, k), []
+
+
+def remaining(n, k):
+    """(original index, index once k has left) of every remaining user."""
+    return [(i, i - (1 if i > k else 0)) for i in range(n) if i != k]
+
+
+def read(witness, instance):
+    k = read_index(witness.removed, instance.n, "removed")
+    i = read_index(witness.user, instance.n, "user")
+    return None if i == k or instance.n == 1 else (k, i)
+
+
+def explain(inst, k, i, before_i, after_i, integral):
+    return (
+        f"when user {inst.users[k]} leaves, user {inst.users[i]} drops from {format_exact(before_i)}"
+        f" to {format_exact(after_i)} tasks"
+    )
+
+
+PROPERTY = register(DeviationProperty(
+    name="pm",
+    title="population monotonicity",
+    definition=(
+        "When a user leaves the system and releases its resources, none of the remaining users runs "
+        "fewer tasks. Source: §3 of the DRF paper ('population monotonicity'); Theorem 5 (CEEI "
+        "violates it)."
+    ),
+    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorem 5",
+    witness=DepartureWitness,
+    witness_help='{"removed": k, "user": i}  (0-based indices in the original instance)',
+    compares=DEPARTURE,
+    rule=loses,
+    derive=without,
+    derive_symbolic=derive_symbolic,
+    compared=remaining,
+    make_witness=lambda k, i: DepartureWitness(k, i),
+    read=read,
+    explain=explain,
+    exhaustive=lambda inst: list(range(inst.n)) if inst.n > 1 else [],
+    vacuous=lambda inst: "vacuous: a single user cannot leave anyone behind" if inst.n == 1 else None,
+    what="departure",
+))

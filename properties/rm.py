@@ -20,22 +20,36 @@ import z3
 
 from fairlab.core.exact import format_exact
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
-from fairlab.properties import _search
-from fairlab.properties.base import (
-    Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
-    resolve_instance, resolve_mechanism, run,
-)
-
-NAME = "rm"
-TITLE = "resource monotonicity"
-DEFINITION = (
-    "When the capacity of one or more resources grows, no user runs fewer tasks. Source: §3 of "
-    "the DRF paper ('resource monotonicity'); Theorem 3 (asset fairness violates it) and "
-    "Theorem 6 (incompatible with sharing incentive plus Pareto efficiency)."
-)
-WITNESS = '{"capacities": [new capacities], "user": i}  (0-based user who runs fewer tasks)'
+from fairlab.properties.base import model_value, number, read_index, read_vector, rebuild
+from fairlab.properties.property import CAPACITY_CHANGE, CapacityWitness, DeviationProperty, register
 
 FACTORS = (Fraction(2), Fraction(3, 2), Fraction(4), Fraction(5, 4), Fraction(3), Fraction(10), Fraction(11, 10))
+
+
+def loses(view, i, before_i, after_i, deviation):
+    """The rule: user i runs fewer tasks with the grown capacities."""
+    return after_i < before_i
+
+
+def derive(instance, capacities):
+    return rebuild(instance, capacities=capacities)
+
+
+def derive_symbolic(sym, prefix, user):
+    """Unknown capacities c' >= c, one strictly larger."""
+    grown = [z3.Real(f"{prefix}.c{r}") for r in range(sym.m)]
+    constraints = [Constraint(f"{prefix}.grow[{r}]", grown[r] >= sym.capacities[r]) for r in range(sym.m)]
+    constraints.append(Constraint(f"{prefix}.grows", z3.Or([g > c for g, c in zip(grown, sym.capacities)])))
+    derived = SymbolicInstance(grown, list(sym.demands), list(sym.weights), list(sym.max_tasks))
+    yield "grown", tuple(grown), derived, constraints
+
+
+def read(witness, instance):
+    i = read_index(witness.user, instance.n, "user")
+    grown = read_vector(witness.capacities, instance.m, "capacities")
+    if any(g < c for g, c in zip(grown, instance.capacities)) or grown == instance.capacities:
+        return None
+    return grown, i
 
 
 def structured_increases(instance):
@@ -65,61 +79,34 @@ def random_increases(instance, seed):
             yield option
 
 
-def check(mechanism, instance, **budget):
-    b = parse_budget(budget)
-    mech = resolve_mechanism(mechanism)
-    inst = resolve_instance(instance)
-    tasks = run(mech, inst, b.options)
-    b.used_evaluations = 1
-
-    def evaluate(capacities):
-        after = run(mech, rebuild(inst, capacities=capacities), b.options)
-        for i in range(inst.n):
-            if after[i] < tasks[i]:
-                return {"capacities": [number(c) for c in capacities], "user": i}
-        return None
-
-    undecided = Undecided()
-    symbolic = _search.symbolic_at(mech, inst, b, encode)
-    return undecided.amend(_search.search(
-        NAME, mech, inst, b,
-        structured_increases(inst), random_increases(inst, b.seed), undecided.guard(evaluate), symbolic,
-        "capacity increase",
-    ))
+def explain(inst, grown, i, before_i, after_i, integral):
+    return (
+        f"capacities <{', '.join(format_exact(c) for c in inst.capacities)}> grow to "
+        f"<{', '.join(format_exact(c) for c in grown)}> and user {inst.users[i]} drops from "
+        f"{format_exact(before_i)} to {format_exact(after_i)} tasks"
+    )
 
 
-def confirm(mechanism, instance, witness, options):
-    inst = resolve_instance(instance)
-    i = read_index(witness.get("user"), inst.n, "user")
-    grown = read_vector(witness.get("capacities"), inst.m, "capacities")
-    if any(g < c for g, c in zip(grown, inst.capacities)) or grown == inst.capacities:
-        return None
-    mech = resolve_mechanism(mechanism)
-    before = run(mech, inst, options)
-    after = run(mech, rebuild(inst, capacities=grown), options)
-    if after[i] < before[i]:
-        return (
-            f"capacities <{', '.join(format_exact(c) for c in inst.capacities)}> grow to "
-            f"<{', '.join(format_exact(c) for c in grown)}> and user {inst.users[i]} drops from "
-            f"{format_exact(before[i])} to {format_exact(after[i])} tasks"
-        )
-    return None
-
-
-def encode(sym, spec, prefix: str = "rm") -> Encoding:
-    """spec(sym, t), capacities c' >= c with one strictly larger, spec(sym with c', t'), some t'_i < t_i."""
-    tasks = fresh_tasks(prefix, sym.n)
-    grown = [z3.Real(f"{prefix}.c{r}") for r in range(sym.m)]
-    constraints = list(spec(sym, tasks))
-    constraints += [Constraint(f"{prefix}.grow[{r}]", grown[r] >= sym.capacities[r]) for r in range(sym.m)]
-    constraints.append(Constraint(f"{prefix}.grows", z3.Or([g > c for g, c in zip(grown, sym.capacities)])))
-    derived = SymbolicInstance(grown, list(sym.demands), list(sym.weights), list(sym.max_tasks))
-    after = fresh_tasks(f"{prefix}.grown", sym.n)
-    constraints += [Constraint(f"{prefix}.grown:{c.name}", c.expr) for c in spec(derived, after)]
-    choices = [(i, after[i] < tasks[i]) for i in range(sym.n)]
-    constraints.append(Constraint(f"{prefix}.violated", z3.Or([g for _, g in choices])))
-
-    def witness(model):
-        return {"capacities": [number(model_value(model, g)) for g in grown], "user": model_index(model, choices)}
-
-    return Encoding(constraints, witness, {"tasks": tasks, "capacities": grown})
+PROPERTY = register(DeviationProperty(
+    name="rm",
+    title="resource monotonicity",
+    definition=(
+        "When the capacity of one or more resources grows, no user runs fewer tasks. Source: §3 of "
+        "the DRF paper ('resource monotonicity'); Theorem 3 (asset fairness violates it) and "
+        "Theorem 6 (incompatible with sharing incentive plus Pareto efficiency)."
+    ),
+    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorems 3 and 6",
+    witness=CapacityWitness,
+    witness_help='{"capacities": [new capacities], "user": i}  (0-based user who runs fewer tasks)',
+    compares=CAPACITY_CHANGE,
+    rule=loses,
+    derive=derive,
+    derive_symbolic=derive_symbolic,
+    compared=lambda n, deviation: [(i, i) for i in range(n)],
+    make_witness=lambda grown, i: CapacityWitness([number(c) for c in grown], i),
+    model_witness=lambda model, grown, i: CapacityWitness([number(model_value(model, g)) for g in grown], i),
+    read=read,
+    explain=explain,
+    candidates=lambda inst, seed: (structured_increases(inst), random_increases(inst, seed)),
+    what="capacity increase",
+))

@@ -22,27 +22,48 @@ import z3
 
 from fairlab.core.exact import format_exact
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
-from fairlab.properties import _search, leontief
-from fairlab.properties.base import (
-    Encoding, Undecided, fresh_tasks, model_index, model_value, number, parse_budget, read_index, read_vector, rebuild,
-    resolve_instance, resolve_mechanism, run,
-)
-
-NAME = "sp"
-TITLE = "strategyproofness"
-DEFINITION = (
-    "No user can run more tasks, measured with its true demand vector, by declaring a different "
-    "demand vector. Source: §3 of the DRF paper (property 2, 'strategy-proofness'); Theorem 4 "
-    "(CEEI is not strategyproof); the lecture's truthfulness proof for DRF."
-)
-WITNESS = '{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)'
+from fairlab.properties import leontief
+from fairlab.properties.base import model_value, number, read_index, read_vector, rebuild
+from fairlab.properties.property import MISREPORT, MisreportWitness, PerUserDeviationProperty, register
 
 SCALES = (Fraction(2), Fraction(8), Fraction(4), Fraction(1, 2), Fraction(16), Fraction(1, 4), Fraction(3, 2), Fraction(3))
+
+
+def gains(view, i, before_i, after_i, deviation):
+    """The rule: user i, declaring `deviation`'s demand, gets t'_i tasks of it, which its TRUE demand
+    values more than its truthful t_i."""
+    _, declared = deviation
+    return view.prefers(i, [after_i * d for d in declared], before_i)
 
 
 def true_utility(instance, i, declared, tasks_i, integral=False):
     """Tasks user i really runs with t'_i tasks' worth of its declared demand (whole ones if `integral`)."""
     return leontief.utility(instance, i, tuple(tasks_i * d for d in declared), integral)
+
+
+def derive(instance, deviation):
+    i, declared = deviation
+    return rebuild(instance, demands=[declared if k == i else row for k, row in enumerate(instance.demands)])
+
+
+def derive_symbolic(sym, prefix, user):
+    """For each user i (or just `user`): a misreported row d'_i (unknown, >= 0, not all zero)."""
+    for i in range(sym.n) if user is None else [user]:
+        lie = [z3.Real(f"{prefix}.lie{i}_{r}") for r in range(sym.m)]
+        constraints = [Constraint(f"{prefix}.lie{i}[{r}]>=0", lie[r] >= 0) for r in range(sym.m)]
+        constraints.append(Constraint(f"{prefix}.lie{i}!=0", z3.Or([x > 0 for x in lie])))
+        derived = SymbolicInstance(
+            capacities=list(sym.capacities),
+            demands=[lie if k == i else row for k, row in enumerate(sym.demands)],
+            weights=list(sym.weights),
+            max_tasks=list(sym.max_tasks),
+        )
+        yield f"lie{i}", (i, lie), derived, constraints
+
+
+def read(witness, instance):
+    i = read_index(witness.user, instance.n, "user")
+    return (i, read_vector(witness.misreport, instance.m, "misreport")), i
 
 
 def structured_misreports(instance):
@@ -83,74 +104,35 @@ def random_misreports(instance, seed):
             yield i, option
 
 
-def check(mechanism, instance, **budget):
-    b = parse_budget(budget)
-    mech = resolve_mechanism(mechanism)
-    inst = resolve_instance(instance)
-    tasks = run(mech, inst, b.options)
-    b.used_evaluations = 1
-
-    def evaluate(candidate):
-        i, declared = candidate
-        rows = [declared if k == i else row for k, row in enumerate(inst.demands)]
-        after = run(mech, rebuild(inst, demands=rows), b.options)
-        if true_utility(inst, i, declared, after[i], mech.discrete) > tasks[i]:
-            return {"user": i, "misreport": [number(x) for x in declared]}
-        return None
-
-    undecided = Undecided()
-    symbolic = _search.symbolic_at(mech, inst, b, encode)
-    return undecided.amend(_search.search(
-        NAME, mech, inst, b,
-        structured_misreports(inst), random_misreports(inst, b.seed), undecided.guard(evaluate), symbolic,
-        "misreport",
-    ))
+def explain(inst, deviation, i, before_i, after_i, integral):
+    _, declared = deviation
+    gain = true_utility(inst, i, declared, after_i, integral)
+    return (
+        f"user {inst.users[i]} runs {format_exact(before_i)} tasks when truthful but "
+        f"{format_exact(gain)} of its real tasks by declaring <{', '.join(format_exact(x) for x in declared)}>"
+    )
 
 
-def confirm(mechanism, instance, witness, options):
-    inst = resolve_instance(instance)
-    i = read_index(witness.get("user"), inst.n, "user")
-    declared = read_vector(witness.get("misreport"), inst.m, "misreport")
-    rows = [declared if k == i else row for k, row in enumerate(inst.demands)]
-    mech = resolve_mechanism(mechanism)
-    truthful = run(mech, inst, options)
-    lied = rebuild(inst, demands=rows)  # validates the misreport like any instance
-    after = run(mech, lied, options)
-    gain = true_utility(inst, i, declared, after[i], mech.discrete)
-    if gain > truthful[i]:
-        return (
-            f"user {inst.users[i]} runs {format_exact(truthful[i])} tasks when truthful but "
-            f"{format_exact(gain)} of its real tasks by declaring <{', '.join(format_exact(x) for x in declared)}>"
-        )
-    return None
-
-
-def encode(sym, spec, prefix: str = "sp", user: int | None = None) -> Encoding:
-    """spec(sym, t); for each user i (or just `user`), a misreported row d'_i (unknown, >= 0, not
-    all zero), spec(sym with row i := d'_i, t^i), and u_i(t^i_i d'_i) > t_i with i's true demand."""
-    tasks = fresh_tasks(prefix, sym.n)
-    constraints = list(spec(sym, tasks))
-    choices = []
-    lies = {}
-    for i in range(sym.n) if user is None else [user]:
-        lie = [z3.Real(f"{prefix}.lie{i}_{r}") for r in range(sym.m)]
-        lies[i] = lie
-        constraints += [Constraint(f"{prefix}.lie{i}[{r}]>=0", lie[r] >= 0) for r in range(sym.m)]
-        constraints.append(Constraint(f"{prefix}.lie{i}!=0", z3.Or([x > 0 for x in lie])))
-        derived = SymbolicInstance(
-            capacities=list(sym.capacities),
-            demands=[lie if k == i else row for k, row in enumerate(sym.demands)],
-            weights=list(sym.weights),
-            max_tasks=list(sym.max_tasks),
-        )
-        after = fresh_tasks(f"{prefix}.lie{i}", sym.n)
-        constraints += [Constraint(f"{prefix}.lie{i}:{c.name}", c.expr) for c in spec(derived, after)]
-        gain = leontief.z3_prefers(sym, i, [after[i] * lie[r] for r in range(sym.m)], tasks[i])
-        choices.append((i, gain))
-    constraints.append(Constraint(f"{prefix}.violated", z3.Or([g for _, g in choices])))
-
-    def witness(model):
-        i = model_index(model, choices)
-        return {"user": i, "misreport": [number(model_value(model, x)) for x in lies[i]]}
-
-    return Encoding(constraints, witness, {"tasks": tasks, "misreports": lies})
+PROPERTY = register(PerUserDeviationProperty(
+    name="sp",
+    title="strategyproofness",
+    definition=(
+        "No user can run more tasks, measured with its true demand vector, by declaring a different "
+        "demand vector. Source: §3 of the DRF paper (property 2, 'strategy-proofness'); Theorem 4 "
+        "(CEEI is not strategyproof); the lecture's truthfulness proof for DRF."
+    ),
+    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2; Theorem 4",
+    witness=MisreportWitness,
+    witness_help='{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)',
+    compares=MISREPORT,
+    rule=gains,
+    derive=derive,
+    derive_symbolic=derive_symbolic,
+    compared=lambda n, deviation: [(deviation[0], deviation[0])],
+    make_witness=lambda deviation, i: MisreportWitness(i, [number(x) for x in deviation[1]]),
+    model_witness=lambda model, deviation, i: MisreportWitness(i, [number(model_value(model, x)) for x in deviation[1]]),
+    read=read,
+    explain=explain,
+    candidates=lambda inst, seed: (structured_misreports(inst), random_misreports(inst, seed)),
+    what="misreport",
+))

@@ -45,7 +45,7 @@ from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
-from fairlab.properties.base import isolated_solver
+from fairlab.properties.base import Violation, isolated_solver
 from fairlab.search import space
 from fairlab.search.budgets import (
     CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SEARCH_TIME_LIMIT,
@@ -301,7 +301,7 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
             return "stopped", "time"
         try:
             verdict = properties.check(
-                prop, mechanism, instance, time_limit=left if left is not None else 1e9, options=options,
+                mechanism, prop, instance, time_limit=left if left is not None else 1e9, options=options,
                 evaluations=evaluations, rlimit=rlimit, seed=seed,
             )
         except PluginTimeout as exc:
@@ -314,10 +314,10 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
             return "undecided", str(exc)
         except InputError as exc:
             return "declined", str(exc)  # the mechanism refuses this instance (e.g. maxmin with two resources)
-        if verdict.verdict == "violated" and verdict.violation is not None and verdict.violation.verify():
+        if verdict.status == "violated" and Violation(prop, mechanism, instance, verdict.witness, options).verify():
             return "violated", verdict
-        if verdict.verdict in ("holds", "none-found"):
-            return "evaluated", verdict.verdict
+        if verdict.status in ("holds", "none-found"):
+            return "evaluated", verdict.status.value
         if verdict.budget.get("stopped") == "time":
             return "stopped", verdict.explanation
         return "undecided", verdict.explanation

@@ -9,19 +9,22 @@ with its unsat core (the named constraints the contradiction needs, which also n
 that matter) and a positive control per property: dropping that property makes the system
 satisfiable, so the contradiction really needs every property and is not an encoding accident.
 
-Encodings (Leontief utilities, allocations as task vectors — any bundle can be trimmed to the
-user's demand proportions without changing its utility):
+The constraints are the properties' own rules (`fairlab.properties.property`), negated and
+stated over z3 terms (`Z3View`; whole tasks with ``indivisible``), so the joint system says
+exactly what the exact checks say, weights included (the weighted equal split of si):
 
-* si (sharing incentive): tasks_i >= utility of the equal split c/n (floor of it with indivisible
-  tasks), for the member's declared demands.
-* pe (Pareto efficiency): divisible — every user uses a saturated resource; indivisible — no user
-  can run one more task in what is left (a Pareto improvement would add tasks, so this is exact).
+* an allocation property (si, pe, ef, njc, bf, srf) holds on every member's allocation, e.g. si:
+  no user prefers its weighted equal split; pe: no user is wasted (below its cap with every
+  resource it uses unsaturated; indivisible: no room for one more whole task);
 * rm (resource monotonicity) between the base and a member with larger capacities: no user gets
-  fewer tasks.
+  fewer tasks;
 * sp (strategyproofness) between the base and a member where user j declares d'_j: j's true
-  utility for its bundle tasks'_j * d'_j is at most its truthful tasks.
+  utility for its bundle tasks'_j * d'_j is at most its truthful tasks;
 * pm (population monotonicity) between the base and a member without user k: no remaining user
   gets fewer tasks.
+
+Allocations are task vectors (any bundle can be trimmed to the user's demand proportions without
+changing its Leontief utility). Every UNSAT claim comes with its positive controls.
 
 Used for Theorem 6 of the DRF paper (no mechanism has si, pe and rm) and for the indivisible-task
 impossibility in the lecture (after Parkes, Procaccia & Shah: si, pe and sp are incompatible).
@@ -31,17 +34,26 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import z3
 
+from fairlab import properties as fairlab_properties
+from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, z3_value
 from fairlab.core.instance import Instance
+from fairlab.core.results import Result, Status
+from fairlab.mechanisms.base import SymbolicInstance
+from fairlab.properties.property import ALLOCATION, Z3View
 from fairlab.search import space
 
-PROPERTIES = ("si", "pe", "rm", "sp", "pm")
+#: the properties the joint systems may hold: every allocation property whose rule z3 can state
+#: over a fixed instance, and the relational ones a family generator relates members by
+PROPERTIES = tuple(fairlab_properties.names())
+
+#: z3's time per query (the outer stop of one family's question)
+TIMEOUT_MS = 10000
 
 
 @dataclass(frozen=True)
@@ -69,42 +81,31 @@ class Family:
         ]
 
 
-@dataclass
-class ImpossibilityResult:
-    status: str  # "found" | "not-found" | "unknown"
-    properties: tuple[str, ...]
-    indivisible: bool
-    family: Family | None = None
-    core: list[str] = field(default_factory=list)
-    controls: dict[str, str] = field(default_factory=dict)  # property dropped -> "sat"/"unsat"/"unknown"
-    control_models: dict[str, list[list[str]]] = field(default_factory=dict)
-    families_tried: int = 0
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict:
-        return {
-            "status": self.status,
-            "properties": list(self.properties),
-            "indivisible": self.indivisible,
-            "family": self.family.to_dict() if self.family else None,
-            "core": self.core,
-            "controls": self.controls,
-            "control_models": self.control_models,
-            "families_tried": self.families_tried,
-            "seconds": round(self.seconds, 3),
-        }
-
-
 # --------------------------------------------------------------------------- the joint system
-def _equal_split_utility(inst: Instance, i: int, indivisible: bool) -> Fraction:
-    value = min(inst.capacities[r] / inst.n / inst.demands[i][r] for r in range(inst.m) if inst.demands[i][r] > 0)
-    return Fraction(value.numerator // value.denominator) if indivisible else value
+def _member_view(inst: Instance, indivisible: bool) -> Z3View:
+    return Z3View(SymbolicInstance.from_instance(inst), integral=indivisible, concrete=inst)
+
+
+def _deviation(member: Member, base: Instance):
+    """The deviation a member is of the base, as the relational property's rule takes it."""
+    if member.relation == "rm":
+        return tuple(z3_value(c) for c in member.instance.capacities)
+    if member.relation == "sp":
+        return member.user, [z3_value(d) for d in member.instance.demands[member.user]]
+    if member.relation == "pm":
+        return member.user
+    raise ValueError(f"member {member.label!r}: unknown relation {member.relation!r}")
 
 
 def joint_system(family: Family, properties: Sequence[str], indivisible: bool):
-    """Named constraints over one task vector per member; returns (constraints, task variables)."""
+    """Named constraints over one task vector per member; returns (constraints, task variables).
+
+    Each property's constraints are its own rule negated (`fairlab.properties.property`): an
+    allocation property on every member, a relational one between the base and each member
+    related to it by that property's deviation. Names: ``si[member][i]``, ``rm[member][i]``, ..."""
     make = z3.Int if indivisible else z3.Real
     tasks = [[make(f"x{k}_{i}") for i in range(m.instance.n)] for k, m in enumerate(family.members)]
+    props = [fairlab_properties.get(p) for p in properties]
     out: list[tuple[str, z3.BoolRef]] = []
     for k, member in enumerate(family.members):
         inst, x = member.instance, tasks[k]
@@ -113,54 +114,19 @@ def joint_system(family: Family, properties: Sequence[str], indivisible: bool):
         for r in range(inst.m):
             load = z3.Sum([x[i] * z3_value(inst.demands[i][r]) for i in range(inst.n)])
             out.append((f"feasible[{member.label}].capacity[{r}]", load <= z3_value(inst.capacities[r])))
-        if "si" in properties:
-            for i in range(inst.n):
-                out.append((f"si[{member.label}][{i}]", x[i] >= z3_value(_equal_split_utility(inst, i, indivisible))))
-        if "pe" in properties:
-            for i in range(inst.n):
-                out.append((f"pe[{member.label}][{i}]", _pe_user(inst, x, i, indivisible)))
-    base_x = tasks[0]
-    base = family.base
+        view = _member_view(inst, indivisible)
+        for prop in props:
+            if prop.compares == ALLOCATION:
+                out += prop.holds(view, x, member.label)
+    base_view = _member_view(family.base, indivisible)
     for k, member in enumerate(family.members[1:], start=1):
-        x = tasks[k]
-        if member.relation == "rm" and "rm" in properties:
-            for i in range(base.n):
-                out.append((f"rm[{member.label}][{i}]", x[i] >= base_x[i]))
-        elif member.relation == "pm" and "pm" in properties:
-            remaining = [i for i in range(base.n) if i != member.user]
-            for new_i, i in enumerate(remaining):
-                out.append((f"pm[{member.label}][{i}]", x[new_i] >= base_x[i]))
-        elif member.relation == "sp" and "sp" in properties:
-            j = member.user
-            true_row, declared = base.demands[j], member.instance.demands[j]
-            limits = []
-            for r in range(base.m):
-                if true_row[r] > 0:
-                    got = x[j] * z3_value(declared[r])
-                    if indivisible:  # floor(got / d_jr) <= base_x[j]  <=>  got < (base_x[j] + 1) d_jr
-                        limits.append(got < (base_x[j] + 1) * z3_value(true_row[r]))
-                    else:
-                        limits.append(got <= base_x[j] * z3_value(true_row[r]))
-            out.append((f"sp[{member.label}][{j}]", z3.Or(limits)))
+        for prop in props:
+            if prop.compares != ALLOCATION and member.relation == prop.name:
+                out += prop.holds(base_view, tasks[0], tasks[k], _deviation(member, family.base), member.label)
     return out, tasks
 
 
-def _pe_user(inst: Instance, x, i: int, indivisible: bool) -> z3.BoolRef:
-    loads = [z3.Sum([x[k] * z3_value(inst.demands[k][r]) for k in range(inst.n)]) for r in range(inst.m)]
-    cap = inst.max_tasks[i]
-    at_cap = [x[i] >= z3_value(cap)] if cap is not None else []
-    if indivisible:
-        blocked = [
-            loads[r] + z3_value(inst.demands[i][r]) > z3_value(inst.capacities[r])
-            for r in range(inst.m)
-            if inst.demands[i][r] > 0
-        ]
-    else:
-        blocked = [loads[r] == z3_value(inst.capacities[r]) for r in range(inst.m) if inst.demands[i][r] > 0]
-    return z3.Or(*blocked, *at_cap)
-
-
-def solve(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = 10000):
+def solve(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = TIMEOUT_MS):
     """("sat"|"unsat"|"unknown", unsat core names or a model as exact task strings per member)."""
     constraints, tasks = joint_system(family, properties, indivisible)
     solver = z3.Solver()
@@ -189,7 +155,7 @@ def minimise_family(family: Family, properties: Sequence[str], indivisible: bool
     return Family(members)
 
 
-def check_family(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = 10000):
+def check_family(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = TIMEOUT_MS):
     """Solve; on UNSAT shrink the family to its core and run one positive control per property."""
     status, info = solve(family, properties, indivisible, timeout_ms)
     if status != "unsat":
@@ -261,28 +227,30 @@ def search(
     time_limit: float = 30.0,
     families: Iterator[Family] | None = None,
     progress=None,
-) -> ImpossibilityResult:
+) -> Result:
     """Enumerate families (the generator for the relational property among `properties` unless
-    given) until one makes the joint system UNSAT with every positive control SAT."""
+    given) until one makes the joint system UNSAT with every positive control SAT.
+
+    A `Result` of kind "impossibility": status ``found`` (the `certificate` holds the family, its
+    unsat core, the positive controls — property dropped -> "sat" — and their models), ``not-found``
+    or ``unknown`` (a query or the time limit gave no answer); ``details`` the properties,
+    divisibility and the number of families tried."""
     properties = tuple(properties)
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
-        from fairlab.core.errors import InputError
-
         raise InputError(f"property {unknown[0]!r}: not supported by the impossibility search ({', '.join(PROPERTIES)})")
     if families is None:
         relational = [p for p in properties if p in GENERATORS]
         if not relational:
-            from fairlab.core.errors import InputError
-
             raise InputError("properties: the impossibility search needs one of rm, sp, pm to relate instances")
         families = GENERATORS[relational[0]]()
     start = time.perf_counter()
     tried = 0
     saw_unknown = False
+    stopped = False
     for family in families:
         if time.perf_counter() - start > time_limit:
-            saw_unknown = True
+            saw_unknown = stopped = True
             break
         tried += 1
         if progress:
@@ -294,22 +262,33 @@ def search(
         if status == "unsat":
             small, core, controls, models = info
             if all(v == "sat" for v in controls.values()):
-                return ImpossibilityResult(
-                    "found", properties, indivisible, small, core, controls, models, tried, time.perf_counter() - start
-                )
-    status = "unknown" if saw_unknown else "not-found"
-    return ImpossibilityResult(status, properties, indivisible, families_tried=tried, seconds=time.perf_counter() - start)
+                return _result(Status.FOUND, properties, indivisible, tried, time_limit, start, stopped,
+                               {"family": small, "core": core, "controls": controls, "control_models": models})
+    return _result(Status.UNKNOWN if saw_unknown else Status.NOT_FOUND, properties, indivisible, tried, time_limit,
+                   start, stopped, None)
 
 
-def describe(result: ImpossibilityResult) -> str:
+def _result(status, properties, indivisible, tried, time_limit, start, stopped, certificate) -> Result:
+    budget = {"time_limit": time_limit, "timeout_ms": TIMEOUT_MS, **({"stopped": "time"} if stopped else {})}
+    result = Result(
+        "impossibility", status, mechanism="any", property="+".join(properties),
+        instance=certificate["family"].base if certificate else None, certificate=certificate,
+        exactness="rational" if certificate else None, budget=budget, seconds=time.perf_counter() - start,
+        details={"properties": list(properties), "indivisible": indivisible, "families_tried": tried},
+    )
+    return result.replace(explanation=describe(result))
+
+
+def describe(result: Result) -> str:
     """One paragraph a person can read."""
-    if result.status != "found":
-        return f"{result.status} after {result.families_tried} families ({result.seconds:.1f} s)"
-    base = result.family.base
+    if result.status != Status.FOUND:
+        return f"{result.status.value} after {result.details['families_tried']} families ({result.seconds:.1f} s)"
+    family, core = result.certificate["family"], result.certificate["core"]
+    base = family.base
     parts = [
         f"base: capacities {[format_exact(c) for c in base.capacities]}, demands "
         f"{[[format_exact(d) for d in row] for row in base.demands]}"
     ]
-    for m in result.family.members[1:]:
+    for m in family.members[1:]:
         parts.append(f"{m.label} ({m.relation})")
-    return "; ".join(parts) + f"; core of {len(result.core)} constraints"
+    return "; ".join(parts) + f"; core of {len(core)} constraints"

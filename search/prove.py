@@ -630,9 +630,9 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
         explanation = Violation(prop, mechanism, inst, witness, options).explain()
         if explanation:
             return explanation, witness
-    verdict = properties.check(prop, mechanism, inst, options=options, time_limit=20)
-    if verdict.verdict == "violated" and verdict.violation.verify():
-        return verdict.explanation, verdict.witness
+    verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+    if verdict.status == "violated" and Violation(prop, mechanism, inst, verdict.witness, options).verify():
+        return verdict.explanation, verdict.witness.to_dict()
     return None
 
 

@@ -133,7 +133,7 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None, writ
     if write:
         path, _ = store.save(record, directory)
         fixture = _fixture_path(path)
-    return Outcome(claim, "found", seconds, hunt.instance.to_dict(), hunt.verdict.witness, fixture, hunt.engine,
+    return Outcome(claim, "found", seconds, hunt.instance.to_dict(), hunt.verdict.witness.to_dict(), fixture, hunt.engine,
                    hunt.verdict.explanation, hunt.notes)
 
 
@@ -147,7 +147,7 @@ def violation_record(mechanism: str, prop: str, hunt: engines.Hunt, seed: int, o
         "options": options,
         "property": prop,
         "instance": hunt.instance.to_dict(),
-        "witness": hunt.verdict.witness,
+        "witness": hunt.verdict.witness.to_dict(),
         "explanation": hunt.verdict.explanation,
         "engine": hunt.engine,
         "seed": seed,
@@ -166,8 +166,9 @@ def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
                                   progress=(lambda k: progress("families", k)) if progress else None)
     seconds = time.monotonic() - start
     if result.status != "found":
-        return Outcome(claim, "not-found", seconds, notes=[f"{result.status} after {result.families_tried} families"])
-    base = result.family.base
+        return Outcome(claim, "not-found", seconds, notes=[result.explanation])
+    found = result.certificate
+    base = found["family"].base
     name = "+".join(claim.properties) + ("-indivisible" if claim.indivisible else "")
     record = {
         "kind": "impossibility",
@@ -177,14 +178,14 @@ def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
         "properties": list(claim.properties),
         "indivisible": claim.indivisible,
         "instance": base.to_dict(),
-        "family": result.family.to_dict(),
-        "core": result.core,
-        "controls": result.controls,
-        "control_models": result.control_models,
+        "family": found["family"].to_dict(),
+        "core": found["core"],
+        "controls": found["controls"],
+        "control_models": found["control_models"],
         "engine": "impossibility",
         "seed": None,
         "seconds": round(result.seconds, 3),
-        "families_tried": result.families_tried,
+        "families_tried": result.details["families_tried"],
         "minimality": store.minimality(base),
         "canonical_hash": store.family_hash(name, base),
         "provenance": "found from scratch by fairlab's ∃∀ impossibility search; unsat core and positive controls by z3",
@@ -193,9 +194,8 @@ def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
     if write:
         path, _ = store.save(record, directory)
         fixture = _fixture_path(path)
-    witness = {"family": [m["label"] for m in record["family"]], "core": result.core, "controls": result.controls}
-    return Outcome(claim, "found", seconds, base.to_dict(), witness, fixture, "impossibility",
-                   impossibility.describe(result))
+    witness = {"family": [m["label"] for m in record["family"]], "core": found["core"], "controls": found["controls"]}
+    return Outcome(claim, "found", seconds, base.to_dict(), witness, fixture, "impossibility", result.explanation)
 
 
 def _nonunique(claim, seed, limit, start, write, directory, progress, engines_used=None) -> Outcome:

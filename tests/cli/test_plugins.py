@@ -79,7 +79,7 @@ def test_verification_does_not_hide_a_failing_plugin(plug):
     inst = Instance.from_dict(GOOD)
     mech = mechanisms.get(plug("flip"))
     with pytest.raises(PluginError, match="flip"):
-        properties.check("si", mech, inst)  # first run all zeros (violates), the re-run raises
+        properties.check(mech, "si", inst)  # first run all zeros (violates), the re-run raises
 
 
 def test_cli_search_reports_a_failing_plugin(plug):

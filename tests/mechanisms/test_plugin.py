@@ -20,28 +20,28 @@ THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
 def test_a_deliberately_unfair_plugin_is_caught():
     name = f"{UNFAIR}:dictator"
     assert mechanisms.allocate(name, THM1).tasks == (10, 0)
-    si = properties.check("si", name, THM1)
-    assert (si.verdict, si.witness) == ("violated", {"user": 1})
-    assert si.violation.verify()
-    ef = properties.check("ef", name, THM1)
-    assert (ef.verdict, ef.witness) == ("violated", {"user": 1, "envied": 0})
-    assert properties.check("pe", name, THM1).verdict == "holds"  # a dictatorship wastes nothing
+    si = properties.check(name, "si", THM1)
+    assert (si.status, si.witness) == ("violated", {"user": 1})
+    assert properties.get("si").verify(name, THM1, si.witness)
+    ef = properties.check(name, "ef", THM1)
+    assert (ef.status, ef.witness) == ("violated", {"user": 1, "envied": 0})
+    assert properties.check(name, "pe", THM1).status == "holds"  # a dictatorship wastes nothing
 
 
 def test_plugin_without_spec_uses_numeric_search_only():
     thm4 = Instance.build([100, 100], [[16, 1], [1, 2]])
-    v = properties.check("sp", f"{PLUGINS / 'with_spec.py'}:ceei_without_spec", thm4, evaluations=60)
-    assert v.verdict == "violated" and v.budget["z3"] == "not used"
-    assert v.violation.verify()
-    v = properties.check("sp", f"{UNFAIR}:equal_split", THM1, evaluations=30)
-    assert v.verdict == "none-found" and v.budget["candidates"] == 29
+    v = properties.check(f"{PLUGINS / 'with_spec.py'}:ceei_without_spec", "sp", thm4, evaluations=60)
+    assert v.status == "violated" and v.budget["z3"] == "not used"
+    assert properties.get("sp").verify(f"{PLUGINS / 'with_spec.py'}:ceei_without_spec", thm4, v.witness)
+    v = properties.check(f"{UNFAIR}:equal_split", "sp", THM1, evaluations=30)
+    assert v.status == "none-found" and v.budget["candidates"] == 29
 
 
 def test_plugin_with_spec_gets_z3_proofs():
     name = f"{PLUGINS / 'with_spec.py'}:drf_copy"
     assert mechanisms.get(name).spec is not None
-    v = properties.check("sp", name, THM1)
-    assert (v.verdict, v.budget["z3"]) == ("holds", "unsat")
+    v = properties.check(name, "sp", THM1)
+    assert (v.status, v.budget["z3"]) == ("holds", "unsat")
 
 
 def test_result_shapes():
@@ -90,6 +90,6 @@ def test_plugins_take_no_options():
 
 
 def test_a_broken_plugin_spec_falls_back_to_numeric_search():
-    v = properties.check("sp", f"{PLUGINS / 'with_spec.py'}:broken_spec", THM1, evaluations=20)
-    assert v.verdict == "none-found"
+    v = properties.check(f"{PLUGINS / 'with_spec.py'}:broken_spec", "sp", THM1, evaluations=20)
+    assert v.status == "none-found"
     assert v.budget["z3"].startswith("error (ValueError")

@@ -121,7 +121,7 @@ def test_check_reproducers_are_not_violated(prop, case, instance_file):
     assert out["verdict"] in ("holds", "unknown")
     assert out["verdict"] == "holds"  # the exact optimum takes milliseconds here
     for method in ("exact", "float", "auto"):  # whatever the method, the exact allocation decides
-        assert properties.check(prop, "ceei", case, options={"method": method}).verdict == "holds"
+        assert properties.check("ceei", prop, case, options={"method": method}).status == "holds"
 
 
 def test_check_sp_reproducer_is_not_violated(instance_file):
@@ -146,15 +146,15 @@ def test_old_false_witnesses_do_not_verify():
 def test_unknown_when_the_exact_allocation_cannot_be_had(no_exact_ceei):
     """Control: without the exact optimum nothing is decided, whatever the property."""
     for prop, case in (("pe", PE_CASE), ("njc", NJC_CASE), ("si", PE_CASE), ("pm", PE_CASE)):
-        v = properties.check(prop, "ceei", case, time_limit=5)
-        assert v.verdict == "unknown", (prop, v.explanation)
+        v = properties.check("ceei", prop, case, time_limit=5)
+        assert v.status == "unknown", (prop, v.explanation)
         assert "approximate" in v.explanation and "did not finish" in v.explanation
-    sp = properties.check("sp", "ceei", SP_CASE, time_limit=5, evaluations=5, symbolic=False)
-    assert sp.verdict == "unknown"
+    sp = properties.check("ceei", "sp", SP_CASE, time_limit=5, evaluations=5, symbolic=False)
+    assert sp.status == "unknown"
     with pytest.raises(InexactAllocation, match="certified relative error"):
         run(ceei.MECHANISM, Instance.from_dict(PE_CASE), {})
     # exact mechanisms are not affected
-    assert properties.check("pe", "drf", PE_CASE).verdict == "holds"
+    assert properties.check("drf", "pe", PE_CASE).status == "holds"
 
 
 def test_cli_check_reports_unknown_with_the_reason(no_exact_ceei, instance_file):
@@ -172,7 +172,7 @@ def test_the_exact_re_solve_gets_the_checks_time_limit():
 
     object.__setattr__(ceei.MECHANISM, "exact_options", spy)
     try:
-        assert properties.check("pe", "ceei", PE_CASE, time_limit=7).verdict == "holds"
+        assert properties.check("ceei", "pe", PE_CASE, time_limit=7).status == "holds"
     finally:
         object.__setattr__(ceei.MECHANISM, "exact_options", original)
     assert seen and all(0 < s <= 7 for s in seen)
@@ -229,20 +229,20 @@ def test_search_counts_undecided_candidates_apart(tmp_path, monkeypatch):
 
 def test_pm_with_undecided_departures_is_unknown():
     three = {"capacities": [6, 6], "demands": [[1, 1]] * 3}
-    v = properties.check("pm", _approximate_mechanism(lambda inst: False), three)
-    assert v.verdict == "holds"  # every departure decided exactly: nobody loses
-    v = properties.check("pm", _approximate_mechanism(), three)
-    assert v.verdict == "unknown" and "no exact path" in v.explanation  # the truthful allocation
-    v = properties.check("pm", _approximate_mechanism(lambda inst: inst.n < 3), three)
-    assert v.verdict == "unknown" and "3 of 3 departures could not be checked exactly" in v.explanation
+    v = properties.check(_approximate_mechanism(lambda inst: False), "pm", three)
+    assert v.status == "holds"  # every departure decided exactly: nobody loses
+    v = properties.check(_approximate_mechanism(), "pm", three)
+    assert v.status == "unknown" and "no exact path" in v.explanation  # the truthful allocation
+    v = properties.check(_approximate_mechanism(lambda inst: inst.n < 3), "pm", three)
+    assert v.status == "unknown" and "3 of 3 departures could not be checked exactly" in v.explanation
 
 
 def test_sp_with_only_undecided_misreports_is_unknown():
     inst = {"capacities": [6, 6], "demands": [[1, 2], [2, 1]]}
     truth = Instance.from_dict(inst)
     only_truth_exact = _approximate_mechanism(lambda i: i.demands != truth.demands)
-    v = properties.check("sp", only_truth_exact, inst, evaluations=10)
-    assert v.verdict == "unknown" and "undecided" in v.explanation
+    v = properties.check(only_truth_exact, "sp", inst, evaluations=10)
+    assert v.status == "unknown" and "undecided" in v.explanation
 
 
 def test_store_refuses_a_violation_that_needs_an_approximation(tmp_path, no_exact_ceei):
@@ -277,8 +277,8 @@ def test_a_plug_in_returning_an_approximate_allocation_stays_approximate(tmp_pat
 
     a = get(name)(Instance.from_dict(PE_CASE))
     assert a.exactness == "approximate" and a.error_bound is not None
-    v = properties.check("pe", name, PE_CASE)
-    assert v.verdict == "unknown" and "approximate" in v.explanation
+    v = properties.check(name, "pe", PE_CASE)
+    assert v.status == "unknown" and "approximate" in v.explanation
 
 
 def test_conformance_does_not_judge_an_approximation():
@@ -340,7 +340,7 @@ def test_exact_ceei_at_ten_users_honours_its_timeout():
         except ExactTimeout as exc:
             out["exact"] = "did not finish: " + str(exc)
         out["auto"] = allocate("ceei", inst, timeout=5).exactness
-        out["check"] = properties.check("pe", "ceei", inst, time_limit=5).verdict
+        out["check"] = properties.check("ceei", "pe", inst, time_limit=5).status
         print(json.dumps(out))
     """)
     root = Path(__file__).resolve().parents[2]

@@ -57,16 +57,16 @@ FACTORS = st.lists(st.sampled_from([F(0), F(1, 3), F(1, 2), F(1)]), min_size=3, 
 @given(instances())
 def test_drf_has_its_theorem_properties(inst):
     for name in ("si", "ef", "pe", "bf", "srf"):
-        v = properties.check(name, "drf", inst)
-        assert v.verdict == "holds", (name, inst.to_dict(), v.witness, v.explanation)
+        v = properties.check("drf", name, inst)
+        assert v.status == "holds", (name, inst.to_dict(), v.witness, v.explanation)
 
 
 @SETTINGS
 @given(instances(smallest_demand=1, task_caps=False))
 def test_drf_is_population_monotone_with_positive_demands(inst):
     """The DRF paper's PM proof has one round of progressive filling: all demands positive, no caps."""
-    v = properties.check("pm", "drf", inst)
-    assert v.verdict == "holds", (inst.to_dict(), v.witness, v.explanation)
+    v = properties.check("drf", "pm", inst)
+    assert v.status == "holds", (inst.to_dict(), v.witness, v.explanation)
 
 
 def test_drf_with_zero_demands_is_not_population_monotone():
@@ -74,25 +74,25 @@ def test_drf_with_zero_demands_is_not_population_monotone():
     a departure can let a frozen user's co-bottleneck partner grab the freed resource."""
     inst = Instance.build([1, 1, 2], [[0, 0, 1], [1, 0, 0], [1, 0, 1]])
     assert mechanisms.allocate("drf", inst).tasks == (F(3, 2), F(1, 2), F(1, 2))
-    v = properties.check("pm", "drf", inst)
-    assert (v.verdict, v.witness) == ("violated", {"removed": 1, "user": 0})
+    v = properties.check("drf", "pm", inst)
+    assert (v.status, v.witness) == ("violated", {"removed": 1, "user": 0})
     assert "from 3/2 to 4/3" in v.explanation
 
 
 @settings(max_examples=8, deadline=None)
 @given(instances(resources=st.just(2), users=st.just(2)))
 def test_drf_strategyproofness_never_violated(inst):
-    v = properties.check("sp", "drf", inst, time_limit=20, evaluations=40)
-    assert v.verdict in ("holds", "none-found"), (inst.to_dict(), v.witness)
+    v = properties.check("drf", "sp", inst, time_limit=20, evaluations=40)
+    assert v.status in ("holds", "none-found"), (inst.to_dict(), v.witness)
 
 
 @SETTINGS
 @given(instances(resources=st.just(1)), FACTORS)
 def test_bf_and_srf_coincide_with_one_resource(inst, factors):
     for mechanism in ("drf", "asset", scaled_drf(factors)):
-        bf = properties.check("bf", mechanism, inst)
-        srf = properties.check("srf", mechanism, inst)
-        assert bf.verdict == srf.verdict
+        bf = properties.check(mechanism, "bf", inst)
+        srf = properties.check(mechanism, "srf", inst)
+        assert bf.status == srf.status
         if bf.witness is not None:
             assert bf.witness == {"resource": 0, "user": srf.witness["user"]}
 
@@ -101,12 +101,13 @@ def test_bf_and_srf_coincide_with_one_resource(inst, factors):
 @given(instances(resources=st.just(1)), FACTORS)
 def test_single_resource_fairness_implies_si_ef_pe(inst, factors):
     mechanism = scaled_drf(factors)
-    if properties.check("srf", mechanism, inst).verdict == "holds":
+    if properties.check(mechanism, "srf", inst).status == "holds":
         for name in ("si", "ef", "pe"):
-            assert properties.check(name, mechanism, inst).verdict == "holds", name
+            assert properties.check(mechanism, name, inst).status == "holds", name
     else:
         # The converse fails; but a violation of srf is always a user below its fair share.
-        assert properties.check("srf", mechanism, inst).violation.verify()
+        srf = properties.check(mechanism, "srf", inst)
+        assert properties.get("srf").verify(mechanism, inst, srf.witness)
 
 
 @SETTINGS

@@ -13,7 +13,8 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance
 from fairlab.properties import pm, rm, si, sp
-from fairlab.properties.base import Verdict, Violation, solve
+from fairlab.core.results import Result
+from fairlab.properties.base import Violation, solve
 
 THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
 THM2 = Instance.build([21, 21], [[3, 2], [4, 1]])
@@ -28,36 +29,37 @@ needs_ceei = pytest.mark.skipif("ceei" not in mechanisms.REGISTRY, reason="CEEI 
 def test_every_property_module_is_complete():
     assert properties.names() == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc"]
     for name in properties.names():
-        module = properties.get(name)
-        assert module.NAME == name
-        assert "§" in module.DEFINITION or "Bonald" in module.DEFINITION
-        for attr in ("TITLE", "WITNESS", "check", "confirm", "encode"):
-            assert hasattr(module, attr), (name, attr)
+        prop = properties.get(name)
+        assert prop.name == name
+        assert "§" in prop.definition or "Bonald" in prop.definition
+        assert prop.source and prop.compares in ("allocation", "misreport", "capacity-change", "departure")
+        for attr in ("title", "WITNESS", "check", "confirm", "encode", "holds", "witness"):
+            assert hasattr(prop, attr), (name, attr)
 
 
 # --------------------------------------------------------------------------- asset fairness, Theorems 1-3
 def test_theorem1_asset_violates_sharing_incentive():
-    v = properties.check("si", "asset", THM1)
-    assert isinstance(v, Verdict)
-    assert (v.verdict, v.witness) == ("violated", {"user": 1})
-    assert v.violation.verify()
+    v = properties.check("asset", "si", THM1)
+    assert isinstance(v, Result) and v.kind == "check" and v.exactness == "rational"
+    assert (v.status, v.witness) == ("violated", {"user": 1})
+    assert properties.get("si").verify("asset", THM1, v.witness)
     assert mechanisms.allocate("asset", THM1).tasks == (6, 12)
     assert si.equal_split_utility(THM1, 1) == 15
 
 
 def test_theorem2_asset_violates_bottleneck_fairness():
-    v = properties.check("bf", "asset", THM2)
-    assert (v.verdict, v.witness) == ("violated", {"resource": 0, "user": 0})
+    v = properties.check("asset", "bf", THM2)
+    assert (v.status, v.witness) == ("violated", {"resource": 0, "user": 0})
     assert "3/7" in v.explanation and "1/2" in v.explanation
-    assert v.violation.verify()
+    assert properties.get("bf").verify("asset", THM2, v.witness)
 
 
 def test_theorem3_asset_violates_resource_monotonicity():
-    v = properties.check("rm", "asset", THM3)
-    assert v.verdict == "violated"
-    assert v.violation.verify()
+    v = properties.check("asset", "rm", THM3)
+    assert v.status == "violated"
+    assert properties.get("rm").verify("asset", THM3, v.witness)
     # The paper's own deviation: the second resource doubles, A drops from 11 to 21/2 tasks.
-    text = rm.confirm(mechanisms.get("asset"), THM3, {"capacities": [77, 154], "user": 0}, {})
+    text = rm.PROPERTY.confirm(mechanisms.get("asset"), THM3, {"capacities": [77, 154], "user": 0}, {})
     assert text is not None and "from 11 to 21/2" in text
     assert mechanisms.allocate("asset", THM3.replace(capacities=[77, 154])).tasks == (F(21, 2), 35)
 
@@ -65,21 +67,21 @@ def test_theorem3_asset_violates_resource_monotonicity():
 # --------------------------------------------------------------------------- CEEI, Theorems 4-5
 @needs_ceei
 def test_theorem4_ceei_is_not_strategyproof_and_the_search_finds_a_misreport():
-    v = properties.check("sp", "ceei", THM4, time_limit=60)
-    assert v.verdict == "violated"
+    v = properties.check("ceei", "sp", THM4, time_limit=60)
+    assert v.status == "violated"
     assert v.witness["user"] == 0 and v.witness["misreport"] != [16, 1]
-    assert v.violation.verify()
+    assert properties.get("sp").verify("ceei", THM4, v.witness)
     # The lecture's misreport <16, 8>: 100/31 tasks truthful, 25/6 of its real tasks when lying.
     assert mechanisms.allocate("ceei", THM4).tasks == (F(100, 31), F(1500, 31))
-    text = sp.confirm(mechanisms.get("ceei"), THM4, {"user": 0, "misreport": [16, 8]}, {})
+    text = sp.PROPERTY.confirm(mechanisms.get("ceei"), THM4, {"user": 0, "misreport": [16, 8]}, {})
     assert text is not None and "100/31" in text and "25/6" in text
 
 
 @needs_ceei
 def test_theorem5_ceei_violates_population_monotonicity():
-    v = properties.check("pm", "ceei", THM5, time_limit=60)
-    assert (v.verdict, v.witness) == ("violated", {"removed": 2, "user": 1})
-    assert v.violation.verify()
+    v = properties.check("ceei", "pm", THM5, time_limit=60)
+    assert (v.status, v.witness) == ("violated", {"removed": 2, "user": 1})
+    assert properties.get("pm").verify("ceei", THM5, v.witness)
     after = mechanisms.allocate("ceei", pm.without(THM5, 2)).tasks
     assert after[1] == F(100, 21)  # the paper's 4.8; it had about 5.35 with user 3 present
     assert mechanisms.allocate("ceei", THM5).tasks[1] > F(535, 100)
@@ -89,21 +91,21 @@ def test_theorem5_ceei_violates_population_monotonicity():
 @pytest.mark.parametrize("prop", ["si", "ef", "pe", "bf"])
 @pytest.mark.parametrize("index", range(5))
 def test_drf_satisfies_the_required_properties_on_the_theorem_instances(prop, index):
-    v = properties.check(prop, "drf", ALL[index])
-    assert v.verdict == "holds", v.explanation
+    v = properties.check("drf", prop, ALL[index])
+    assert v.status == "holds", v.explanation
     assert v.witness is None
 
 
 def test_drf_strategyproofness_is_proved_by_z3_on_theorem4():
-    v = properties.check("sp", "drf", THM4, time_limit=30)
-    assert v.verdict == "holds"
+    v = properties.check("drf", "sp", THM4, time_limit=30)
+    assert v.status == "holds"
     assert v.budget["z3"] == "unsat"
 
 
 def test_drf_is_not_resource_monotone_theorem6():
     """Theorem 6: no mechanism with SI and PE is resource monotone; DRF fails on Theorem 4's instance."""
-    v = properties.check("rm", "drf", THM4)
-    assert (v.verdict, v.witness) == ("violated", {"capacities": [100, 200], "user": 0})
+    v = properties.check("drf", "rm", THM4)
+    assert (v.status, v.witness) == ("violated", {"capacities": [100, 200], "user": 0})
     assert "25/6 to 25/8" in v.explanation
 
 
@@ -130,72 +132,73 @@ def test_a_violation_that_fails_reverification_is_never_reported():
         tasks = (F(0), F(0)) if len(calls) == 1 else mechanisms.allocate("drf", inst).tasks
         return Allocation("flaky", inst, tasks)
 
-    v = properties.check("si", Mechanism("flaky", "", "", flaky), THM1)
-    assert v.verdict == "unknown" and v.witness is None
+    v = properties.check(Mechanism("flaky", "", "", flaky), "si", THM1)
+    assert v.status == "unknown" and v.witness is None
 
 
 def test_ef_and_pe_do_not_imply_si():
     """c = <1, 1>, d1 = <1, 1>, d2 = <1, 1/10>, tasks <2/5, 3/5>: envy-free, efficient, not SI."""
     inst = Instance.build([1, 1], [[1, 1], [1, "1/10"]])
     fixed = Mechanism("fixed", "", "", lambda i: Allocation("fixed", i, (F(2, 5), F(3, 5))))
-    assert properties.check("ef", fixed, inst).verdict == "holds"
-    assert properties.check("pe", fixed, inst).verdict == "holds"
-    assert properties.check("si", fixed, inst).witness == {"user": 0}
+    assert properties.check(fixed, "ef", inst).status == "holds"
+    assert properties.check(fixed, "pe", inst).status == "holds"
+    assert properties.check(fixed, "si", inst).witness == {"user": 0}
 
 
 def test_pe_witness_is_the_exact_lp_optimum():
     half = Mechanism("half", "", "", lambda i: Allocation("half", i, tuple(t / 2 for t in mechanisms.allocate("drf", i).tasks)))
-    v = properties.check("pe", half, THM1)
-    assert v.verdict == "violated"
+    v = properties.check(half, "pe", THM1)
+    assert v.status == "violated"
     assert v.witness == {"improvement": ["5/2", "45/2"], "user": 1}
 
 
 def test_weighted_sharing_incentive_uses_the_weight_shares():
     inst = Instance.build([12], [[1], [1]], weights=[1, 2])
     even = Mechanism("even", "", "", lambda i: Allocation("even", i, (F(6), F(6))))
-    assert properties.check("si", even, inst).witness == {"user": 1}  # entitled to 8
-    assert properties.check("srf", even, inst).witness == {"user": 1}
-    assert properties.check("srf", "drf", inst).verdict == "holds"
+    assert properties.check(even, "si", inst).witness == {"user": 1}  # entitled to 8
+    assert properties.check(even, "srf", inst).witness == {"user": 1}
+    assert properties.check("drf", "srf", inst).status == "holds"
 
 
 def test_notes_water_filling_example_is_single_resource_fair():
     inst = Instance.build([10], [[1], [1], [1], [1]], max_tasks=[2, "2.6", 4, 5])
     assert mechanisms.allocate("drf", inst).tasks == (2, F(13, 5), F(27, 10), F(27, 10))
-    assert properties.check("srf", "drf", inst).verdict == "holds"
+    assert properties.check("drf", "srf", inst).status == "holds"
 
 
 def test_srf_is_vacuous_with_several_resources():
-    v = properties.check("srf", "asset", THM2)
-    assert v.verdict == "holds" and "vacuous" in v.explanation
+    v = properties.check("asset", "srf", THM2)
+    assert v.status == "holds" and "vacuous" in v.explanation
 
 
 # --------------------------------------------------------------------------- budgets
 def test_bad_budget_is_an_input_error():
     with pytest.raises(InputError, match="budget 'bogus'"):
-        properties.check("si", "drf", THM1, bogus=1)
+        properties.check("drf", "si", THM1, bogus=1)
     with pytest.raises(InputError, match="time_limit"):
-        properties.check("sp", "drf", THM1, time_limit=0)
+        properties.check("drf", "sp", THM1, time_limit=0)
     with pytest.raises(InputError, match="evaluations"):
-        properties.check("sp", "drf", THM1, evaluations=0)
+        properties.check("drf", "sp", THM1, evaluations=0)
     with pytest.raises(InputError, match="property 'xx'"):
-        properties.check("xx", "drf", THM1)
+        properties.check("drf", "xx", THM1)
 
 
 def test_solver_giving_up_is_unknown_never_holds(monkeypatch):
     from fairlab.properties import _search
 
     monkeypatch.setattr(_search, "solve_reason", lambda constraints, budget: ("unknown", None, "rlimit"))
-    v = properties.check("sp", "drf", THM1, evaluations=1)
-    assert v.verdict == "unknown"
-    v = properties.check("sp", "drf", THM1, evaluations=5)
-    assert v.verdict == "none-found" and v.budget["z3"] == "unknown"
+    v = properties.check("drf", "sp", THM1, evaluations=1)
+    assert v.status == "unknown"
+    v = properties.check("drf", "sp", THM1, evaluations=5)
+    assert v.status == "none-found" and v.budget["z3"] == "unknown"
     assert v.budget["z3_reason"].startswith("rlimit")
 
 
 # --------------------------------------------------------------------------- z3 encodings
 def _status(module, mechanism, inst, **kw):
     sym = SymbolicInstance.from_instance(inst)
-    encoding = module.encode(sym, mechanisms.get(mechanism).spec, **kw)
+    prop = getattr(module, "PROPERTY", module)  # a property module or the Property itself
+    encoding = prop.encode(sym, mechanisms.get(mechanism).spec, **kw)
     status, model = solve(sym.domain + encoding.constraints, 30)
     return status, (encoding.witness(model) if model is not None else None)
 
@@ -208,7 +211,7 @@ def test_si_encoding_finds_theorem1_and_is_unsat_for_drf():
 def test_rm_encoding_finds_a_verified_violation_for_asset_on_theorem3():
     status, witness = _status(rm, "asset", THM3)
     assert status == "sat"
-    assert rm.confirm(mechanisms.get("asset"), THM3, witness, {}) is not None
+    assert rm.PROPERTY.confirm(mechanisms.get("asset"), THM3, witness, {}) is not None
 
 
 def test_sp_encoding_is_unsat_for_drf_on_theorem5():
@@ -226,5 +229,20 @@ def test_encodings_of_static_properties_agree_with_checks():
         for inst in (THM1, THM2):
             for mechanism in ("drf", "asset"):
                 status, witness = _status(module, mechanism, inst)
-                expected = properties.check(name, mechanism, inst).verdict
+                expected = properties.check(mechanism, name, inst).status
                 assert status == ("sat" if expected == "violated" else "unsat"), (name, mechanism)
+
+
+# --------------------------------------------------------------------------- the Python API
+def test_check_takes_the_cli_order_example_names_and_plain_callables():
+    """check(mechanism, property, instance) as ``fairlab check``; a shipped example's name; a plain
+    Python callable as the mechanism (resolved by `fairlab.mechanisms.get`)."""
+    v = properties.check("asset", "si", "thm1-asset-si")
+    assert (v.status, v.witness, v.mechanism, v.property) == ("violated", {"user": 1}, "asset", "si")
+
+    def dictator(instance):
+        return [min(c / d for c, d in zip(instance.capacities, instance.demands[0]) if d > 0), 0]
+
+    v = properties.check(dictator, "ef", THM1)
+    assert (v.status, v.witness) == ("violated", {"user": 1, "envied": 0})
+    assert properties.get("ef").verify(dictator, THM1, v.witness)

@@ -59,8 +59,8 @@ def test_an_import_that_ends_the_process_is_an_error_not_a_silent_success():
 @pytest.mark.parametrize("function", ["ceei_float_object", "ceei_float_mapping"])
 def test_an_approximate_label_on_a_plain_result_is_kept(function):
     from fairlab import properties
-    v = properties.check("pe", f"{MISBEHAVING}:{function}", "thm4-ceei-sp")
-    assert v.verdict == "unknown" and "approximate" in v.explanation
+    v = properties.check(f"{MISBEHAVING}:{function}", "pe", "thm4-ceei-sp")
+    assert v.status == "unknown" and "approximate" in v.explanation
 
 
 def test_prove_refutations_store_fixtures_that_reverify():

@@ -122,8 +122,9 @@ def test_a_spec_that_is_not_the_allocators_proves_nothing(plugin, prop):
 
 def test_the_allocator_of_the_second_reproducer_does_violate_si():
     """`check` finds Theorem 1's violation on the mechanism the proof would have been about."""
-    verdict = properties.check("si", mechanisms.get(DRF_SPEC_ON_ASSET), "thm1-asset-si")
-    assert verdict.verdict == "violated" and verdict.violation.verify()
+    verdict = properties.check(mechanisms.get(DRF_SPEC_ON_ASSET), "si", "thm1-asset-si")
+    assert verdict.status == "violated"
+    assert properties.get("si").verify(mechanisms.get(DRF_SPEC_ON_ASSET), "thm1-asset-si", verdict.witness)
 
 
 def _bypass_conformance(monkeypatch):

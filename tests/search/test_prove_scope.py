@@ -42,11 +42,11 @@ def test_the_audit_instances_violate():
     """The ground truth the proofs must not contradict."""
     asym = mechanisms.get(ASYM)
     same = Instance.from_dict(json.loads((PLUGINS / "asym_same.json").read_text()))
-    assert properties.check("sp", asym, same, time_limit=30).verdict == "violated"
+    assert properties.check(asym, "sp", same, time_limit=30).status == "violated"
     capdep = mechanisms.get(CAPDEP)
     # capacities not all 1: asset fairness, which violates si (DRF paper, Theorem 1)
     inst = Instance.from_dict({"capacities": [2, 2], "demands": [[2, 0], [2, 2]]})
-    assert properties.check("si", capdep, inst, time_limit=30).verdict == "violated"
+    assert properties.check(capdep, "si", inst, time_limit=30).status == "violated"
 
 
 def test_capacity_dependent_plugin_is_not_proved_si():

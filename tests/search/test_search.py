@@ -10,6 +10,7 @@ import pytest
 from fairlab import mechanisms
 from fairlab.counterexamples.verify import verify_record
 from fairlab.core.instance import Instance
+from fairlab import properties
 from fairlab.search import engines, impossibility, space
 from fairlab.search.rediscover import CLAIMS, run_claim
 
@@ -25,7 +26,7 @@ def test_each_engine_alone_finds_asset_violating_sharing_incentive():
         hunt = engines.search(mechanisms.get("asset"), "si", engines=[engine], time_limit=20)
         assert hunt.status == "violated", engine
         assert hunt.engine == engine
-        assert hunt.verdict.violation.verify()
+        assert properties.get("si").verify("asset", hunt.instance, hunt.verdict.witness)
 
 
 def test_shrinking_gives_small_integers():
@@ -65,9 +66,10 @@ def test_grid_is_deduplicated_up_to_symmetry():
 
 def test_impossibility_controls_and_a_family_that_is_not_impossible():
     result = impossibility.search(["si", "pe", "rm"], time_limit=30)
-    assert result.status == "found"
-    assert result.controls == {"si": "sat", "pe": "sat", "rm": "sat"}
-    assert any(c.startswith("rm[") for c in result.core) and any(c.startswith("si[") for c in result.core)
+    assert result.status == "found" and result.kind == "impossibility"
+    assert result.certificate["controls"] == {"si": "sat", "pe": "sat", "rm": "sat"}
+    core = result.certificate["core"]
+    assert any(c.startswith("rm[") for c in core) and any(c.startswith("si[") for c in core)
     # with divisible tasks, si + pe + sp hold together (DRF has them): no family is found
     continuous = impossibility.search(["si", "pe", "sp"], indivisible=False, time_limit=3)
     assert continuous.status in ("not-found", "unknown")

@@ -145,11 +145,11 @@ def test_budget_exhaustion_is_a_count_and_time_only_stops():
 
 def test_a_check_stopped_by_the_time_limit_is_unknown_not_none_found():
     slow = f"{HANGS}:slow"  # 0.25 s per run, 300 evaluations: far more than 1 s on any machine
-    v = properties.check("sp", slow, Instance.from_dict(GOOD), time_limit=1)
-    assert v.verdict == "unknown" and v.budget["stopped"] == "time"
+    v = properties.check(slow, "sp", Instance.from_dict(GOOD), time_limit=1)
+    assert v.status == "unknown" and v.budget["stopped"] == "time"
     three = Instance.build([1, 1], [[1, 2], [2, 1], [1, 1]])
-    v = properties.check("pm", slow, three, time_limit="1/2")
-    assert v.verdict == "unknown" and v.budget["stopped"] == "time"
+    v = properties.check(slow, "pm", three, time_limit="1/2")
+    assert v.status == "unknown" and v.budget["stopped"] == "time"
 
 
 def test_shrinking_is_bounded_by_trials_not_seconds():

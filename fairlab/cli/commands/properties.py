@@ -39,14 +39,15 @@ def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | js
     rows = [properties.get(name) for name in properties.names()]
     if fmt == "json":
         emit_json(listing("properties", [
-            {"name": p.NAME, "title": p.TITLE, "definition": p.DEFINITION, "witness": p.WITNESS} for p in rows
+            {"name": p.name, "title": p.title, "definition": p.definition, "source": p.source,
+             "compares": p.compares, "witness": p.witness_shape()} for p in rows
         ]))
         return
     table = Table(title="fairness properties (Leontief utilities)")
     for col in ("name", "property", "definition and source", "witness"):
         table.add_column(col)
     for p in rows:
-        table.add_row(p.NAME, p.TITLE, escape(p.DEFINITION), escape(p.WITNESS))
+        table.add_row(p.name, p.title, escape(p.definition), escape(p.witness_shape()))
     console.print(table)
 
 
@@ -79,44 +80,21 @@ def check_cmd(
             # properties.check: a plug-in still running at the limit is unknown (time) if it
             # has returned before, else a one-line error (it never returns)
             result = properties.check(
-                mechanism=mechanism, property=module.NAME, instance=inst, time_limit=time_limit,
+                mechanism, module.name, inst, time_limit=time_limit,
                 evaluations=evaluations, seed=seed, options=options, symbolic=not no_z3, rlimit=rlimit,
             )
-            reverify(result)
+            result = properties.reverify(result, mechanism, inst, options)
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":
-        emit_json(result, result=True)  # result=True: provenance for the old Verdict (a Result has its own)
+        emit_json(result)
         return
     print_verdict(result, inst)
 
 
-def reverify(result) -> None:
-    """Re-verify a violation once more before printing it (inside the caller's plug-in time limit):
-    one that fails, or whose plug-in is stopped by the time limit, is printed as unknown.
-
-    Domain logic waiting for its home: once `properties.check` returns a frozen `Result` and
-    re-verifies its own violation, this goes."""
-    if not hasattr(result, "violation"):  # a Result: properties.check has re-verified it
-        return
-    if result.verdict != "violated":
-        return
-    try:
-        ok = result.violation is not None and result.violation.verify()
-        why = "the violation found failed its own exact re-verification; not printed"
-    except plugin.PluginTimeout as exc:
-        if not exc.returned_before:
-            raise
-        ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
-        result.budget["stopped"] = "time"
-    if not ok:
-        result.verdict, result.witness = "unknown", None
-        result.explanation = why
-
-
 def print_verdict(result, inst) -> None:
     """The verdict in colour, its witness with user and resource names, the explanation and the budget."""
-    status = str(getattr(result, "status", None) or result.verdict)
+    status = result.status.value
     colour = {"violated": "red", "holds": "green"}.get(status, "yellow")
     console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{status}[/bold {colour}]")
     witness = to_json(result.witness, versioned=False)

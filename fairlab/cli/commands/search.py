@@ -252,7 +252,7 @@ def hunt_record(mechanism: str, prop: str, hunt) -> dict:
         "reason": hunt.reason,
         "summary": hunt.summary(),
         "instance": hunt.instance.to_dict() if hunt.instance else None,
-        "witness": hunt.verdict.witness if hunt.verdict is not None else None,
+        "witness": hunt.verdict.witness.to_dict() if hunt.verdict is not None else None,
         "explanation": hunt.verdict.explanation if hunt.verdict is not None else None,
         "engine": hunt.engine,
         "core": hunt.core,

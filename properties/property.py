@@ -1,0 +1,628 @@
+"""A fairness property as ONE object whose rule is written once (issue 15).
+
+A property is a registered `Property`: its name, title, definition, source, typed witness and what
+its rule compares (`compares`):
+
+* ``"allocation"`` — one allocation of one instance (si, ef, pe, srf, bf, njc): the rule says
+  whether the allocation `t` is violated at one *choice* (a user, a pair of users, a resource
+  and a user), e.g. si's "user i prefers its weighted equal split to t_i";
+* ``"misreport"`` (sp), ``"capacity-change"`` (rm), ``"departure"`` (pm) — the allocation of the
+  instance and that of a *derived* instance (a user declares another demand, capacities grow, a
+  user leaves): the rule says whether user i is better off (sp) or worse off (rm, pm) there.
+
+The rule is written against a small arithmetic interface, a *view* of the instance's numbers with
+two implementations: `ExactView` (Fractions or algebraic numbers, Python bools; Leontief utilities
+by `leontief.utility`) and `Z3View` (z3 terms; `leontief.z3_prefers` ...). Python's ``<``, ``+``
+and ``*`` work on both kinds of numbers; the view supplies the rest (``all``, ``any``, ``not_``,
+``implies``, ``prefers``, ``entitlement``, ``load``, ...). One rule then serves
+
+(a) the exact check of one instance (`Property.check`, exact allocations only: `base.run`),
+(b) the candidate search of sp and rm (every deviation evaluated exactly),
+(c) `Property.confirm`, the from-scratch re-verification of a witness,
+(d) `Property.encode`, the z3 encoding "spec and the property violated" used by `fairlab.search`,
+(e) the joint systems of `fairlab.search.impossibility` (the rule negated: the property holds).
+
+Adding a property is adding one module to this package that builds a `Property` and `register`s it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+import z3
+
+from fairlab.core.errors import InputError
+from fairlab.core.exact import Algebraic, format_exact, z3_value
+from fairlab.core.instance import Instance
+from fairlab.core.results import Result, Status
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
+from fairlab.properties import _search, leontief
+from fairlab.properties.base import (
+    REGISTRY, Encoding, Undecided, Violation, exact_verdicts, fresh_tasks, model_index, model_value, parse_budget,
+    resolve_instance, resolve_mechanism, run, verdict, violated,
+)
+
+ALLOCATION = "allocation"
+MISREPORT = "misreport"
+CAPACITY_CHANGE = "capacity-change"
+DEPARTURE = "departure"
+COMPARES = (ALLOCATION, MISREPORT, CAPACITY_CHANGE, DEPARTURE)
+
+
+# --------------------------------------------------------------------------- typed witnesses
+class Witness:
+    """Base of the typed witnesses: frozen dataclasses whose field names are the JSON keys.
+
+    Numbers are stored as JSON writes them (an int, or ``"p/q"``; an irrational as its exact
+    description), so ``to_dict()`` is the JSON form. A witness also reads like the mapping it
+    replaces (``w["user"]``, ``w.get("user")``, ``w == {"user": 1}``) for stored fixtures and callers."""
+
+    def to_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, raw) -> "Witness":
+        """A witness from its mapping (missing keys become None: `confirm` rejects them)."""
+        if isinstance(raw, cls):
+            return raw
+        if isinstance(raw, Witness):
+            raw = raw.to_dict()
+        if not isinstance(raw, Mapping):
+            keys = [f.name for f in dataclasses.fields(cls)]
+            raise InputError(f"witness: expected a mapping with keys {keys}, got {raw!r}")
+        return cls(**{f.name: raw.get(f.name) for f in dataclasses.fields(cls)})
+
+    def get(self, key, default=None):
+        return getattr(self, key, default) if key in self.keys() else default
+
+    def __getitem__(self, key):
+        if key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self):
+        return [f.name for f in dataclasses.fields(self)]
+
+    def items(self):
+        return self.to_dict().items()
+
+    def __eq__(self, other):
+        if isinstance(other, Witness):
+            return type(self) is type(other) and self.to_dict() == other.to_dict()
+        if isinstance(other, Mapping):
+            return self.to_dict() == dict(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((type(self).__name__, repr(self.to_dict())))
+
+
+def _plain(value):
+    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+@dataclass(frozen=True, eq=False)
+class UserWitness(Witness):
+    """si, njc, srf: the user who is harmed (0-based)."""
+
+    user: int
+
+
+@dataclass(frozen=True, eq=False)
+class EnvyWitness(Witness):
+    """ef: `user` prefers `envied`'s (weight-scaled) bundle."""
+
+    user: int
+    envied: int
+
+
+@dataclass(frozen=True, eq=False)
+class BottleneckWitness(Witness):
+    """bf: `user` gets less of the common bottleneck `resource` than max-min fairness gives."""
+
+    resource: int
+    user: int
+
+
+@dataclass(frozen=True, eq=False)
+class ImprovementWitness(Witness):
+    """pe: a feasible allocation (tasks per user) dominating it, in which `user` strictly gains."""
+
+    improvement: list
+    user: int
+
+
+@dataclass(frozen=True, eq=False)
+class MisreportWitness(Witness):
+    """sp: `user` gains (measured with its true demand) by declaring `misreport`."""
+
+    user: int
+    misreport: list
+
+
+@dataclass(frozen=True, eq=False)
+class CapacityWitness(Witness):
+    """rm: with the grown `capacities`, `user` runs fewer tasks."""
+
+    capacities: list
+    user: int
+
+
+@dataclass(frozen=True, eq=False)
+class DepartureWitness(Witness):
+    """pm: when user `removed` leaves, `user` (index in the original instance) runs fewer tasks."""
+
+    removed: int
+    user: int
+
+
+# --------------------------------------------------------------------------- the two views
+class ExactView:
+    """The instance's numbers exactly (Fractions; tasks may be algebraic); booleans are Python bools.
+
+    `integral`: tasks are whole (discrete mechanisms): utilities count whole tasks (floors)."""
+
+    symbolic: ClassVar[bool] = False
+
+    def __init__(self, instance: Instance, integral: bool = False):
+        self.instance = instance
+        self.integral = integral
+        self.n, self.m = instance.n, instance.m
+        self.capacities, self.demands = instance.capacities, instance.demands
+        self.weights, self.max_tasks = instance.weights, instance.max_tasks
+
+    # logic (arguments may be callables, evaluated lazily left to right)
+    @staticmethod
+    def all(terms: Iterable) -> bool:
+        return builtins.all(t() if callable(t) else t for t in terms)
+
+    @staticmethod
+    def any(terms: Iterable) -> bool:
+        return builtins.any(t() if callable(t) else t for t in terms)
+
+    @staticmethod
+    def not_(term) -> bool:
+        return not term
+
+    @staticmethod
+    def implies(condition, then) -> bool:
+        return (not condition) or (then() if callable(then) else then)
+
+    # Leontief utilities and the instance's numbers
+    def prefers(self, i: int, bundle: Sequence, tasks_i, demand_row=None) -> bool:
+        """u_i(bundle) > tasks_i (user i's Leontief utility, whole tasks if `integral`)."""
+        return leontief.utility(self.instance, i, bundle, self.integral, demand_row) > tasks_i
+
+    def below_cap(self, i: int, tasks_i) -> bool:
+        return leontief.below_cap(self.instance, i, tasks_i)
+
+    def within_cap(self, i: int, tasks_i) -> bool:
+        cap = self.max_tasks[i]
+        return cap is None or tasks_i <= cap
+
+    def entitlement(self, i: int) -> tuple:
+        return leontief.entitlement(self.instance, i)
+
+    def load(self, tasks: Sequence, r: int):
+        return leontief.load(self.instance, tasks, r)
+
+    def common_bottleneck(self, r: int) -> bool:
+        return r in leontief.common_bottlenecks(self.instance)
+
+    def short_of_max_min(self, tasks: Sequence, r: int, i: int) -> bool:
+        """User i gets fewer tasks than the weighted max-min fair (water-filling) allocation of r."""
+        return tasks[i] < leontief.max_min_on(self.instance, r)[i]
+
+
+class Z3View:
+    """The same interface over z3 terms (a `SymbolicInstance`): every answer is a z3 Bool.
+
+    `concrete`: the `Instance` whose numerals `sym` holds, if it has one; derived numbers (the
+    entitlements) are then computed exactly once instead of as z3 terms."""
+
+    symbolic: ClassVar[bool] = True
+
+    def __init__(self, sym: SymbolicInstance, integral: bool = False, concrete: Instance | None = None):
+        self.instance = sym
+        self.concrete = concrete
+        self.integral = integral
+        self.n, self.m = sym.n, sym.m
+        self.capacities, self.demands = sym.capacities, sym.demands
+        self.weights, self.max_tasks = sym.weights, sym.max_tasks
+
+    @staticmethod
+    def all(terms: Iterable) -> z3.BoolRef:
+        return z3.And([t() if callable(t) else t for t in terms])
+
+    @staticmethod
+    def any(terms: Iterable) -> z3.BoolRef:
+        return z3.Or([t() if callable(t) else t for t in terms])
+
+    @staticmethod
+    def not_(term) -> z3.BoolRef:
+        return z3.Not(term)
+
+    @staticmethod
+    def implies(condition, then) -> z3.BoolRef:
+        return z3.Implies(condition, then() if callable(then) else then)
+
+    def prefers(self, i: int, bundle: Sequence, tasks_i, demand_row=None) -> z3.BoolRef:
+        return leontief.z3_prefers(self.instance, i, bundle, tasks_i, demand_row, integral=self.integral)
+
+    def below_cap(self, i: int, tasks_i) -> z3.BoolRef:
+        return leontief.z3_below_cap(self.instance, i, tasks_i)
+
+    def within_cap(self, i: int, tasks_i) -> z3.BoolRef:
+        cap = self.max_tasks[i]
+        return z3.BoolVal(True) if cap is None else tasks_i <= cap
+
+    def entitlement(self, i: int) -> list:
+        if self.concrete is not None:
+            return [z3_value(x) for x in leontief.entitlement(self.concrete, i)]
+        return leontief.z3_entitlement(self.instance, i)
+
+    def load(self, tasks: Sequence, r: int):
+        return self.instance.load(tasks, r)
+
+    def common_bottleneck(self, r: int) -> z3.BoolRef:
+        return leontief.z3_common_bottleneck(self.instance, r)
+
+    def short_of_max_min(self, tasks: Sequence, r: int, i: int) -> z3.BoolRef:
+        """z3: the bottleneck characterisation fails at user i (some user does iff the allocation is
+        not the water-filling of r; `leontief.z3_not_max_min_on`)."""
+        return leontief.z3_not_max_min_on(self.instance, tasks, r, i)
+
+
+# --------------------------------------------------------------------------- properties
+@dataclass(eq=False)
+class Property:
+    """A registered fairness property (see the module docstring).
+
+    ``check(mechanism, instance, **budget) -> Result``, ``confirm(mechanism, instance, witness,
+    options) -> str | None``, ``encode(sym, spec, prefix, ...) -> Encoding`` and ``holds(view, ...)``
+    (the negated rule, for `fairlab.search.impossibility`) are all built from the one rule."""
+
+    name: str
+    title: str
+    definition: str
+    source: str
+    witness: type
+    compares: str
+    witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
+
+    def witness_shape(self) -> str:
+        """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
+        if self.witness_help:
+            return self.witness_help
+        keys = ", ".join(f'"{f.name}": ...' for f in dataclasses.fields(self.witness))
+        return f"{{{keys}}}  ({(self.witness.__doc__ or '').strip()})"
+
+    def describe(self) -> dict:
+        return {"name": self.name, "title": self.title, "definition": self.definition, "source": self.source,
+                "compares": self.compares, "witness": self.witness_shape()}
+
+    # ---- the exact check: the one choke point where exact-only verdicts are enforced
+    def check(self, mechanism, instance, **budget) -> Result:
+        """Check this property of `mechanism` on `instance`: a `Result` of kind "check". Exact
+        allocations only (`base.run`): an approximate allocation or exact arithmetic that ran out of
+        time is ``unknown`` with the reason, never violated / holds / none-found."""
+        def decide(mechanism, instance, **budget):
+            inst = resolve_instance(instance)
+            result = self._check(resolve_mechanism(mechanism), inst, parse_budget(budget))
+            return result if result.instance is not None else result.replace(instance=inst)
+
+        return exact_verdicts(self.name, decide)(mechanism, instance, **budget)
+
+    def _check(self, mech, inst: Instance, b) -> Result:
+        raise NotImplementedError
+
+    def confirm(self, mechanism, instance, witness, options) -> str | None:
+        """Recompute the violation `witness` claims from scratch (a fresh exact mechanism run) and
+        explain it, or None if it shows no violation. `witness`: the typed witness or its dict."""
+        raise NotImplementedError
+
+    def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
+        raise NotImplementedError
+
+    def verify(self, mechanism, instance, witness, options=None) -> bool:
+        """`witness` shows a violation, recomputed from scratch on exact allocations only (a
+        `Violation`: one that would need an approximate allocation, or a malformed witness, fails)."""
+        return Violation(self.name, resolve_mechanism(mechanism), resolve_instance(instance), witness,
+                         dict(options or {})).verify()
+
+
+def exactness(tasks: Sequence) -> str:
+    return "algebraic" if any(isinstance(t, Algebraic) for t in tasks) else "rational"
+
+
+@dataclass(eq=False)
+class AllocationProperty(Property):
+    """A property of one allocation: violated iff ``rule(view, tasks, *choice)`` for some choice.
+
+    * ``choices(view)``: the witness tuples to try, in order (e.g. ``[(i,) for i in users]``);
+    * ``rule(view, tasks, *choice)``: the allocation violates the property at this choice;
+    * ``explain(instance, tasks, witness, integral)``: the words of a confirmed violation;
+    * ``complete(instance, tasks, choice, integral)``: the witness of a choice (default: its fields),
+      and ``completed_fields``, the witness fields it adds to the choice's (pe: the improvement);
+    * ``valid(instance, tasks, witness, integral)``: what `confirm` checks besides the rule (pe: the
+      improvement really dominates);
+    * ``vacuous(instance)``: why the property holds without looking (srf with m > 1), or None."""
+
+    rule: Callable = None
+    choices: Callable = None
+    explain: Callable = None
+    complete: Callable | None = None
+    completed_fields: tuple = ()
+    valid: Callable | None = None
+    vacuous: Callable | None = None
+
+    def find(self, instance: Instance, tasks: Sequence, integral: bool = False):
+        """The first choice at which the exact allocation `tasks` violates the rule, as a witness."""
+        view = ExactView(instance, integral)
+        for choice in self.choices(view):
+            if self.rule(view, tasks, *choice):
+                if self.complete is not None:
+                    return self.complete(instance, tasks, choice, integral)
+                return self.witness(*choice)
+        return None
+
+    def violated_at(self, instance: Instance, tasks: Sequence, choice: tuple, integral: bool = False) -> bool:
+        """The rule, exactly, at one choice."""
+        return self.rule(ExactView(instance, integral), tasks, *choice)
+
+    def _check(self, mech, inst, b):
+        tasks = run(mech, inst, b.options)
+        b.used_evaluations = 1
+        # Discrete mechanisms hand out whole tasks: utilities count whole tasks (see leontief.utility).
+        witness = self.find(inst, tasks, integral=mech.discrete)
+        certificate = {"allocation": list(tasks)}
+        if witness is not None:
+            return violated(self.name, mech, inst, witness, b).replace(
+                certificate=certificate, exactness=exactness(tasks))
+        why = self.vacuous(inst) if self.vacuous is not None else None
+        text = why or f"exact check of the allocation <{', '.join(format_exact(t) for t in tasks)}>"
+        return verdict(self.name, mech, "holds", b, text).replace(certificate=certificate, exactness=exactness(tasks))
+
+    def confirm(self, mechanism, instance, witness, options):
+        inst = resolve_instance(instance)
+        w = self.witness.from_dict(witness)
+        view = ExactView(inst)
+        choice = tuple(getattr(w, name) for name in self.choice_fields())
+        if any(isinstance(c, bool) for c in choice) or choice not in [tuple(c) for c in self.choices(view)]:
+            return None
+        mech = resolve_mechanism(mechanism)
+        tasks = run(mech, inst, options)
+        view = ExactView(inst, mech.discrete)
+        if self.valid is not None and not self.valid(inst, tasks, w, mech.discrete):
+            return None
+        if not self.rule(view, tasks, *choice):
+            return None
+        return self.explain(inst, tasks, w, mech.discrete)
+
+    def choice_fields(self) -> list[str]:
+        """The witness fields a choice fills (all but the `completed_fields`)."""
+        return [f.name for f in dataclasses.fields(self.witness) if f.name not in self.completed_fields]
+
+    def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
+        """spec(sym, t) and the rule at some choice (``<prefix>.violated``)."""
+        prefix = self.name if prefix is None else prefix
+        tasks = fresh_tasks(prefix, sym.n)
+        view = Z3View(sym)
+        guarded = [(choice, self.rule(view, tasks, *choice)) for choice in self.choices(view)]
+        violated_ = z3.Or([g for _, g in guarded]) if guarded else z3.BoolVal(False)
+        constraints = list(spec(sym, tasks)) + [Constraint(f"{prefix}.violated", violated_)]
+
+        def witness(model):
+            choice = model_index(model, guarded)
+            if choice is None:
+                return None
+            if self.complete is not None:
+                return self.complete_from_model(model, sym, tasks, choice).to_dict()
+            return self.witness(*choice).to_dict()
+
+        return Encoding(constraints, witness, {"tasks": tasks})
+
+    def complete_from_model(self, model, sym, tasks, choice):
+        """The full witness of a choice read from a z3 model (pe: the improvement, exactly)."""
+        values = tuple(model_value(model, t) for t in tasks)
+        try:
+            return self.complete(_model_instance(model, sym), values, choice, False)
+        except (InputError, ValueError, TypeError, ZeroDivisionError):
+            # the numbers could not be completed exactly: a witness `confirm` rejects (the caller re-checks)
+            return self.witness(**{f.name: (choice[0] if f.name == "user" else None)
+                                   for f in dataclasses.fields(self.witness)})
+
+    def holds(self, view, tasks, label: str) -> list[tuple[str, Any]]:
+        """Named constraints "the property holds for `tasks`" (the rule negated at every choice),
+        for the joint systems of `fairlab.search.impossibility`: ``name[label][choice...]``."""
+        return [(f"{self.name}[{label}]" + "".join(f"[{c}]" for c in choice), view.not_(self.rule(view, tasks, *choice)))
+                for choice in self.choices(view)]
+
+
+def _model_instance(model, sym) -> Instance:
+    """The concrete instance a model gives the symbolic one (capacities, demands, caps)."""
+    def val(term):
+        return model_value(model, term)
+
+    return Instance.build(
+        capacities=[val(c) for c in sym.capacities],
+        demands=[[val(d) for d in row] for row in sym.demands],
+        weights=[[val(w) for w in row] for row in sym.weights],
+        max_tasks=[None if t is None else val(t) for t in sym.max_tasks],
+    )
+
+
+@dataclass(eq=False)
+class DeviationProperty(Property):
+    """A property comparing the allocation of an instance with that of a derived one.
+
+    * ``rule(view, i, before_i, after_i, deviation)``: user i's tasks before (instance of `view`)
+      and after (the derived instance) violate the property (sp: i gains with its true demand;
+      rm, pm: i loses);
+    * ``derive(instance, deviation)`` / ``derive_symbolic(sym, prefix, user)``: the derived
+      instance, exactly / as z3 terms (the latter yields ``(tag, deviation terms, derived sym,
+      constraints)`` per deviation);
+    * ``compared(n, deviation)``: pairs (i, position of i in the derived instance);
+    * ``make_witness(deviation, i)`` and ``read(witness, instance)`` -> (deviation, i) or None;
+    * ``candidates(instance, seed)`` -> (structured, random) deviations for the search, or
+      ``exhaustive(instance)`` -> every deviation (pm: a clean pass proves the property);
+    * ``explain(instance, deviation, i, before_i, after_i, integral)``: the words."""
+
+    rule: Callable = None
+    derive: Callable = None
+    derive_symbolic: Callable = None
+    compared: Callable = None
+    make_witness: Callable = None
+    read: Callable = None
+    explain: Callable = None
+    candidates: Callable | None = None
+    exhaustive: Callable | None = None
+    vacuous: Callable | None = None
+    model_witness: Callable | None = None
+    what: str = "deviation"
+
+    def evaluate(self, mech, inst, tasks, deviation, options):
+        """The witness of a violation at `deviation` (a fresh exact run of the derived instance), or None."""
+        after = run(mech, self.derive(inst, deviation), options)
+        view = ExactView(inst, mech.discrete)
+        for i, pos in self.compared(inst.n, deviation):
+            if self.rule(view, i, tasks[i], after[pos], deviation):
+                return self.make_witness(deviation, i)
+        return None
+
+    def _check(self, mech, inst, b):
+        if self.exhaustive is not None:
+            return self._exhaustive(mech, inst, b)
+        tasks = run(mech, inst, b.options)
+        b.used_evaluations = 1
+        undecided = Undecided()
+        symbolic = _search.symbolic_at(mech, inst, b, self.encode)
+        structured, randomised = self.candidates(inst, b.seed)
+        evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
+        result = undecided.amend(
+            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
+        return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
+
+    def _exhaustive(self, mech, inst, b):
+        deviations = list(self.exhaustive(inst))
+        if not deviations:
+            why = self.vacuous(inst) if self.vacuous is not None else None
+            return verdict(self.name, mech, "holds", b, why or f"vacuous: no {self.what} at this instance")
+        tasks = run(mech, inst, b.options)
+        b.used_evaluations = 1
+        undecided = Undecided()
+        for k, deviation in enumerate(deviations):
+            if b.time_up():  # the outer stop: the deviations are few and all needed, so no verdict
+                return verdict(self.name, mech, "unknown", b, f"stopped by the time limit ({b.time_limit:g} s) after "
+                               f"{k} of {len(deviations)} {self.what}s; no verdict", departures=k, stopped="time")
+            b.used_evaluations += 1
+            witness = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))(deviation)
+            if witness is not None:
+                result = violated(self.name, mech, inst, witness, b, departures=k + 1)
+                return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
+        count = len(deviations)
+        if undecided.count:  # a deviation not decided exactly: no proof for this instance
+            return verdict(self.name, mech, "unknown", b, f"not decided: {undecided.count} of {count} {self.what}s "
+                           f"could not be checked exactly, e.g.: {undecided.reason}", departures=count,
+                           undecided=undecided.count)
+        return verdict(self.name, mech, "holds", b, f"all {count} single {self.what}s checked exactly",
+                       departures=count).replace(exactness=exactness(tasks))
+
+    def confirm(self, mechanism, instance, witness, options):
+        inst = resolve_instance(instance)
+        parsed = self.read(self.witness.from_dict(witness), inst)
+        if parsed is None:
+            return None
+        deviation, i = parsed
+        derived = self.derive(inst, deviation)  # validates the derived instance like any instance
+        pos = dict(self.compared(inst.n, deviation)).get(i)
+        if pos is None:
+            return None
+        mech = resolve_mechanism(mechanism)
+        before = run(mech, inst, options)
+        after = run(mech, derived, options)
+        if not self.rule(ExactView(inst, mech.discrete), i, before[i], after[pos], deviation):
+            return None
+        return self.explain(inst, deviation, i, before[i], after[pos], mech.discrete)
+
+    def encode(self, sym, spec, prefix: str | None = None) -> Encoding:
+        """spec(sym, t); for each derived instance (its deviation unknown where it is a continuum),
+        spec(derived, t') under renamed constraint names, and the rule at some compared user
+        (``<prefix>.violated``)."""
+        return self.encode_deviations(sym, spec, prefix, None)
+
+    def encode_deviations(self, sym, spec, prefix: str | None, user: int | None) -> Encoding:
+        """`encode`, with `user`: only this user deviates (`derive_symbolic` decides what that means)."""
+        prefix = self.name if prefix is None else prefix
+        tasks = fresh_tasks(prefix, sym.n)
+        constraints = list(spec(sym, tasks))
+        view = Z3View(sym)
+        choices, variables = [], {"tasks": tasks}
+        for tag, deviation, derived, extra in self.derive_symbolic(sym, prefix, user):
+            constraints += extra
+            after = fresh_tasks(f"{prefix}.{tag}", derived.n)
+            constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in spec(derived, after)]
+            choices += [((deviation, i), self.rule(view, i, tasks[i], after[pos], deviation))
+                        for i, pos in self.compared(sym.n, deviation)]
+        violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
+        constraints.append(Constraint(f"{prefix}.violated", violated_))
+
+        def witness(model):
+            chosen = model_index(model, choices)
+            if chosen is None:
+                return None
+            deviation, i = chosen
+            found = self.model_witness(model, deviation, i) if self.model_witness else self.make_witness(deviation, i)
+            return found.to_dict()
+
+        return Encoding(constraints, witness, variables)
+
+    def holds(self, view, before, after, deviation, label: str) -> list[tuple[str, Any]]:
+        """Named constraints "the property holds between `before` and `after`" (the rule negated
+        for every compared user), for `fairlab.search.impossibility`: ``name[label][i]``."""
+        return [(f"{self.name}[{label}][{i}]", view.not_(self.rule(view, i, before[i], after[pos], deviation)))
+                for i, pos in self.compared(view.n, deviation)]
+
+
+@dataclass(eq=False)
+class PerUserDeviationProperty(DeviationProperty):
+    """A deviation property whose encoding can focus on one deviating user (sp: user 0 of an
+    anonymous mechanism, `fairlab.search.prove`)."""
+
+    def encode(self, sym, spec, prefix: str | None = None, user: int | None = None) -> Encoding:
+        return self.encode_deviations(sym, spec, prefix, user)
+
+
+# --------------------------------------------------------------------------- the registry
+#: The order of the DRF paper §3 (the four required, then the four nice-to-have), then njc.
+ORDER = ("si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc")
+
+
+def register(prop: Property) -> Property:
+    """Add `prop` to the registry (`fairlab.properties.get`, `names`); returns it."""
+    if prop.compares not in COMPARES:
+        raise ValueError(f"property {prop.name!r}: compares {prop.compares!r} not one of {COMPARES}")
+    REGISTRY[prop.name] = prop
+    return prop
+
+
+def names() -> list[str]:
+    """Registered property names, in the DRF paper's order (§3), then any others alphabetically."""
+    return [n for n in ORDER if n in REGISTRY] + sorted(n for n in REGISTRY if n not in ORDER)
+
+
+def get(name: str) -> Property:
+    """The property registered as `name` (e.g. "si")."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise InputError(f"property {name!r}: unknown (known: {', '.join(names())})")
+    return REGISTRY[name]
+
+
+__all__ = [
+    "Property", "AllocationProperty", "DeviationProperty", "ExactView", "Z3View", "Witness", "UserWitness",
+    "EnvyWitness", "BottleneckWitness", "ImprovementWitness", "MisreportWitness", "CapacityWitness",
+    "DepartureWitness", "register", "get", "names", "REGISTRY", "ORDER",
+]
