@@ -30,7 +30,7 @@ def test_check_json_violation(tmp_path):
     result = runner.invoke(app, ["check", "asset", "rm", inst, "--format", "json"])
     assert result.exit_code == 0
     out = json.loads(result.stdout)
-    assert out["mechanism"] == "asset" and out["property"] == "rm" and out["verdict"] == "violated"
+    assert out["mechanism"] == "asset" and out["property"] == "rm" and out["status"] == "violated"
     assert set(out["witness"]) == {"capacities", "user"}
     assert len(out["witness"]["capacities"]) == 2
 
@@ -44,7 +44,7 @@ def test_check_holds_exits_zero_and_prints_table():
 def test_check_time_limit_and_bad_input(tmp_path):
     inst = _instance(tmp_path, {"capacities": [30, 30], "demands": [[1, 3], [1, 1]]})
     ok = runner.invoke(app, ["check", "drf", "sp", inst, "--time-limit", "5", "--format", "json"])
-    assert ok.exit_code == 0 and json.loads(ok.stdout)["verdict"] == "holds"
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["status"] == "holds"
     for args in (
         ["check", "drf", "nope", inst],
         ["check", "nope", "si", inst],

@@ -118,8 +118,8 @@ def test_check_reproducers_are_not_violated(prop, case, instance_file):
     """`fairlab check ceei pe|njc` used to read the float path's 25-digit tasks as exact: u4
     "gained 9/10^25 tasks"; u1 had a "justified complaint" (nothing saturated, by 10^-25)."""
     out = cli_json("check", "ceei", prop, instance_file(case))
-    assert out["verdict"] in ("holds", "unknown")
-    assert out["verdict"] == "holds"  # the exact optimum takes milliseconds here
+    assert out["status"] in ("holds", "unknown")
+    assert out["status"] == "holds"  # the exact optimum takes milliseconds here
     for method in ("exact", "float", "auto"):  # whatever the method, the exact allocation decides
         assert properties.check("ceei", prop, case, options={"method": method}).status == "holds"
 
@@ -128,7 +128,7 @@ def test_check_sp_reproducer_is_not_violated(instance_file):
     """The truthful side was approximate and the misreport side exact, so an error of 10^-20
     read as a gain (user 1 declaring <1, 0>: the same demand, scaled, so exactly no gain)."""
     out = cli_json("check", "ceei", "sp", instance_file(SP_CASE), "--evaluations", "30", "--no-z3")
-    assert out["verdict"] in ("none-found", "unknown") and out["witness"] is None
+    assert out["status"] in ("none-found", "unknown") and out["witness"] is None
     old_witness = Violation("sp", ceei.MECHANISM, Instance.from_dict(SP_CASE), {"user": 0, "misreport": [1, 0]})
     assert not old_witness.verify() and old_witness.inexact is None  # decided exactly: no gain
 
@@ -159,7 +159,7 @@ def test_unknown_when_the_exact_allocation_cannot_be_had(no_exact_ceei):
 
 def test_cli_check_reports_unknown_with_the_reason(no_exact_ceei, instance_file):
     out = cli_json("check", "ceei", "pe", instance_file(PE_CASE))
-    assert out["verdict"] == "unknown" and "approximate" in out["explanation"]
+    assert out["status"] == "unknown" and "approximate" in out["explanation"]
 
 
 def test_the_exact_re_solve_gets_the_checks_time_limit():

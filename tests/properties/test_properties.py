@@ -33,7 +33,7 @@ def test_every_property_module_is_complete():
         assert prop.name == name
         assert "§" in prop.definition or "Bonald" in prop.definition
         assert prop.source and prop.compares in ("allocation", "misreport", "capacity-change", "departure")
-        for attr in ("title", "WITNESS", "check", "confirm", "encode", "holds", "witness"):
+        for attr in ("title", "witness_shape", "check", "confirm", "encode", "holds", "witness"):
             assert hasattr(prop, attr), (name, attr)
 
 

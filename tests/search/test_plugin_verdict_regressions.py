@@ -47,7 +47,7 @@ def test_plugin_prints_go_to_stderr_and_json_parses():
     assert "HELLO FROM PLUGIN" in out.stderr and "RAW C-LEVEL WRITE" in out.stderr
     out = fairlab("check", f"{PLUGINS / 'prints_at_import.py'}:f", "si", "drf-paper", "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["verdict"] in ("violated", "holds")
+    assert json.loads(out.stdout)["status"] in ("violated", "holds")
     assert "PRINTED AT IMPORT" in out.stderr
 
 
