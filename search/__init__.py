@@ -44,14 +44,14 @@ def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2
     """Hunt a violation of `property` by `mechanism` at n users × m resources (`engines.search`;
     budget keywords: ``engines``, ``candidates``, ``rlimit``, ``seed``, ``time_limit``,
     ``options``, ...). A violation is stored in `store` if one is given (its file in
-    ``details["fixture"]``)."""
+    ``details["fixture"]``, None when nothing was written)."""
     mech = resolve_mechanism(mechanism)
     properties.get(property)
     proof.check_options(mech, dict(budget.get("options") or {}))  # values too, before any work
     result = engines.search(mech, property, n, m, **budget)
     if store is not None and result.status == "violated":
         return record_finding(result, mech, store)
-    return result
+    return result.replace(details={**result.details, "fixture": None})
 
 
 def prove(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
@@ -63,7 +63,7 @@ def prove(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
     result = proof.prove(mech, property, n, m, **budget)
     if store is not None and result.status == "refuted":
         return record_finding(result, mech, store)
-    return result
+    return result.replace(details={**result.details, "fixture": None})
 
 
 __all__ = ["run_search", "prove", "record_finding", "resolve_mechanism"]

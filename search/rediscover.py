@@ -92,8 +92,9 @@ def get_claim(claim_id: str) -> Claim:
 def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:
     details = {"claim": claim.id, "statement": claim.statement, "source": claim.source, "claim_kind": claim.kind,
                "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
-    return Result("rediscovery", status, mechanism=claim.mechanism or "any",
-                  property=claim.property or "+".join(claim.properties), seconds=seconds, details=details, **fields)
+    prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
+    return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
+                  details=details, **fields)
 
 
 def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
@@ -204,9 +205,9 @@ def _nonunique(claim, seed, limit, start, progress, engines_used=None) -> Result
     first, second = verdict.witness["allocations"]
     return _result(claim, Status.FOUND, time.monotonic() - start, notes, engine=hit.details["engine"],
                    instance=small, witness=verdict.witness, budget={**hit.budget, "seed": seed},
-                   explanation=f"two BMF allocations {_compact(first)} and {_compact(second)}",
+                   explanation=f"two BMF allocations {_compact(first)} and {_compact(second)}: {verdict.explanation}",
                    details={"evaluated": hit.details["evaluated"], "found_instance": hit.instance,
-                            "shrink_steps": steps, "bmf_reason": verdict.explanation})
+                            "shrink_steps": steps})
 
 
 def _compact(allocation) -> str:
