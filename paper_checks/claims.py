@@ -310,9 +310,9 @@ def _(ctx):
     inst = {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}
     before = _tasks("drf", inst)
     after = _tasks("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]})
-    proof = prove.prove(get("drf"), "pm", 3, 3, time_limit=60, positive_demands=True)
+    proof = prove(get("drf"), "pm", 3, 3, time_limit=60, positive_demands=True)
     return Outcome([same("pm of DRF (demands may be zero)", "holds", _verdict("pm", "drf", inst)),
-                    same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.verdict)],
+                    same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.status)],
                    how=f"<1,1,2>, <0,0,1>, <1,0,0>, <1,0,1>: user 2 leaving drops user 1 from {before[0]} to "
                        f"{after[0]}; with strictly positive demands the property is proved (UNSAT, "
                        f"{proof.seconds:.1f} s): the claim holds only under that scope")
@@ -341,8 +341,8 @@ def _(ctx):
 
     items = []
     for mech, prop, printed, n, m in TABLE2_TEXT:
-        p = prove.prove(get(mech), prop, n, m, time_limit=20)
-        verdict = {"proved": "holds", "refuted": "fails"}.get(p.verdict, p.verdict)
+        p = prove(get(mech), prop, n, m, time_limit=20)
+        verdict = {"proved": "holds", "refuted": "fails"}.get(p.status, str(p.status))
         items.append(same(f"{mech} {prop} ({n}x{m})", printed, verdict))
     return Outcome(items, how="bounded proofs: 2 users x 2 resources; larger sizes with `fairlab prove`")
 
@@ -359,7 +359,7 @@ def _(ctx):
 
     items = []
     for claim in rediscover.CLAIMS:
-        outcome = rediscover.run_claim(claim, seed=0, write=False)
+        outcome = rediscover.run_claim(claim, seed=0)
         items.append(same(f"{claim.id}: {claim.statement}", "found", outcome.status,
                           f"{outcome.seconds:.1f} s" + (f", instance {outcome.instance}" if outcome.instance else "")))
     return Outcome(items)
@@ -610,10 +610,10 @@ def _(ctx):
 def _(ctx):
     from fairlab.search import prove
 
-    same_as = prove.prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30)
-    unique = prove.prove(get("bmf"), "unique", 2, 2, time_limit=30)
-    return Outcome([same("BMF = PF, 2 x 2", "proved", same_as.verdict),
-                    same("BMF unique, 2 x 2", "proved", unique.verdict)],
+    same_as = prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30)
+    unique = prove(get("bmf"), "unique", 2, 2, time_limit=30)
+    return Outcome([same("BMF = PF, 2 x 2", "proved", same_as.status),
+                    same("BMF unique, 2 x 2", "proved", unique.status)],
                    how="proved for 2 users x 2 resources (the unique-BMF claim for more users is not checked)")
 
 
