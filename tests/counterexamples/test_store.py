@@ -134,3 +134,16 @@ def test_store_list_and_verify_json(tmp_path, run_cli):
     verified = json.loads(run_cli("store", "verify", "--store", tmp_path, "--format", "json").stdout)
     assert verified["kind"] == "fixture-verification" and [r["status"] for r in verified["results"]] == ["reproduced"]
     assert run_cli("store", "path", "--store", tmp_path).stdout.strip() == str(tmp_path)
+
+
+def test_fixtures_follow_the_shipped_schema(tmp_path):
+    """The shipped fixtures and a new finding (a plug-in's too) validate against fixture.schema.json."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(fairlab.__file__).parent / "schemas" / "fixture.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    plugin = Path(__file__).parents[1] / "plugins" / "unfair.py"
+    result = run_search(f"{plugin}:dictator", "si", 2, 2, time_limit=60, store=tmp_path)
+    records = [record for _, record in store.shipped()] + [json.loads(Path(result.details["fixture"]).read_text())]
+    for record in records:
+        errors = [e.message for e in validator.iter_errors(record)]
+        assert not errors, (record["mechanism"], record["property"], errors)
