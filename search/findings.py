@@ -53,7 +53,8 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
     if prop.startswith("same-as:"):
         return None
     identity = plugin_identity(mechanism)
-    name = mechanism.name if identity is None else identity["name"]
+    # a registered mechanism keeps the name the result uses (an alias, e.g. "pf" for CEEI, names its own claim)
+    name = (result.mechanism or mechanism.name) if identity is None else identity["name"]
     nonunique = prop == "unique"
     engine = "prove" if result.kind == "proof" else details.get("engine")
     record = {
