@@ -44,6 +44,8 @@ CASES = [
     ("conformance", "conformance", ["conformance", "drf", "--users", "2", "--resources", "2", "--samples", "3"]),
     ("prove", "prove", ["prove", "drf", "si", "--users", "2", "--resources", "2", "--time-limit", "30", "--no-store"]),
     ("rediscover", "rediscover", ["rediscover", "--claim", "thm1-asset-si", "--no-store"]),
+    ("store-list", "store list", ["store", "list", "--shipped"]),
+    ("store-verify", "store verify", ["store", "verify", str(FIXTURES / "asset-si-be83754a32e354a3.json")]),
     ("paper-check", "paper-check", ["paper-check", "--quick"]),
     ("pdrf-tables", "pdrf-tables", ["pdrf-tables", "--table", "1", "--users", "10", "--runs", "5", "--no-progress"]),
     ("dynamics-rates", "dynamics rates", ["dynamics", "rates", "--loads", LOADS]),
