@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fairlab.core.instance import Instance  # noqa: E402
-from fairlab.mechanisms import _tasks, get  # noqa: E402
+from fairlab.mechanisms import _drf_loop, _pdrf_kernel, _task_problem, get  # noqa: E402
 from fairlab.mechanisms.pdrf import reference  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def main() -> None:
         caps = (rng.integers(50_000, 100_000, size=args.resources, endpoint=True) * args.scale).tolist()
         demands = rng.integers(1, 10, size=(args.users, args.resources), endpoint=True).tolist()
         inst = Instance.build(caps, demands)
-        problem = _tasks.from_instance(inst)
+        problem = _task_problem.from_instance(inst)
         fast = drf_tasks(inst)
         start = time.perf_counter()
         loop = drf_tasks(inst, method="loop")
@@ -91,8 +91,8 @@ def main() -> None:
             "pdrf": min(runs["pdrf"]),
             "pdrf-literal": best_time(lambda: reference(inst), max(1, args.repeat // 2)),
             "loop": t_loop,
-            "fast-kernel": best_time(lambda: _tasks.fast_loop(problem), args.repeat),
-            "pdrf-kernel": best_time(lambda: _tasks.pdrf_counts(problem), args.repeat),
+            "fast-kernel": best_time(lambda: _drf_loop.fast_loop(problem), args.repeat),
+            "pdrf-kernel": best_time(lambda: _pdrf_kernel.pdrf_counts(problem), args.repeat),
         }
         for name in names:
             totals[name] += times[name]

@@ -17,13 +17,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from fairlab.dynamics import allocators, cluster, figures, markov, packets
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-
-    from fairlab.dynamics import allocators, cluster, figures, markov, packets
 
     req = figures.REQUIREMENTS
     A = np.array([[float(x) for x in row] for row in req])

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from fairlab.cli.commands.pdrf_tables import compute
 from fairlab.core.instance import Instance
-from fairlab.mechanisms import _pdrf_stats, allocate
+from fairlab.mechanisms import allocate
+from fairlab.paper_checks import pdrf_tables
 
 
 def main() -> None:
@@ -27,13 +27,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    preset = _pdrf_stats.PRESETS[1]
+    preset = pdrf_tables.PRESETS[1]
     configs = [
-        _pdrf_stats.Config(1000, preset["resources"], demands, (50_000, 100_000), args.runs, args.seed)
+        pdrf_tables.Config(1000, preset["resources"], demands, (50_000, 100_000), args.runs, args.seed)
         for demands in preset["demands"]
     ]
     start = time.perf_counter()
-    compute(configs, jobs=args.jobs, show_progress=False)
+    pdrf_tables.compute(configs, jobs=args.jobs)
     elapsed = time.perf_counter() - start
     total_runs = sum(c.runs for c in configs)
     per_run_fast = elapsed * args.jobs / total_runs  # CPU seconds per run
@@ -43,9 +43,9 @@ def main() -> None:
     for config in configs:
         rng = np.random.default_rng([config.seed, config.demands[0], config.demands[1], 0])
         for _ in range(args.baseline_runs):
-            caps, dem = _pdrf_stats.draw(rng, config)
+            caps, dem = pdrf_tables.draw(rng, config)
             t0 = time.perf_counter()
-            fast_dev = _pdrf_stats.deviations(caps, dem)
+            fast_dev = pdrf_tables.deviations(caps, dem)
             fast_time += time.perf_counter() - t0
             t0 = time.perf_counter()
             inst = Instance.build(caps, dem.tolist())

@@ -17,10 +17,6 @@ Floats are used throughout: these are performance figures, not verdicts. The sta
 is exact (Fractions).
 """
 
+from fairlab.dynamics.figures import paper_orderings  # the entry point for the paper-check ledger
 
-def paper_orderings(*args, **kwargs) -> list[dict]:
-    """The orderings §4.3 states for Figures 1-3, checked (see `fairlab.dynamics.figures.paper_orderings`);
-    the entry point for the paper-check ledger."""
-    from fairlab.dynamics.figures import paper_orderings as check
-
-    return check(*args, **kwargs)
+__all__ = ["paper_orderings"]

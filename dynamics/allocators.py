@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from fairlab import mechanisms
 from fairlab.core.errors import InputError
 
 FAST = ("drf", "pf", "bmf")
@@ -238,7 +239,6 @@ FAST_ALLOCATORS = {"drf": drf_rates, "pf": pf_rates, "bmf": bmf_rates}
 # ----------------------------------------------------------------------------------- registry
 @lru_cache(maxsize=None)
 def _registry_state(name: str, requirements: tuple, state: tuple) -> tuple:
-    from fairlab import mechanisms
     owners = [k for k, count in enumerate(state) for _ in range(count)]
     if not owners:
         return (0.0,) * len(state)
@@ -269,6 +269,5 @@ def class_rates(name: str, requirements: Sequence[Sequence[Fraction]], states) -
     if key in FAST_ALLOCATORS:
         A = np.array([[float(x) for x in row] for row in requirements])
         return FAST_ALLOCATORS[key](A, states)
-    from fairlab import mechanisms
     mechanisms.get(name)  # InputError naming the mechanism if unknown
     return registry_rates(name, requirements, states)

@@ -53,20 +53,6 @@ class ClusterResult:
     def relative_errors(self) -> list[float]:
         return [abs(m - f) / f for m, f in zip(self.mean_tasks, self.fluid_tasks)]
 
-    def to_dict(self) -> dict:
-        return {
-            "scheduler": self.scheduler,
-            "mean_running_tasks": self.mean_tasks,
-            "fluid_tasks": self.fluid_tasks,
-            "relative_error": self.relative_errors(),
-            "mean_utilisation": self.utilisation,
-            "task_completions": self.completions,
-            "simulated_time": self.simulated_time,
-            "seconds": self.seconds,
-            "seed": self.seed,
-            "notes": self.notes,
-        }
-
 
 def fluid_tasks(scheduler: str, demands: Sequence[Sequence[float]], capacities: Sequence[float]) -> list[float]:
     """The fluid allocation in tasks, one job per class (normalised requirements d_ij / C_j)."""

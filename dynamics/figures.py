@@ -24,7 +24,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Sequence
 
-from fairlab.dynamics import markov
+from rich.progress import Progress
+
+from fairlab.core.errors import InputError
+from fairlab.dynamics import markov, packets
 
 REQUIREMENTS = [[Fraction(1, 10), Fraction(1)], [Fraction(1), Fraction(1, 10)], [Fraction(1), Fraction(1)]]
 MECHANISMS = ("drf", "pf", "bmf")
@@ -125,14 +128,9 @@ def _axes_rates(ax, xs, results, style, label, balanced=False):
 def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4, packet_loads=None,
          packet_options: dict | None = None, progress: bool = True, echo: Callable = print) -> dict:
     """Regenerate Figure 1, 2 or 3 as a PNG in `out_dir`; return paths, timings and orderings."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # heavy and optional: loaded only when a figure is drawn
 
     if figure not in (1, 2, 3):
-        from fairlab.core.errors import InputError
-
         raise InputError(f"figure: expected 1, 2 or 3, got {figure!r}")
     started = time.perf_counter()
     kind = FIGURE_LOADS[figure]
@@ -141,8 +139,6 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     bar = None
     tick = None
     if progress:
-        from rich.progress import Progress
-
         bar = Progress(transient=True)
         bar.start()
         task = bar.add_task(f"figure {figure}: fluid curves", total=len(MECHANISMS) * len(loads))
@@ -158,18 +154,18 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     title = {"balanced": "balanced load ρ1 = ρ2 = ρ3", "unbalanced": "unbalanced load ρ1 = 4ρ2 = 4ρ3"}[kind]
     packet = {}
     if figure in (1, 2):
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+        fig = Figure(figsize=(11, 4.5))
+        axes = fig.subplots(1, 2, sharey=True)
         for ax, other in zip(axes, ("drf", "pf")):
             _axes_rates(ax, xs, data["bmf"], "-", "BMF", kind == "balanced")
             _axes_rates(ax, xs, data[other], "--", other.upper(), kind == "balanced")
             ax.set_title(f"({'ab'[axes.tolist().index(ax)]}) BMF v {other.upper()}")
     else:
-        from fairlab.dynamics import packets
-
         if packet_loads is None:  # a few of the fluid load points, so crosses sit on the lines' abscissae
             packet_loads = [x for x in loads if x in (Fraction(3, 10), Fraction(5, 10), Fraction(7, 10))] or list(loads)[:3]
         opts = {"flows": 10000, "mean_size": 50, "window": 5, "seed": 0, **(packet_options or {})}
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
+        fig = Figure(figsize=(15, 4.5))
+        axes = fig.subplots(1, 3, sharey=True)
         for ax, m in zip(axes, MECHANISMS):
             _axes_rates(ax, xs, data[m], "-", "fluid")
             packet[m] = []
@@ -191,7 +187,6 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     fig.tight_layout()
     path = out_dir / f"figure{figure}.png"
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     orderings = orderings_from(kind, data, loads, figure)
     if packet:
         worst = max(abs(r.gamma[k] - data[m][[float(v) for v in loads].index(x)].gamma[k]) / data[m][[float(v) for v in loads].index(x)].gamma[k]

@@ -18,6 +18,7 @@ the N-simplex and per-state allocations computed once are reused for every load 
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -28,7 +29,9 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from fairlab.dynamics.allocators import canonical, class_rates, FAST_ALLOCATORS
+from fairlab import mechanisms
+from fairlab.dynamics import allocators
+from fairlab.dynamics.allocators import BMF_CHOICE, FAST_ALLOCATORS, canonical, class_rates
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, to_fraction
 
@@ -121,8 +124,6 @@ def _compositions(t: int, K: int) -> np.ndarray:
 
 
 def _combos(n, r):
-    import itertools
-
     return itertools.combinations(range(n), r)
 
 
@@ -160,8 +161,6 @@ def state_rates(mechanism: str, requirements, N: int, progress=None) -> tuple[np
 
 def clear_cache() -> None:
     _CACHE.clear()
-    from fairlab.dynamics import allocators
-
     allocators._registry_state.cache_clear()
 
 
@@ -182,21 +181,6 @@ class MarkovResult:
     boundary_mass: float
     seconds: float
     notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {
-            "mechanism": self.mechanism,
-            "requirements": [[format_exact(x) for x in row] for row in self.requirements],
-            "loads": [format_exact(x) for x in self.loads],
-            "mu": [format_exact(x) for x in self.mu],
-            "resource_loads": [format_exact(x) for x in self.resource_loads],
-            "gamma": self.gamma,
-            "mean_transactions": self.mean_transactions,
-            "truncation": {"max_total_transactions": self.truncation, "states": self.states,
-                           "boundary_mass": self.boundary_mass},
-            "seconds": self.seconds,
-            "notes": self.notes,
-        }
 
 
 ITERATIVE_ABOVE = 20_000  # states; below this a direct LU is fastest
@@ -286,7 +270,6 @@ def solve(
     rl = check_stable(req, loads)
     fast = canonical(mechanism) in FAST_ALLOCATORS
     if not fast:
-        from fairlab import mechanisms
         mechanisms.get(mechanism)
     if max_states is None:
         max_states = default_max_states(mechanism)
@@ -294,8 +277,6 @@ def solve(
     mu_f = np.array([float(m) for m in mu])
     notes = []
     if canonical(mechanism) == "bmf":
-        from fairlab.dynamics.allocators import BMF_CHOICE
-
         notes.append("BMF choice: " + BMF_CHOICE)
     if truncation is not None:
         if truncation < 1:

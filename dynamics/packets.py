@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+from rich.progress import Progress
 
 from fairlab.core.errors import InputError
 
@@ -60,25 +61,6 @@ class PacketResult:
     @property
     def packets_per_second(self) -> float:
         return self.packets / self.seconds if self.seconds > 0 else float("inf")
-
-    def to_dict(self) -> dict:
-        return {
-            "scheduler": self.scheduler,
-            "loads": self.loads,
-            "gamma": self.gamma,
-            "gamma_completed_flows": self.gamma_completed,
-            "mean_flows": self.mean_flows,
-            "completed_flows": self.completed_flows,
-            "flow_arrivals": self.flows,
-            "packets": self.packets,
-            "simulated_time": self.simulated_time,
-            "seconds": self.seconds,
-            "packets_per_second": self.packets_per_second,
-            "window": self.window,
-            "mean_size": self.mean_size,
-            "seed": self.seed,
-            "notes": self.notes,
-        }
 
 
 def simulate(
@@ -183,8 +165,6 @@ def simulate(
 
     bar = None
     if progress:
-        from rich.progress import Progress
-
         bar = Progress(transient=True)
         bar.start()
         task = bar.add_task(f"{scheduler} packets", total=flows)

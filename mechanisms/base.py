@@ -12,9 +12,11 @@ A mechanism file defines two things side by side and registers them with `regist
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
+from os import PathLike
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
@@ -102,6 +104,31 @@ class Allocation:
         return tuple(
             sum((t * inst.demand_share(i, r) for i, t in enumerate(self.tasks)), Fraction(0)) for r in range(inst.m)
         )
+
+    def __str__(self) -> str:
+        """A table of users × resources (tasks, then each resource's share) and the exactness."""
+        inst = self.instance
+        header = ["user", "tasks", *(f"{r} share" for r in inst.resources)]
+        rows = [[inst.users[i], format_exact(t), *(format_exact(s) for s in self.shares[i])]
+                for i, t in enumerate(self.tasks)]
+        widths = [max(len(str(row[k])) for row in [header, *rows]) for k in range(len(header))]
+        line = lambda row: "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip()  # noqa: E731
+        options = ", ".join(f"{k}={format_exact(v) if isinstance(v, Fraction) else v}" for k, v in self.options.items())
+        title = f"{self.mechanism}{f' ({options})' if options else ''}: {self.describe_exactness()}"
+        return "\n".join([title, line(header), *(line(row) for row in rows), *(f"note: {n}" for n in self.notes)])
+
+    def _repr_html_(self) -> str:
+        inst = self.instance
+        esc = html.escape
+        cells = "".join(f"<th>{esc(r)} share</th>" for r in inst.resources)
+        head = f"<tr><th style='text-align:left'>user</th><th>tasks</th>{cells}</tr>"
+        body = "".join(
+            f"<tr><th style='text-align:left'>{esc(inst.users[i])}</th><td>{esc(format_exact(t))}</td>"
+            + "".join(f"<td>{esc(format_exact(s))}</td>" for s in self.shares[i]) + "</tr>"
+            for i, t in enumerate(self.tasks))
+        caption = f"{esc(self.mechanism)}: {esc(self.describe_exactness())}"
+        notes = "".join(f"<br><small>{esc(n)}</small>" for n in self.notes)
+        return f"<table><caption>{caption}</caption>{head}{body}</table>{notes}"
 
     def to_dict(self) -> dict:
         """JSON-ready: every number as an exact string (irrationals to 20 significant digits);
@@ -272,8 +299,12 @@ class Mechanism:
     #: attributes `.scale_invariant` / `.anonymous`); conformance does not verify them.
     anonymous: bool = False
 
-    def __call__(self, instance: Instance | Mapping, **options) -> Allocation:
-        if not isinstance(instance, Instance):
+    def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
+        """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
+        name of a shipped example (`fairlab.core.instance.examples`)."""
+        if isinstance(instance, (str, PathLike)):
+            instance = Instance.load(instance)
+        elif not isinstance(instance, Instance):
             instance = Instance.from_dict(instance)
         self.check_options(options)
         return self.allocate(instance, **options)

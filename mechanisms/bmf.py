@@ -59,6 +59,8 @@ from fractions import Fraction
 from typing import Mapping, Optional, Sequence, Union
 
 import z3
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
@@ -158,9 +160,6 @@ class _Run:
                 if not sys.stderr.isatty():
                     self._progress_failed = True
                     return
-                from rich.console import Console
-                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
                 total = self.timeout if self.timeout is not None else None
                 self._progress = Progress(
                     TextColumn("bmf"), BarColumn(bar_width=20), TimeElapsedColumn(),

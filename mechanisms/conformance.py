@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from os import PathLike
 
 import z3
 
 from fairlab.core.errors import InputError, OptionError, PluginError
-from fairlab.core.exact import format_exact, z3_value
+from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated
+from fairlab.core.results import Result, Status
 from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
+from fairlab.mechanisms.registry import get
 
 #: resource limit of each conformance query (measured: the registry's mechanisms need at most a few
 #: hundred thousand units per query at 4 users × 4 resources; CEEI's KKT conditions the most).
@@ -35,52 +37,39 @@ DEFAULT_SAMPLES = 8
 DEFAULT_SEED = 0
 
 
-@dataclass(frozen=True)
-class Conformance:
-    """The verdict on one instance.
+def _one(mechanism: Mechanism, instance: dict, satisfies: str, unique: str, reason: str, budget: SolverBudget,
+         spent: int = 0, allocation=None, exactness: str | None = None, other=None,
+         skipped: bool = False) -> Result:
+    """The conformance `Result` on one instance.
 
-    `status`: ``agrees`` (the spec holds of the numeric allocation and, for a single-valued
-    mechanism, of no other), ``disagrees`` (with `reason` saying which way, and `other` an
-    allocation the spec admits besides the numeric one), ``unknown`` (a z3 budget ran out:
-    `reason` says "rlimit" or "time"), or ``skipped`` (the allocator declined the instance).
+    ``status``: ``agrees`` (the spec holds of the numeric allocation and, for a single-valued
+    mechanism, of no other), ``disagrees`` (the explanation says which way; ``certificate.other``
+    is an allocation the spec admits besides the numeric one), ``unknown`` (a z3 budget ran out:
+    the explanation says "rlimit" or "time"), or ``skipped`` (the allocator declined the instance).
+    ``details``: ``satisfies`` and ``unique``, each "yes" | "no" | "unknown" | "not-checked";
+    ``certificate``: the numeric ``allocation`` (exact strings) and ``other``; ``budget``: the z3
+    budget of each query and ``rlimit_spent``.
     """
+    if skipped:
+        status = Status.SKIPPED
+    elif satisfies == "yes" and unique in ("yes", "not-checked"):
+        status = Status.AGREES
+    elif satisfies == "no" or unique == "no":
+        status = Status.DISAGREES
+    else:
+        status = Status.UNKNOWN
+    return Result(
+        kind="conformance", status=status, mechanism=mechanism.name, instance=instance,
+        certificate={"allocation": None if allocation is None else list(allocation),
+                     "other": None if other is None else [_text(v) for v in other]},
+        exactness=exactness, budget={**budget.to_dict(), "rlimit_spent": spent}, explanation=reason,
+        details={"satisfies": satisfies, "unique": unique},
+    )
 
-    satisfies: str  # "yes" | "no" | "unknown" | "not-checked"
-    unique: str  # "yes" | "no" | "unknown" | "not-checked"
-    other: tuple | None = None  # a different allocation the spec admits, when unique == "no"
-    instance: dict | None = None
-    allocation: tuple[str, ...] | None = None  # the numeric tasks, exact strings
-    reason: str = ""
-    budget: dict = field(default_factory=dict)
-    spent: int = 0  # z3 resource units used
-    skipped: bool = False
 
-    @property
-    def ok(self) -> bool:
-        return self.satisfies == "yes" and self.unique in ("yes", "not-checked")
-
-    @property
-    def status(self) -> str:
-        if self.skipped:
-            return "skipped"
-        if self.ok:
-            return "agrees"
-        if self.satisfies == "no" or self.unique == "no":
-            return "disagrees"
-        return "unknown"
-
-    def to_dict(self) -> dict:
-        return {
-            "status": self.status,
-            "instance": self.instance,
-            "allocation": list(self.allocation) if self.allocation is not None else None,
-            "satisfies": self.satisfies,
-            "unique": self.unique,
-            "other": [_text(v) for v in self.other] if self.other is not None else None,
-            "reason": self.reason,
-            "budget": self.budget,
-            "rlimit_spent": self.spent,
-        }
+def spent(result: Result) -> int:
+    """z3 resource units a conformance result used (a sample's: all its instances')."""
+    return result.budget.get("rlimit_spent", 0)
 
 
 def describe(instance: dict | None) -> str:
@@ -94,8 +83,6 @@ def describe(instance: dict | None) -> str:
 
 def _text(value) -> str:
     """A z3 numeral of a model as exact text (algebraic values to 20 significant digits)."""
-    from fairlab.core.exact import Algebraic
-
     return format_exact(Algebraic.of(value))
 
 
@@ -124,20 +111,29 @@ def _spent(solver: z3.Solver) -> int:
     return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
 
-def check(mechanism: Mechanism, instance: Instance, budget: SolverBudget | None = None,
-          timeout_ms: int | None = None, **options) -> Conformance:
-    """Conformance of `mechanism` on `instance` (options passed to allocator and spec alike).
+def check(mechanism, instance, budget: SolverBudget | None = None, timeout_ms: int | None = None,
+          **options) -> Result:
+    """Conformance of `mechanism` (anything `fairlab.mechanisms.get` takes) on `instance` (an
+    `Instance`, its dict, a file or an example name); options passed to allocator and spec alike.
 
     `budget`: the z3 budget of each query (default `DEFAULT_RLIMIT`, seed 0); `timeout_ms` is a
     wall-clock outer stop (kept for callers of the older signature). The allocator's own
     `InputError` (it declines the instance, or a bad option) propagates."""
+    mechanism = get(mechanism)
+    instance = _instance(instance)
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     if timeout_ms is not None:
         budget = budget.with_seconds(timeout_ms / 1000)
     return _check(mechanism, instance, mechanism(instance, **options), budget, options)
 
 
-def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverBudget, options: dict) -> Conformance:
+def _instance(instance) -> Instance:
+    if isinstance(instance, Instance):
+        return instance
+    return Instance.load(instance) if isinstance(instance, (str, PathLike)) else Instance.from_dict(instance)
+
+
+def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverBudget, options: dict) -> Result:
     data = instance.to_dict()
     numeric = tuple(format_exact(v) for v in allocation.tasks)
     shown = "(" + ", ".join(numeric) + ")"
@@ -145,40 +141,40 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
     tasks = [z3.Real(f"t{i}") for i in range(instance.n)]
     spec = [c.expr for c in _spec(mechanism, sym, tasks, options)]
     fixed = [t == z3_value(v) for t, v in zip(tasks, allocation.tasks)]
-    common = dict(instance=data, allocation=numeric, budget=budget.to_dict())
+    common = dict(budget=budget, allocation=numeric, exactness=allocation.exactness)
     if not allocation.is_exact():  # an approximation neither satisfies nor violates the spec: undecided
         bound = f" (certified relative error <= {allocation.error_bound})" if allocation.error_bound else ""
-        return Conformance("unknown", "not-checked", reason=f"the allocator's result {shown} is approximate{bound}; "
-                           "conformance is judged on exact allocations only", **common)
+        return _one(mechanism, data, "unknown", "not-checked", f"the allocator's result {shown} is approximate{bound}; "
+                    "conformance is judged on exact allocations only", **common)
 
     status, reason, _, spent = _query([*spec, *fixed], budget)
     if status != "sat":
         if status == "unknown":
-            return Conformance("unknown", "not-checked", reason=f"z3 stopped ({reason}) checking that the numeric "
-                               f"allocation {shown} satisfies the spec", spent=spent, **common)
+            return _one(mechanism, data, "unknown", "not-checked", f"z3 stopped ({reason}) checking that the numeric "
+                        f"allocation {shown} satisfies the spec", spent=spent, **common)
         # Does the spec admit any allocation at all here? (A contradictory spec proves anything.)
         free, _, _, more = _query(spec, budget)
         spent += more
         why = {"unsat": "; the spec admits no allocation at all on this instance (unsatisfiable)",
                "sat": "; the spec admits other allocations"}.get(free, "")
-        return Conformance("no", "not-checked", reason=f"the numeric allocation {shown} violates the spec{why}",
-                           spent=spent, **common)
+        return _one(mechanism, data, "no", "not-checked", f"the numeric allocation {shown} violates the spec{why}",
+                    spent=spent, **common)
     if not mechanism.single_valued:
-        return Conformance("yes", "not-checked", reason="the numeric allocation satisfies the spec "
-                           "(set-valued mechanism: other allocations may satisfy it too)", spent=spent, **common)
+        return _one(mechanism, data, "yes", "not-checked", "the numeric allocation satisfies the spec "
+                    "(set-valued mechanism: other allocations may satisfy it too)", spent=spent, **common)
 
     status, reason, model, more = _query([*spec, z3.Not(z3.And(*fixed))], budget)
     spent += more
     if status == "unsat":
-        return Conformance("yes", "yes", reason="the spec holds of the numeric allocation and of no other",
-                           spent=spent, **common)
+        return _one(mechanism, data, "yes", "yes", "the spec holds of the numeric allocation and of no other",
+                    spent=spent, **common)
     if status == "unknown":
-        return Conformance("yes", "unknown", reason=f"z3 stopped ({reason}) checking that the spec admits no other "
-                           "allocation", spent=spent, **common)
+        return _one(mechanism, data, "yes", "unknown", f"z3 stopped ({reason}) checking that the spec admits no other "
+                    "allocation", spent=spent, **common)
     other = tuple(model.eval(t, model_completion=True) for t in tasks)
     also = "(" + ", ".join(_text(v) for v in other) + ")"
-    return Conformance("yes", "no", other, reason=f"the spec also admits {also} besides the numeric allocation {shown}",
-                       spent=spent, **common)
+    return _one(mechanism, data, "yes", "no", f"the spec also admits {also} besides the numeric allocation {shown}",
+                spent=spent, other=other, **common)
 
 
 # --------------------------------------------------------------------------- seeded samples
@@ -211,93 +207,63 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
     return out
 
 
-@dataclass(frozen=True)
-class SampleReport:
-    """Conformance on a seeded sample: `status` ``agrees`` only if every checked instance agrees
-    and at least one was checked; ``disagrees`` names the first instance that does not."""
-
-    mechanism: str
-    n: int
-    m: int
-    samples: int
-    seed: int
-    results: tuple[Conformance, ...]
-    budget: dict
-    options: dict = field(default_factory=dict)
-    seconds: float = 0.0
-    seeded: bool = True  # False: the instances were given, not sampled
-
-    @property
-    def status(self) -> str:
-        checked = [r for r in self.results if r.status != "skipped"]
-        if any(r.status == "disagrees" for r in checked):
-            return "disagrees"
-        if not checked or any(r.status == "unknown" for r in checked):
-            return "unknown"
-        return "agrees"
-
-    @property
-    def first_problem(self) -> Conformance | None:
-        for wanted in ("disagrees", "unknown"):
-            for r in self.results:
-                if r.status == wanted:
-                    return r
-        return None
-
-    @property
-    def spent(self) -> int:
-        return sum(r.spent for r in self.results)
-
-    def summary(self) -> str:
-        counts = {s: sum(r.status == s for r in self.results) for s in ("agrees", "disagrees", "unknown", "skipped")}
-        told = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-        where = (f"{len(self.results)} of {self.samples} seeded instances (seed {self.seed}, {self.n} × {self.m})"
-                 if self.seeded else f"{len(self.results)} of {self.samples} given instances")
-        head = f"conformance of {self.mechanism} on {where}: {told or 'none checked'}"
-        problem = self.first_problem
-        if problem is not None:
-            head += f"; on {describe(problem.instance)}: {problem.reason}"
-        elif self.status == "unknown":
-            head += "; the allocator declined every instance, nothing was checked"
-        return head
-
-    def to_dict(self) -> dict:
-        return {
-            "mechanism": self.mechanism,
-            "users": self.n,
-            "resources": self.m,
-            "samples": self.samples,
-            "seed": self.seed if self.seeded else None,
-            "options": {k: (format_exact(v) if not isinstance(v, (str, bool, int, type(None))) else v)
-                        for k, v in self.options.items()},
-            "status": self.status,
-            "summary": self.summary(),
-            "budget": self.budget,
-            "rlimit_spent": self.spent,
-            "seconds": round(self.seconds, 3),
-            "results": [r.to_dict() for r in self.results],
-        }
+def results_of(report: Result) -> list[Result]:
+    """The per-instance conformance results of a sample's `Result`."""
+    return list(report.details.get("results", ()))
 
 
-def check_sample(mechanism: Mechanism, n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+def first_problem(report: Result) -> Result | None:
+    """The first instance of a sample that disagrees, else the first unknown one."""
+    for wanted in (Status.DISAGREES, Status.UNKNOWN):
+        for r in results_of(report):
+            if r.status == wanted:
+                return r
+    return None
+
+
+def _summary(name: str, results: list[Result], n: int, m: int, samples: int, seed: int, seeded: bool,
+             status: Status) -> str:
+    counts = {s: sum(r.status == s for r in results) for s in ("agrees", "disagrees", "unknown", "skipped")}
+    told = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+    where = (f"{len(results)} of {samples} seeded instances (seed {seed}, {n} × {m})"
+             if seeded else f"{len(results)} of {samples} given instances")
+    head = f"conformance of {name} on {where}: {told or 'none checked'}"
+    problem = next((r for wanted in (Status.DISAGREES, Status.UNKNOWN) for r in results if r.status == wanted), None)
+    if problem is not None:
+        head += f"; on {describe(problem.instance)}: {problem.explanation}"
+    elif status == Status.UNKNOWN:
+        head += "; the allocator declined every instance, nothing was checked"
+    return head
+
+
+def check_sample(mechanism, n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                  budget: SolverBudget | None = None, options: dict | None = None, stop_early: bool = False,
-                 instances: list[Instance] | None = None, deadline: float | None = None) -> SampleReport:
-    """`check` on `sample(n, m, samples, seed)` (or on `instances`). An instance the allocator
+                 instances: list | None = None, deadline: float | None = None) -> Result:
+    """`check` on `sample(n, m, samples, seed)` (or on `instances`): one conformance `Result`,
+    ``agrees`` only if every checked instance agrees and at least one was checked, ``disagrees``
+    if one disagrees (the explanation names the first), else ``unknown``. ``details`` holds the
+    size, sample, seed, options and the per-instance ``results``; ``budget`` the z3 budget of
+    each query and the total ``rlimit_spent``.
+
+    The public ``fairlab.conformance(mechanism, n, m, ...)``: `mechanism` is anything
+    `fairlab.mechanisms.get` takes, `instances` anything `check` takes. An instance the allocator
     declines (its own `InputError`) is skipped; a failing plug-in or a bad option raises.
     `stop_early`: stop at the first instance that does not agree. `deadline` (time.monotonic)
     is the wall-clock outer stop: queries get what is left of it."""
+    mechanism = get(mechanism)
     options = dict(options or {})
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     start = time.monotonic()
-    chosen = instances if instances is not None else sample(n, m, samples, seed, discrete=mechanism.discrete)
+    seeded = instances is None
+    chosen = sample(n, m, samples, seed, discrete=mechanism.discrete) if seeded else [_instance(i) for i in instances]
     results = []
     for inst in chosen:
         b = budget
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                results.append(Conformance("unknown", "not-checked", instance=inst.to_dict(), budget=b.to_dict(),
-                                           reason="z3 stopped (time) before this instance was checked"))
+                results.append(_one(mechanism, inst.to_dict(), "unknown", "not-checked",
+                                    "z3 stopped (time) before this instance was checked", b))
                 break
             b = budget.with_seconds(min(left, budget.seconds) if budget.seconds else left)
         try:
@@ -305,12 +271,26 @@ def check_sample(mechanism: Mechanism, n: int, m: int, samples: int = DEFAULT_SA
         except (PluginError, OptionError):
             raise
         except InputError as exc:  # the allocator declines this one instance
-            results.append(Conformance("not-checked", "not-checked", instance=inst.to_dict(), budget=b.to_dict(),
-                                       reason=f"the allocator declined the instance: {exc}", skipped=True))
+            results.append(_one(mechanism, inst.to_dict(), "not-checked", "not-checked",
+                                f"the allocator declined the instance: {exc}", b, skipped=True))
             continue
         result = _check(mechanism, inst, allocation, b, options)
         results.append(result)
         if stop_early and result.status in ("disagrees", "unknown"):
             break
-    return SampleReport(mechanism.name, n, m, samples if instances is None else len(chosen), seed, tuple(results),
-                        budget.to_dict(), options, time.monotonic() - start, seeded=instances is None)
+    checked = [r for r in results if r.status != Status.SKIPPED]
+    if any(r.status == Status.DISAGREES for r in checked):
+        status = Status.DISAGREES
+    elif not checked or any(r.status == Status.UNKNOWN for r in checked):
+        status = Status.UNKNOWN
+    else:
+        status = Status.AGREES
+    count = samples if seeded else len(chosen)
+    return Result(
+        kind="conformance", status=status, mechanism=mechanism.name,
+        budget={**budget.to_dict(), "rlimit_spent": sum(spent(r) for r in results)},
+        seconds=time.monotonic() - start,
+        explanation=_summary(mechanism.name, results, n, m, count, seed, seeded, status),
+        details={"users": n, "resources": m, "samples": count, "seed": seed if seeded else None,
+                 "options": options, "results": tuple(results)},
+    )

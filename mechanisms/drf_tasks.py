@@ -13,7 +13,7 @@ Options
   others continue — the Pareto fix of PDRF §6.2 (<59, 19>, A <1, 4>, B <3, 1>: ``stop`` leaves
   <33, 3> unused, ``skip`` gives B three more tasks).
 * ``method``: ``fast`` (default) computes the loop's final allocation without simulating it (see
-  `fairlab.mechanisms._tasks`: binary search of the share level, ties resolved exactly; cost logarithmic in
+  `fairlab.mechanisms._drf_loop`: binary search of the share level, ties resolved exactly; cost logarithmic in
   the capacities); ``loop`` runs Algorithm 1 task by task in Fractions. Both give the identical
   allocation for every option (tests/mechanisms/test_drf_tasks.py checks it on random instances).
 * ``trace``: also return who got each task, in launch order (``extra["trace"]``).
@@ -32,7 +32,8 @@ import z3
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.mechanisms import _tasks
+from fairlab.mechanisms._drf_loop import fast_loop, reference_loop
+from fairlab.mechanisms._task_problem import from_instance
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register, z3_max
 
 TIES = ("paper", "index")
@@ -53,11 +54,11 @@ def allocate(instance: Instance, **options) -> Allocation:
     method = choice(options, "method", METHODS, "fast")
     want_trace = read_flag(options, "trace")
     if method == "loop":
-        outcome = _tasks.reference_loop(instance, tie, on_blocked, want_trace)
+        outcome = reference_loop(instance, tie, on_blocked, want_trace)
         too_big = None
     else:
-        problem = _tasks.from_instance(instance)
-        outcome = _tasks.fast_loop(problem, tie, on_blocked, want_trace)
+        problem = from_instance(instance)
+        outcome = fast_loop(problem, tie, on_blocked, want_trace)
         too_big = problem.too_big
     tasks = tuple(Fraction(t) for t in outcome.counts)
     unused = tuple(outcome.unused)

@@ -4,7 +4,7 @@ PDRF approximates the DRF task loop in closed form: with ds_i the dominant share
 user i and ds* the largest, one "cycle" launches ds*/ds_i tasks of each user; the cycle fits
 k = min_r R_r / sum_i (ds*/ds_i) D_ir times; user i gets floor(k ds*/ds_i) tasks. Here every
 quantity is exact (the paper's floats made it prefer k over the equal k' = k ds*; exactly they
-agree, see `fairlab.mechanisms._tasks.pdrf_counts`). Weights scale the dominant shares (§6.3).
+agree, see `fairlab.mechanisms._pdrf_kernel.pdrf_counts`). Weights scale the dominant shares (§6.3).
 
 Examples: <9, 18>, A <1, 4>, B <3, 1> -> ds* = 1/3 (B), cycle = 3/2 A + 1 B, k = 2 cycles:
 A floor(3) = 3, B 2 (as the DRF loop). <59, 19> (PDRF §6.2) -> k = 19/8, A 2, B floor(19/2) = 9,
@@ -23,14 +23,15 @@ from types import MappingProxyType
 import z3
 
 from fairlab.core.instance import Instance
-from fairlab.mechanisms import _tasks
+from fairlab.mechanisms._pdrf_kernel import pdrf_counts
+from fairlab.mechanisms._task_problem import from_instance
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register, z3_max
 from fairlab.mechanisms.drf_tasks import task_notes
 
 
 def allocate(instance: Instance) -> Allocation:
-    problem = _tasks.from_instance(instance)
-    counts = _tasks.pdrf_counts(problem)
+    problem = from_instance(instance)
+    counts = pdrf_counts(problem)
     notes = list(task_notes(instance, problem.too_big))
     for i, cap in enumerate(problem.cap):
         if cap is not None and counts[i] == cap and problem.eligible(i):

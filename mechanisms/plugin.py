@@ -23,12 +23,16 @@ any loop, even one in C code, can be stopped: inside `time_limit(seconds)` (the 
 `PluginTimeout` ("did not return within 3 s"). Importing the file and calling its ``spec`` run
 in this process under a SIGALRM guard with the same limit (main thread only). Without a time
 limit a call waits as long as the plug-in takes.
+
+A plain Python callable (`from_callable`, what `fairlab.mechanisms.get` does with one) follows the
+same rules but runs in this process: it is the caller's own code, called from the caller's session.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import hashlib
 import importlib.util
 import multiprocessing
@@ -42,12 +46,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import z3
+
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
+_CALLABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class PluginTimeout(PluginError):
@@ -161,23 +168,57 @@ def load(name: str) -> Mechanism:
         raise InputError(f"mechanism {name!r}: {str(path)!r} defines no function {function!r}")
     if not callable(fn):
         raise InputError(f"mechanism {name!r}: {function!r} in {str(path)!r} is not callable")
+    worker = _Worker(name, fn)
+    mechanism = _wrap(fn, name, f"plug-in {function} from {path.name}", str(path), module.__name__, worker.call)
+    mechanism.allocate.worker = worker
+    _CACHE[key] = mechanism
+    return mechanism
+
+
+def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
+    """A plain Python callable ``Instance -> tasks`` (anything a plug-in may return) as a `Mechanism`,
+    named by `name` or its ``__name__``. It runs in this process (no time limit stops it); its
+    results are checked exactly feasible, its ``spec``, ``anonymous`` and ``scale_invariant``
+    attributes are read as a plug-in's. The same callable gives the same `Mechanism` object."""
+    if not callable(fn):
+        raise InputError(f"mechanism: expected a name, a Mechanism or a callable, got {type(fn).__name__}")
+    try:
+        return _CALLABLES[fn]
+    except (KeyError, TypeError):
+        pass
+    name = name or getattr(fn, "__name__", None) or type(fn).__name__
+    module = getattr(fn, "__module__", None) or ""
+
+    def call(instance: Instance):
+        kind, value = _run(fn, instance, name)
+        if kind == "interrupt":
+            raise KeyboardInterrupt
+        return kind, value
+
+    mechanism = _wrap(fn, name, f"Python callable {name}", source or module, module, call)
+    try:
+        _CALLABLES[fn] = mechanism
+    except TypeError:  # not weak-referenceable: not cached
+        pass
+    return mechanism
+
+
+def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) -> Mechanism:
     spec = getattr(fn, "spec", None)
     if spec is not None and not callable(spec):
         raise InputError(f"mechanism {name!r}: its spec attribute is not callable")
     doc = (fn.__doc__ or "").strip().splitlines()
-    mechanism = Mechanism(
+    return Mechanism(
         name=name,
-        summary=doc[0] if doc else f"plug-in {function} from {path.name}",
-        source=str(path),
-        allocate=_allocator(name, fn),
+        summary=doc[0] if doc else fallback_summary,
+        source=source,
+        allocate=_allocator(name, call),
         spec=None if spec is None else _guarded_spec(name, spec),
-        module=module.__name__,
+        module=module,
         # the author's claims (function attributes), passed through unverified; default False
         scale_invariant=getattr(fn, "scale_invariant", False) is True,
         anonymous=getattr(fn, "anonymous", False) is True,
     )
-    _CACHE[key] = mechanism
-    return mechanism
 
 
 def _import(path: Path, name: str):
@@ -252,8 +293,6 @@ def _guarded_spec(name: str, spec):
 
 def _constraints(name: str, out) -> list[Constraint]:
     """A spec's result as named z3 constraints, or a one-line `PluginError` saying what it returned."""
-    import z3
-
     if isinstance(out, (str, bytes)) or not hasattr(out, "__iter__"):
         raise PluginError(f"mechanism {name!r}: its spec returned {type(out).__name__}, expected a list of"
                           " named z3 constraints (fairlab.mechanisms.base.Constraint)")
@@ -267,11 +306,12 @@ def _constraints(name: str, out) -> list[Constraint]:
     return items
 
 
-def _allocator(name: str, fn):
-    worker = _Worker(name, fn)
+def _allocator(name: str, call):
+    """The allocator of a plug-in whose call ``instance -> (kind, value)`` is `_run`'s reply
+    (in a worker process for a file plug-in, in this one for a callable)."""
 
     def allocate(instance: Instance) -> Allocation:
-        kind, value = worker.call(instance)
+        kind, value = call(instance)
         if kind == "refuses":  # the plug-in refuses this instance
             raise InputError(f"mechanism {name!r}: {value}")
         if kind != "ok":  # raised, exited, returned something unusable, or died
@@ -286,7 +326,6 @@ def _allocator(name: str, fn):
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         return Allocation(name, instance, tasks)
 
-    allocate.worker = worker
     return allocate
 
 
@@ -358,8 +397,6 @@ def _stop_all() -> None:
 def _die_with_parent() -> None:
     """Linux: the kernel kills this worker when its parent dies, even mid-loop (best effort)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:  # not Linux, or no libc: the pipe's EOF still ends an idle worker
@@ -430,8 +467,6 @@ def _encode(value):
 
 def _decode(value):
     if isinstance(value, tuple) and value[:1] == ("root",):
-        import z3
-
         [equation] = z3.parse_smt2_string(f"(declare-const v Real)(assert (= v {value[1]}))")
         return Algebraic.of(equation.arg(1))
     return value

@@ -1,1 +1,8 @@
-"""paper_checks: the ledger of the sources' numeric claims, checked by the lab (see README.md)."""
+"""paper_checks: the ledger of the sources' numeric claims, checked by the lab (see README.md).
+
+`ledger` holds the machinery (judges, `Claim`, `check_claim`, `run`), `claims` the transcribed
+claims with their named checks (imported here, so the registry is full whenever the package is
+used), `report` the markdown report and its figures, `pdrf_tables` the PDRF Tables statistics.
+"""
+
+from fairlab.paper_checks import claims  # noqa: F401  (registers the claims)

@@ -1,11 +1,11 @@
 """The paper-check ledger: every checkable numeric claim of the five source documents, checked by the lab.
 
-Each `Entry` carries its transcription (id, source file, section, the claim as printed, the printed
-numbers) and a `run` that computes the same quantities with the lab (mechanisms, properties,
+Each `Claim` carries its transcription (id, source file, section, the claim as printed, the printed
+numbers) and a named check function that computes the same quantities with the lab (mechanisms, properties,
 searches). Nothing computed is written here: "printed" is the transcription, "computed" comes from
 running the lab each time.
 
-Statuses:
+Each check ends in a `fairlab.core.results.Result` of kind ``claim`` (`check_claim`). Statuses:
 
 * ``reproduced`` — every printed number is what the lab computes (exact where printed exactly, to
   the printed rounding where printed as a decimal, within sampling error for statistics);
@@ -14,8 +14,8 @@ Statuses:
 * ``out-of-scope`` — not checkable with the lab (``reason``); what can be checked about it is
   checked anyway (its items must hold).
 
-Every entry also records the status the ledger expects (``expect``). An entry is ``ok`` when the
-run gives that status (and an out-of-scope entry's side checks hold); `fairlab paper-check` exits
+Every claim also records the status the ledger expects (``expect``). A claim is ``ok`` when the
+check gives that status (and an out-of-scope entry's side checks hold); `fairlab paper-check` exits
 non-zero otherwise, so a regression in the lab or a wrong transcription shows up.
 """
 
@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from fairlab.core.exact import Algebraic, format_exact, to_fraction
+from fairlab.core.results import Result, Status
 
 # The five documents (../shared/seeds/, transcribed here; never read at run time).
 BR = "000_674ec7a7de89d71b.txt (Bonald & Roberts, Multi-resource fairness)"
@@ -119,22 +120,26 @@ def statistical(name: str, printed: float, mean: float, sd: float, runs: int, z:
     return Item(name, f"{printed:g}", f"{mean:.3f}", ok, f"|diff| = {diff:.3f}, {z:g} SE = {z * se:.3f}")
 
 
-# --------------------------------------------------------------------------- entries
-@dataclass
-class Outcome:
+# --------------------------------------------------------------------------- claims
+@dataclass(frozen=True)
+class Evidence:
+    """What a claim's check returns: the compared numbers, and how the lab knows."""
+
     items: list[Item]
     how: str = ""
 
 
 @dataclass
-class Entry:
+class Claim:
+    """One transcribed claim (data) and the named function that checks it with the lab."""
+
     id: str
     source: str
     where: str
     claim: str
     check: str
     expect: str
-    run: Callable[["Context"], Outcome]
+    run: Callable[["Context"], Evidence]
     reason: str = ""  # out-of-scope: why
     slow: bool = False
 
@@ -152,88 +157,80 @@ class Context:
         return self.cache[key]
 
 
-@dataclass
-class Result:
-    entry: Entry
-    status: str
-    ok: bool
-    items: list[Item]
-    how: str
-    seconds: float
-    error: str = ""
-
-    def to_dict(self) -> dict:
-        e = self.entry
-        out = {
-            "id": e.id,
-            "source": f"{e.source}, {e.where}",
-            "claim": e.claim,
-            "check": e.check,
-            "status": self.status,
-            "expected": e.expect,
-            "ok": self.ok,
-            "printed": {i.name: i.printed for i in self.items},
-            "computed": {i.name: i.computed for i in self.items},
-            "how": self.how,
-            "seconds": round(self.seconds, 3),
-        }
-        if self.status == "erratum":
-            out["corrected"] = {i.name: i.computed for i in self.items if not i.matches}
-        if e.reason:
-            out["reason"] = e.reason
-        notes = {i.name: i.note for i in self.items if i.note}
-        if notes:
-            out["notes"] = notes
-        if self.error:
-            out["error"] = self.error
-        return out
+#: the registry of claims, in source order (filled by `fairlab.paper_checks.claims`)
+CLAIMS: list[Claim] = []
 
 
-ENTRIES: list[Entry] = []
-
-
-def entry(id, source, where, claim, check, expect, reason="", slow=False):
-    """Decorator: register the function as the `run` of a ledger entry."""
+def claim(id, source, where, text, check, expect, reason="", slow=False):
+    """Decorator: register the function as the check of a transcribed claim."""
     if expect not in STATUSES:
         raise ValueError(f"{id}: expect must be one of {STATUSES}")
 
     def wrap(fn):
-        ENTRIES.append(Entry(id, source, where, claim, check, expect, fn, reason, slow))
+        CLAIMS.append(Claim(id, source, where, text, check, expect, fn, reason, slow))
         return fn
 
     return wrap
 
 
-def run_entry(e: Entry, ctx: Context | None = None) -> Result:
+def check_claim(c: Claim, ctx: Context | None = None) -> Result:
+    """The `Result` (kind ``claim``) of one claim: ``reproduced``, ``erratum``, ``out-of-scope``, or
+    ``unknown`` when the check itself failed (``details.error``; never reproduced). ``details``:
+    the claim's transcription, ``expected`` and ``ok`` (the status is the expected one, and an
+    out-of-scope claim's side checks hold); ``certificate``: the compared ``items`` (printed vs
+    computed) and, for an erratum, the ``corrected`` values; ``explanation``: how the lab knows."""
     ctx = ctx or Context()
     start = time.monotonic()
+    about = {"id": c.id, "source": f"{c.source}, {c.where}", "claim": c.claim, "check": c.check,
+             "expected": c.expect, **({"reason": c.reason} if c.reason else {})}
     try:
-        outcome = e.run(ctx)
+        evidence = c.run(ctx)
     except Exception as exc:  # a broken check is reported as such, never as reproduced
-        return Result(e, "error", False, [], "", time.monotonic() - start, f"{type(exc).__name__}: {exc}")
-    items = outcome.items
-    if e.expect == "out-of-scope":
-        status = "out-of-scope"
+        error = f"{type(exc).__name__}: {exc}"
+        return Result(kind="claim", status=Status.UNKNOWN, seconds=time.monotonic() - start,
+                      explanation=f"the check failed: {error}", details={**about, "ok": False, "error": error},
+                      certificate={"items": ()})
+    items = tuple(evidence.items)
+    if c.expect == "out-of-scope":
+        status = Status.OUT_OF_SCOPE
         ok = all(i.matches for i in items)
     else:
-        status = "reproduced" if items and all(i.matches for i in items) else "erratum"
-        ok = status == e.expect
-    return Result(e, status, ok, items, outcome.how, time.monotonic() - start)
+        status = Status.REPRODUCED if items and all(i.matches for i in items) else Status.ERRATUM
+        ok = status == c.expect
+    certificate = {"items": items}
+    if status == Status.ERRATUM:
+        certificate["corrected"] = {i.name: i.computed for i in items if not i.matches}
+    return Result(kind="claim", status=status, seconds=time.monotonic() - start,
+                  explanation=evidence.how or c.reason, details={**about, "ok": ok}, certificate=certificate)
 
 
 def run(ctx: Context | None = None, include_slow: bool = True, only: list[str] | None = None) -> list[Result]:
-    from fairlab.paper_checks import claims  # noqa: F401  (registers the entries)
-
+    """Check the registered claims (the slow ones unless `include_slow` is False, or those in `only`)."""
     ctx = ctx or Context()
-    chosen = [e for e in ENTRIES if (include_slow or not e.slow) and (not only or e.id in only)]
-    return [run_entry(e, ctx) for e in chosen]
+    chosen = [c for c in CLAIMS if (include_slow or not c.slow) and (not only or c.id in only)]
+    return [check_claim(c, ctx) for c in chosen]
+
+
+def items(result: Result) -> tuple[Item, ...]:
+    """The printed-vs-computed items of a claim's result."""
+    return tuple((result.certificate or {}).get("items", ()))
+
+
+def ok(result: Result) -> bool:
+    """The claim came out as the ledger expects."""
+    return bool(result.details.get("ok"))
+
+
+def claim_of(result: Result) -> Claim:
+    return next(c for c in CLAIMS if c.id == result.details["id"])
 
 
 def summary(results: list[Result]) -> dict:
     counts = {s: 0 for s in STATUSES}
     for r in results:
-        counts[r.status] = counts.get(r.status, 0) + 1
-    counts["not-ok"] = sum(1 for r in results if not r.ok)
+        key = "error" if "error" in r.details else r.status.value
+        counts[key] = counts.get(key, 0) + 1
+    counts["not-ok"] = sum(1 for r in results if not ok(r))
     counts["entries"] = len(results)
     return counts
 

@@ -1,6 +1,7 @@
 """The ledger as text: a table, JSON, a markdown report, and the report's figures.
 
-Figures (matplotlib, Agg backend, written only on request with ``--out DIR``):
+Figures (matplotlib `Figure` objects saved to PNG, never through pyplot, so the user's backend is
+left alone; written only on request with ``--out DIR``):
 
 * ``allocations-drf-asset-ceei.png`` — per-user resource shares under DRF, asset fairness and CEEI
   on the <9 CPU, 18 GB> example, in the style of Figures 3-4 of the DRF paper (one group of bars
@@ -12,22 +13,19 @@ Figures (matplotlib, Agg backend, written only on request with ``--out DIR``):
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from fractions import Fraction
 from pathlib import Path
 
 from fairlab.core.errors import InputError
-from fairlab.paper_checks.ledger import Result, summary, summary_line
+from fairlab.core.results import Result
+from fairlab.mechanisms import allocate
+from fairlab.paper_checks.claims import BMF_EXAMPLE, EXAMPLE, bmf_phi
+from fairlab.paper_checks.ledger import claim_of, items, ok, summary_line
 
 FIGURES = ("allocations-drf-asset-ceei.png", "bmf-family.png")
 REPORT = "report.md"
-
-
-def to_json(results: list[Result]) -> str:
-    return json.dumps({"summary": summary(results), "entries": [r.to_dict() for r in results]},
-                      indent=2, ensure_ascii=False)
 
 
 def _cell(text: str) -> str:
@@ -39,39 +37,45 @@ def to_markdown(results: list[Result], figures: list[str] = ()) -> str:
     if figures:
         lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]
     lines += ["## Summary", "", "| id | source | status | ok |", "|---|---|---|---|"]
-    lines += [f"| {r.entry.id} | {_cell(r.entry.where)} | {r.status} | {'yes' if r.ok else '**no**'} |" for r in results]
+    lines += [f"| {claim_of(r).id} | {_cell(claim_of(r).where)} | {_status(r)} | {'yes' if ok(r) else '**no**'} |"
+              for r in results]
     lines.append("")
     for r in results:
-        e = r.entry
-        lines += [f"## {e.id} — {r.status}{'' if r.ok else ' (NOT AS EXPECTED: ' + e.expect + ')'}", "",
+        e = claim_of(r)
+        lines += [f"## {e.id} — {_status(r)}{'' if ok(r) else ' (NOT AS EXPECTED: ' + e.expect + ')'}", "",
                   f"*Source:* {e.source}, {e.where}", "", f"*Claim as printed:* {e.claim}", "",
                   f"*Check:* {e.check}", ""]
         if e.reason:
             lines += [f"*Out of scope because:* {e.reason}", ""]
-        if r.items:
+        if items(r):
             lines += ["| quantity | printed | computed | agrees | note |", "|---|---|---|---|---|"]
             lines += [f"| {_cell(i.name)} | {_cell(i.printed)} | {_cell(i.computed)} | {'yes' if i.matches else '**no**'} |"
-                      f" {_cell(i.note)} |" for i in r.items]
+                      f" {_cell(i.note)} |" for i in items(r)]
             lines.append("")
         if r.status == "erratum":
-            fixed = "; ".join(f"{i.name} = {i.computed}" for i in r.items if not i.matches)
+            fixed = "; ".join(f"{i.name} = {i.computed}" for i in items(r) if not i.matches)
             lines += [f"*Corrected:* {fixed}", ""]
-        if r.how:
-            lines += [f"*How the lab knows:* {r.how}", ""]
-        if r.error:
-            lines += [f"*Error:* {r.error}", ""]
+        if "error" in r.details:
+            lines += [f"*Error:* {r.details['error']}", ""]
+        elif r.explanation and r.explanation != e.reason:
+            lines += [f"*How the lab knows:* {r.explanation}", ""]
     return "\n".join(lines)
+
+
+def _status(r: Result) -> str:
+    """The status word, "error" for a check that failed (its status is unknown)."""
+    return "error" if "error" in r.details else r.status.value
 
 
 def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
     """(id, status, ok, first disagreement or the how) for the terminal table."""
     rows = []
     for r in results:
-        bad = [i for i in r.items if not i.matches]
-        detail = "; ".join(f"{i.name}: printed {i.printed}, lab {i.computed}" for i in bad[:2]) or r.error
+        bad = [i for i in items(r) if not i.matches]
+        detail = "; ".join(f"{i.name}: printed {i.printed}, lab {i.computed}" for i in bad[:2]) or r.details.get("error", "")
         if r.status == "out-of-scope":
-            detail = r.entry.reason
-        rows.append((r.entry.id, r.status, "yes" if r.ok else "NO", detail))
+            detail = claim_of(r).reason
+        rows.append((claim_of(r).id, _status(r), "yes" if ok(r) else "NO", detail))
     return rows
 
 
@@ -122,13 +126,7 @@ def write_report(out_dir: Path, results: list[Result]) -> list[str]:
 # --------------------------------------------------------------------------- figures
 def draw_figures(out_dir: str | Path) -> list[str]:
     """Write the report's PNGs into `out_dir`; returns their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from fairlab.mechanisms import allocate
-    from fairlab.paper_checks.claims import BMF_EXAMPLE, EXAMPLE, _phi
+    from matplotlib.figure import Figure  # heavy and optional: loaded only when figures are drawn
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -136,7 +134,8 @@ def draw_figures(out_dir: str | Path) -> list[str]:
 
     # DRF paper Figures 3-4: shares of CPU and memory per user, for each mechanism.
     mechs = [("drf", "DRF"), ("asset", "Asset fairness"), ("ceei", "CEEI")]
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.6), sharey=True)
+    fig = Figure(figsize=(10, 3.6))
+    axes = fig.subplots(1, 3, sharey=True)
     colours = {"A": "#4c72b0", "B": "#dd8452"}
     for ax, (name, title) in zip(axes, mechs):
         a = allocate(name, EXAMPLE)
@@ -158,18 +157,18 @@ def draw_figures(out_dir: str | Path) -> list[str]:
     fig.tight_layout()
     path = out / FIGURES[0]
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     paths.append(str(path))
 
     # Bonald & Roberts §2.4: the BMF family.
     xs = [Fraction(k, 50) for k in range(51)]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.subplots()
     labels = [f"φ{i + 1}, a{i + 1} = ({', '.join(map(str, row))})" for i, row in enumerate(BMF_EXAMPLE["demands"])]
     for i in range(3):
-        ax.plot([float(x) for x in xs], [float(_phi(x)[i]) for x in xs], label=labels[i],
+        ax.plot([float(x) for x in xs], [float(bmf_phi(x)[i]) for x in xs], label=labels[i],
                 linestyle="-" if i < 2 else "--")
     for x in (Fraction(0), Fraction(1)):
-        for v in set(_phi(x)):
+        for v in set(bmf_phi(x)):
             ax.annotate(str(v), (float(x), float(v)), textcoords="offset points", xytext=(4, 4), fontsize=8)
     ax.set_xlabel("x")
     ax.set_ylabel("allocation φ_i(x)")
@@ -178,6 +177,5 @@ def draw_figures(out_dir: str | Path) -> list[str]:
     fig.tight_layout()
     path = out / FIGURES[1]
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     paths.append(str(path))
     return paths

@@ -383,11 +383,11 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
             except Exception as exc:  # e.g. a spec that fails on a concrete instance: no claim
                 return "no", (f"symbolic engine: z3 found no violation at {n}×{m}, but checking the spec against "
                               f"the allocator raised {type(exc).__name__}: {exc}; holds not claimed")
-            if not result.ok:
+            if result.status != "agrees":
                 if out_of_time():
                     return "stopped", "time"
-                what = ("does not satisfy its spec" if result.satisfies == "no" else
-                        "is not the only allocation its spec admits" if result.unique == "no" else
+                what = ("does not satisfy its spec" if result.details["satisfies"] == "no" else
+                        "is not the only allocation its spec admits" if result.details["unique"] == "no" else
                         "could not be matched with its spec by z3")
                 return "no", (f"symbolic engine: z3 found no violation at {n}×{m}, but the allocation on "
                               f"{inst.to_dict()['demands']} (capacities {inst.to_dict()['capacities']}) {what}; "

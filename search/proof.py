@@ -478,7 +478,7 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
     report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
                                       budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
                                       stop_early=True, deadline=deadline)
-    timed_out = any(r.status == "unknown" and "(time)" in r.reason for r in report.results)
+    timed_out = any(r.status == "unknown" and "(time)" in r.explanation for r in conformance.results_of(report))
     if key is not None and not timed_out:
         _CONFORMANCE[key] = (mech, report)  # the mechanism kept alive so its id is not reused
     return report
@@ -516,7 +516,7 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     reports: list[dict] = []
 
     def result(status, explanation, core=(), control=None, instance=None, witness=None, reductions=()):
-        spent = sum(q["spent"] for q in queries) + sum(c.get("rlimit_spent", 0) for c in reports)
+        spent = sum(q["spent"] for q in queries) + sum(c["budget"].get("rlimit_spent", 0) for c in reports)
         stopped = {"stopped": "time"} if explanation.startswith("time") else {}
         return Result(
             "proof", status, mechanism=mechanism.name, property=prop, instance=instance, witness=witness,
@@ -535,10 +535,10 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
         reports.append(to_json(report, versioned=False))
         if report.status != "agrees":
             gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
-            reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.summary()}"
-                      if report.status == "disagrees" else f"conformance not shown, no verdict: {report.summary()}")
-            if any("(time)" in r.reason for r in report.results):
-                reason = _time_reason("the conformance gate", budget) + f" — {report.summary()}"
+            reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.explanation}"
+                      if report.status == "disagrees" else f"conformance not shown, no verdict: {report.explanation}")
+            if any("(time)" in r.explanation for r in conformance.results_of(report)):
+                reason = _time_reason("the conformance gate", budget) + f" — {report.explanation}"
             return result(Status.UNKNOWN, reason)
     gates["conformance"] = "passed"
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional, Sequence
 
+import highspy
+import numpy as np
 import z3
 
 from fairlab.core.errors import InputError
@@ -356,8 +358,6 @@ def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) 
 def new_highs():
     """A silent ``highspy.Highs()``: no banner on stdout (`fairlab.core.stdio.c_stdout_silenced`: HiGHS
     prints it at construction, before an option can be set), no log output."""
-    import highspy
-
     with c_stdout_silenced():
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -367,9 +367,6 @@ def new_highs():
 
 def _highs_basis(prob: _Problem):
     """Run HiGHS in floats; return (column statuses, row statuses) of an optimal basis, or None."""
-    import highspy
-    import numpy as np
-
     inf = highspy.kHighsInf
     h = new_highs()
     lp = highspy.HighsLp()

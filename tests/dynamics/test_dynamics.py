@@ -290,7 +290,8 @@ def test_cli_rates_json():
     g = data["gamma"]
     assert g[1] > g[0] > g[2]
     assert data["resource_loads"] == ["3/25", "51/200"]  # 0.2*0.1 + 0.05 + 0.05; 0.2 + 0.005 + 0.05
-    assert data["truncation"]["boundary_mass"] <= 1e-5
+    assert data["kind"] == "dynamics-rates" and data["schema_version"] == 1
+    assert data["boundary_mass"] <= 1e-5 and data["truncation"] > 0 and data["states"] > 0
     assert any("BMF choice" in n for n in data["notes"])
 
 
@@ -325,9 +326,22 @@ def test_cli_figure_two_points(tmp_path):
 def test_cli_cluster_and_packets_json():
     out = runner.invoke(app, ["dynamics", "cluster", "-s", "pf", "--completions", "2000", "--format", "json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output)[0]["fluid_tasks"] == pytest.approx([6000 / 99, 6000 / 99, 100 / 3])
+    assert json.loads(out.output)["runs"][0]["fluid_tasks"] == pytest.approx([6000 / 99, 6000 / 99, 100 / 3])
     out = runner.invoke(app, ["dynamics", "packets", "-s", "drf", "--loads", "0.2,0.05,0.05", "--flows", "300",
                               "--mean-size", "10", "--format", "json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)[0]
+    data = json.loads(out.output)["runs"][0]
     assert data["scheduler"] == "drf" and len(data["fluid_gamma"]) == 3 and data["packets"] > 0
+
+
+def test_figure_leaves_the_matplotlib_backend_alone(tmp_path):
+    import matplotlib
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        figures.draw(1, tmp_path, loads=(F(3, 10),), tol=0.01, progress=False)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / "figure1.png").read_bytes()[:4] == b"\x89PNG"

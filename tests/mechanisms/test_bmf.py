@@ -210,7 +210,7 @@ def test_registered_as_set_valued():
 @given(instances())
 def test_numeric_allocation_satisfies_spec(inst):
     result = conformance.check(get("bmf"), inst)
-    assert result.satisfies == "yes"
+    assert result.details["satisfies"] == "yes"
     assert bmf.is_bmf(inst, allocate("bmf", inst).tasks).holds
 
 

@@ -33,8 +33,8 @@ def _sizes_agree(name: str, sizes, samples: int, seed: int):
     checked = 0
     for n, m in sizes:
         report = conformance.check_sample(mech, n, m, samples=samples, seed=seed)
-        statuses = {r.status for r in report.results}
-        assert statuses <= {"agrees", "skipped"}, report.summary()
+        statuses = {r.status for r in conformance.results_of(report)}
+        assert statuses <= {"agrees", "skipped"}, report.explanation
         if "agrees" in statuses:
             assert report.status == "agrees"
             checked += 1
@@ -59,7 +59,7 @@ def test_spec_conforms_on_bigger_samples(name):
 @pytest.mark.slow
 def test_ceei_exact_path_conforms_at_four_users():
     report = conformance.check_sample(mechanisms.get("ceei"), 4, 3, samples=8, seed=1, options={"method": "exact"})
-    assert report.status == "agrees", report.summary()
+    assert report.status == "agrees", report.explanation
 
 
 def test_ceei_float_path_is_reported_as_approximate_not_as_conforming():
@@ -67,7 +67,7 @@ def test_ceei_float_path_is_reported_as_approximate_not_as_conforming():
     inst = Instance.from_dict({"capacities": [1, 1, 1, 1],
                                "demands": [[4, 0, 4, 3], [3, 2, 3, 0], [0, 2, 0, 3], [1, 3, 2, 4]]})
     result = conformance.check(mechanisms.get("ceei"), inst)
-    assert result.status == "unknown" and "approximate" in result.reason and not result.ok
+    assert result.status == "unknown" and "approximate" in result.explanation
 
 
 def test_the_sample_is_seeded_and_covers_the_proof_domain():
@@ -84,30 +84,32 @@ def test_same_input_same_answer_and_the_same_resource_use():
     first = conformance.check_sample(mech, 3, 2, samples=4, seed=3)
     conformance.check_sample(mechanisms.get("drf"), 4, 4, samples=3, seed=9)  # other queries in between
     second = conformance.check_sample(mech, 3, 2, samples=4, seed=3)
-    assert [r.to_dict() for r in first.results] == [r.to_dict() for r in second.results]
-    assert first.spent > 0
+    assert [r.replace(seconds=0) for r in conformance.results_of(first)] == \
+        [r.replace(seconds=0) for r in conformance.results_of(second)]
+    assert conformance.spent(first) > 0
 
 
 def test_the_resource_limit_decides_unknown():
     report = conformance.check_sample(mechanisms.get("ceei"), 3, 3, samples=2, seed=0, budget=SolverBudget(rlimit=50))
     assert report.status == "unknown"
-    assert all("rlimit" in r.reason for r in report.results), report.summary()
+    assert all("rlimit" in r.explanation for r in conformance.results_of(report)), report.explanation
 
 
 # --------------------------------------------------------------------------- the reproducers
 def test_a_contradictory_spec_is_caught_with_its_instance():
     report = conformance.check_sample(mechanisms.get(CONTRADICTORY), 2, 2)
     assert report.status == "disagrees"
-    problem = report.first_problem
-    assert problem.instance is not None and problem.satisfies == "no"
-    assert "admits no allocation at all" in problem.reason
-    assert "demands" in report.summary()
+    problem = conformance.first_problem(report)
+    assert problem.instance is not None and problem.details["satisfies"] == "no"
+    assert "admits no allocation at all" in problem.explanation
+    assert "demands" in report.explanation
 
 
 def test_another_mechanisms_spec_is_caught_with_its_instance():
     report = conformance.check_sample(mechanisms.get(DRF_SPEC_ON_ASSET), 2, 2)
     assert report.status == "disagrees"
-    assert report.first_problem.satisfies == "no" and "other allocations" in report.first_problem.reason
+    problem = conformance.first_problem(report)
+    assert problem.details["satisfies"] == "no" and "other allocations" in problem.explanation
     # control: the same allocator with its own spec agrees on the same sample
     assert conformance.check_sample(mechanisms.get("asset"), 2, 2).status == "agrees"
 
@@ -119,14 +121,14 @@ def test_a_spec_missing_a_constraint_admits_another_allocation():
     broken = Mechanism(name="drf-broken", summary="", source="", allocate=drf.allocate,
                        spec=lambda sym, tasks: drf.spec(sym, tasks)[:-1])
     result = conformance.check(broken, Instance.load("thm5-ceei-pm"))
-    assert result.status == "disagrees" and result.unique == "no" and result.other is not None
-    assert "also admits" in result.reason
+    assert result.status == "disagrees" and result.details["unique"] == "no" and result.certificate["other"] is not None
+    assert "also admits" in result.explanation
 
 
 def test_an_allocator_that_declines_every_instance_is_not_agreement():
     report = conformance.check_sample(mechanisms.get("maxmin"), 2, 2)
-    assert report.status == "unknown" and all(r.status == "skipped" for r in report.results)
-    assert "nothing was checked" in report.summary()
+    assert report.status == "unknown" and all(r.status == "skipped" for r in conformance.results_of(report))
+    assert "nothing was checked" in report.explanation
 
 
 # --------------------------------------------------------------------------- the verb
@@ -137,8 +139,9 @@ def test_cli_table_and_json():
     out = runner.invoke(app, ["conformance", "bmf", "--samples", "3", "--seed", "4", "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["status"] == "agrees" and data["seed"] == 4 and len(data["results"]) == 3
-    assert data["budget"]["rlimit"] == conformance.DEFAULT_RLIMIT and data["rlimit_spent"] > 0
+    assert data["schema_version"] == 1 and data["kind"] == "conformance"
+    assert data["status"] == "agrees" and data["details"]["seed"] == 4 and len(data["details"]["results"]) == 3
+    assert data["budget"]["rlimit"] == conformance.DEFAULT_RLIMIT and data["budget"]["rlimit_spent"] > 0
 
 
 def test_cli_exit_1_names_the_instance_of_a_disagreement():
@@ -146,15 +149,15 @@ def test_cli_exit_1_names_the_instance_of_a_disagreement():
     assert out.exit_code == 1, out.output
     data = json.loads(out.stdout)
     assert data["status"] == "disagrees"
-    bad = [r for r in data["results"] if r["status"] == "disagrees"]
-    assert bad and bad[0]["instance"]["demands"] and bad[0]["allocation"]
+    bad = [r for r in data["details"]["results"] if r["status"] == "disagrees"]
+    assert bad and bad[0]["instance"]["demands"] and bad[0]["certificate"]["allocation"]
 
 
 def test_cli_one_instance():
     out = runner.invoke(app, ["conformance", "ceei", "--instance", "thm4-ceei-sp", "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert [r["allocation"] for r in data["results"]] == [["100/31", "1500/31"]]
+    assert [r["certificate"]["allocation"] for r in data["details"]["results"]] == [["100/31", "1500/31"]]
 
 
 @pytest.mark.parametrize("args,needle", [

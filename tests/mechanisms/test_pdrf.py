@@ -50,7 +50,7 @@ def test_registered_discrete():
                                   {"capacities": [10, 6], "demands": [[11, 0], [1, 2], [2, 1]], "max_tasks": [None, 1, None]}])
 def test_spec_is_the_closed_form(inst):
     verdict = conformance.check(get("pdrf"), Instance.from_dict(inst))
-    assert (verdict.satisfies, verdict.unique) == ("yes", "yes")
+    assert (verdict.details["satisfies"], verdict.details["unique"]) == ("yes", "yes")
 
 
 @st.composite

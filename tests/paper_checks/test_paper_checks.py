@@ -9,51 +9,53 @@ from typer.testing import CliRunner
 
 from fairlab.cli import app
 from fairlab.core.exact import Algebraic
+from fairlab.core.results import to_json
 from fairlab.mechanisms import allocate
-from fairlab.paper_checks import claims  # noqa: F401  (registers the entries)
+from fairlab.paper_checks import claims
 from fairlab.paper_checks import ledger
 
 runner = CliRunner()
-FAST = [e for e in ledger.ENTRIES if not e.slow]
-SLOW = [e for e in ledger.ENTRIES if e.slow]
+FAST = [e for e in ledger.CLAIMS if not e.slow]
+SLOW = [e for e in ledger.CLAIMS if e.slow]
 
 
 def _result(entry_id, ctx=None):
-    entry = next(e for e in ledger.ENTRIES if e.id == entry_id)
-    return ledger.run_entry(entry, ctx or ledger.Context())
+    entry = next(e for e in ledger.CLAIMS if e.id == entry_id)
+    return ledger.check_claim(entry, ctx or ledger.Context())
 
 
 # --------------------------------------------------------------------------- the ledger itself
 def test_every_entry_is_transcribed_with_source_claim_and_check():
-    ids = [e.id for e in ledger.ENTRIES]
+    ids = [e.id for e in ledger.CLAIMS]
     assert len(ids) == len(set(ids)) >= 45
-    sources = {e.source for e in ledger.ENTRIES}
+    sources = {e.source for e in ledger.CLAIMS}
     assert sources == {ledger.DRF, ledger.NOTES, ledger.LECTURE, ledger.BR, ledger.PDRF}
-    for e in ledger.ENTRIES:
+    for e in ledger.CLAIMS:
         assert e.where and e.claim and e.check and e.expect in ledger.STATUSES
         assert (e.expect == "out-of-scope") == bool(e.reason), e.id
 
 
 @pytest.mark.parametrize("entry", FAST, ids=[e.id for e in FAST])
 def test_fast_entry_comes_out_as_expected(entry):
-    result = ledger.run_entry(entry)
-    assert result.error == ""
-    assert result.status == entry.expect, [(i.name, i.printed, i.computed) for i in result.items if not i.matches]
-    assert result.ok
+    result = ledger.check_claim(entry)
+    assert "error" not in result.details, result.details
+    assert result.kind == "claim"
+    assert result.status == entry.expect, [(i.name, i.printed, i.computed) for i in ledger.items(result) if not i.matches]
+    assert ledger.ok(result)
     if entry.expect != "out-of-scope":
-        assert result.items  # something was compared
+        assert ledger.items(result)  # something was compared
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", SLOW, ids=[e.id for e in SLOW])
 def test_slow_entry_comes_out_as_expected(entry):
-    result = ledger.run_entry(entry, ledger.Context(runs=1000))
-    assert result.error == "" and result.status == entry.expect and result.ok
+    result = ledger.check_claim(entry, ledger.Context(runs=1000))
+    assert "error" not in result.details and result.status == entry.expect and ledger.ok(result)
 
 
 # --------------------------------------------------------------------------- the errata, exactly
 def _computed(result):
-    return {i.name: i.computed for i in result.items}
+    return {i.name: i.computed for i in ledger.items(result)}
 
 
 def test_theorem_4_capacity_erratum_exact_values():
@@ -66,9 +68,9 @@ def test_theorem_4_capacity_erratum_exact_values():
 
 
 def test_theorem_4_decimals_corrected():
-    bad = {i.name: i.computed for i in _result("drf-thm4-misreport").items if not i.matches}
+    bad = {i.name: i.computed for i in ledger.items(_result("drf-thm4-misreport")) if not i.matches}
     assert bad == {"25/6": "4.2 (25/6)", "100/3": "33.3 (100/3)"}
-    bad = {i.name: i.computed for i in _result("drf-thm4-decimals").items if not i.matches}
+    bad = {i.name: i.computed for i in ledger.items(_result("drf-thm4-decimals")) if not i.matches}
     assert bad == {"1500/31": "48.4 (1500/31)"}
 
 
@@ -91,7 +93,7 @@ def test_drf_population_monotonicity_fails_with_a_zero_demand():
 
 
 def test_lecture_ceei_one_bundle_is_off_by_one():
-    bad = [i for i in _result("lecture-ceei").items if not i.matches]
+    bad = [i for i in ledger.items(_result("lecture-ceei")) if not i.matches]
     assert [i.name for i in bad] == ["agent 2 bundle ≈"]
 
 
@@ -100,7 +102,7 @@ def test_pdrf_tables_small_configuration():
     ctx = ledger.Context(runs=60)
     assert _result("pdrf-table1", ctx).status == "reproduced"
     gap = _result("pdrf-table2-1-1000", ctx)
-    averages = [i for i in gap.items if i.name.endswith("avg")]
+    averages = [i for i in ledger.items(gap) if i.name.endswith("avg")]
     assert gap.status == "erratum" and len(averages) == 2 and not any(i.matches for i in averages)
 
 
@@ -119,33 +121,36 @@ def test_judges():
 
 
 def test_a_wrong_transcription_is_not_ok():
-    entry = ledger.Entry("fake", ledger.DRF, "§4.1", "A gets 4 tasks", "drf", "reproduced",
-                         lambda ctx: ledger.Outcome([ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
-    result = ledger.run_entry(entry)
-    assert result.status == "erratum" and not result.ok
-    assert result.to_dict()["corrected"] == {"A": "3"}
+    entry = ledger.Claim("fake", ledger.DRF, "§4.1", "A gets 4 tasks", "drf", "reproduced",
+                         lambda ctx: ledger.Evidence([ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
+    result = ledger.check_claim(entry)
+    assert result.status == "erratum" and not ledger.ok(result)
+    assert to_json(result)["certificate"]["corrected"] == {"A": "3"}
 
 
 def test_a_crashing_check_is_an_error_not_a_pass():
     def boom(ctx):
         raise RuntimeError("no")
 
-    result = ledger.run_entry(ledger.Entry("boom", ledger.DRF, "x", "y", "z", "reproduced", boom))
-    assert result.status == "error" and not result.ok
+    result = ledger.check_claim(ledger.Claim("boom", ledger.DRF, "x", "y", "z", "reproduced", boom))
+    assert result.status == "unknown" and "RuntimeError: no" in result.details["error"] and not ledger.ok(result)
 
 
 # --------------------------------------------------------------------------- the command
 def test_command_json_entries_and_summary():
     result = runner.invoke(app, ["paper-check", "--quick", "--format", "json"])
     out = json.loads(result.output)
-    assert result.exit_code == 0, [(e["id"], e["computed"], e.get("error")) for e in out["entries"] if not e["ok"]]
-    for e in out["entries"]:
-        assert {"id", "source", "status", "printed", "computed"} <= set(e)
+    assert out["schema_version"] == 1 and out["kind"] == "paper-check"
+    assert result.exit_code == 0, [(e["details"]["id"], e["certificate"]) for e in out["results"] if not e["details"]["ok"]]
+    for e in out["results"]:
+        assert e["kind"] == "claim" and {"id", "source", "claim", "check", "expected", "ok"} <= set(e["details"])
+        assert all({"name", "printed", "computed", "matches"} <= set(i) for i in e["certificate"]["items"])
     counts = out["summary"]
     assert counts["not-ok"] == 0
     assert counts["reproduced"] + counts["erratum"] + counts["out-of-scope"] == counts["entries"] == len(FAST)
-    thm4 = next(e for e in out["entries"] if e["id"] == "drf-thm4-capacity")
-    assert thm4["status"] == "erratum" and thm4["corrected"] == {"user 1 tasks": "25/8", "user 2 tasks": "50"}
+    thm4 = next(e for e in out["results"] if e["details"]["id"] == "drf-thm4-capacity")
+    assert thm4["status"] == "erratum"
+    assert thm4["certificate"]["corrected"] == {"user 1 tasks": "25/8", "user 2 tasks": "50"}
 
 
 def test_command_table_summary_line_and_markdown_with_figures(tmp_path):
@@ -162,7 +167,7 @@ def test_command_table_summary_line_and_markdown_with_figures(tmp_path):
 
 
 def test_command_exits_1_when_an_entry_is_not_as_expected(monkeypatch):
-    entry = next(e for e in ledger.ENTRIES if e.id == "drf-4.1-example")
+    entry = next(e for e in ledger.CLAIMS if e.id == "drf-4.1-example")
     monkeypatch.setattr(entry, "expect", "erratum")
     result = runner.invoke(app, ["paper-check", "--only", "drf-4.1-example"])
     assert result.exit_code == 1
@@ -175,3 +180,19 @@ def test_command_bad_input_one_line_exit_2(args, field):
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}")
+
+
+def test_figures_leave_the_matplotlib_backend_alone(tmp_path):
+    """The report's figures are drawn on `Figure` objects: the user's backend is not switched."""
+    import matplotlib
+
+    from fairlab.paper_checks import report
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        report.draw_figures(tmp_path)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert (tmp_path / report.FIGURES[0]).stat().st_size > 10_000

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from fairlab.cli import app
 from fairlab.core.instance import Instance
-from fairlab.mechanisms import _pdrf_stats as stats
+from fairlab.paper_checks import pdrf_tables as stats
 from fairlab.mechanisms import allocate
 from fairlab.mechanisms.pdrf import reference
 

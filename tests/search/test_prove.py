@@ -9,7 +9,7 @@ import z3
 
 from fairlab import mechanisms
 from fairlab import properties
-from fairlab.core.results import to_json
+from fairlab.core.results import Result, to_json
 from fairlab.search import prove
 from fairlab.search.catalogue import CATALOGUE, run_catalogue
 
@@ -120,7 +120,7 @@ def test_a_spec_that_is_not_the_allocators_proves_nothing(plugin, prop):
     assert proof.details["gates"]["conformance"] == "failed"
     assert "disagree" in proof.explanation and "demands [[" in proof.explanation
     [report] = proof.details["conformance"]
-    bad = [r for r in report["results"] if r["status"] == "disagrees"]
+    bad = [r for r in report["details"]["results"] if r["status"] == "disagrees"]
     assert bad and bad[0]["instance"]["capacities"]
     assert not proof.details["queries"]  # no proof attempt was made
 
@@ -134,22 +134,13 @@ def test_the_allocator_of_the_second_reproducer_does_violate_si():
 def _bypass_conformance(monkeypatch):
     import fairlab.search.proof as P
 
-    monkeypatch.setattr(P, "conformance_gate", lambda mech, *args, **kwargs: _Agrees(mech.name))
+    monkeypatch.setattr(P, "conformance_gate", lambda mech, *args, **kwargs: _agrees(mech.name))
 
 
-class _Agrees:
-    """A conformance report that says 'agrees' (to test the later gates on their own)."""
-
-    status = "agrees"
-
-    def __init__(self, name):
-        self.name = name
-
-    def to_dict(self):
-        return {"mechanism": self.name, "status": "agrees", "rlimit_spent": 0, "summary": "bypassed by the test"}
-
-    def summary(self):
-        return "bypassed by the test"
+def _agrees(name):
+    """A conformance result that says 'agrees' (to test the later gates on their own)."""
+    return Result(kind="conformance", status="agrees", mechanism=name, budget={"rlimit_spent": 0},
+                  explanation="bypassed by the test")
 
 
 @pytest.mark.parametrize("prop", GATED)

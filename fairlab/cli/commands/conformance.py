@@ -26,7 +26,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairlab.cli.commands import _params as params
+from fairlab import mechanisms
 from fairlab.core.errors import InputError
+from fairlab.core.results import to_json
+from fairlab.core.solving import SolverBudget
+from fairlab.mechanisms import conformance
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 
 
@@ -77,10 +81,6 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Check that MECHANISM's symbolic spec agrees with its numeric allocator on a seeded sample."""
-        from fairlab import mechanisms
-        from fairlab.core.solving import SolverBudget
-        from fairlab.mechanisms import conformance
-
         check_format(fmt)
         try:
             params.seconds(time_limit)
@@ -99,37 +99,37 @@ def register(app: typer.Typer) -> None:
                     inst = read_instance(instance)
                     report = conformance.check_sample(mech, inst.n, inst.m, budget=budget, options=options,
                                                       instances=[inst], deadline=deadline)
-                    if report.results and report.results[0].status == "skipped":
-                        raise InputError(report.results[0].reason)
+                    checked = conformance.results_of(report)
+                    if checked and checked[0].status == "skipped":
+                        raise InputError(checked[0].explanation)
                 else:
                     report = conformance.check_sample(mech, users, resources, samples=samples, seed=seed,
                                                       budget=budget, options=options, deadline=deadline)
         except InputError as exc:
             fail(str(exc))
-        data = report.to_dict()
-        data["time_limit"] = time_limit
+        report = report.replace(budget={**report.budget, "time_limit": time_limit})
         if fmt == "json":
-            emit_json(data, result=True)
+            emit_json(to_json(report))
         else:
             _table(report, instance)
         if report.status != "agrees":
             raise typer.Exit(1)
 
     def _table(report, instance) -> None:
-        from fairlab.mechanisms.conformance import describe
-
+        d = report.details
         where = (f"instance {instance}" if instance is not None else
-                 f"{report.samples} seeded instances (seed {report.seed}) of {report.n} users × {report.m} resources")
+                 f"{d['samples']} seeded instances (seed {d['seed']}) of {d['users']} users × {d['resources']} resources")
         table = Table(title=f"conformance of {report.mechanism}: spec vs numeric allocator on {where}")
         for col in ("#", "instance", "numeric tasks", "status", "why", "rlimit spent"):
             table.add_column(col, overflow="fold")
         colours = {"agrees": "green", "disagrees": "red", "unknown": "yellow", "skipped": "dim"}
-        for k, r in enumerate(report.results):
-            tasks = ", ".join(r.allocation) if r.allocation is not None else ""
-            colour = colours[r.status]
-            table.add_row(str(k), escape(describe(r.instance)), tasks, f"[{colour}]{r.status}[/{colour}]",
-                          escape(r.reason), f"{r.spent:,}")
+        for k, r in enumerate(conformance.results_of(report)):
+            allocation = (r.certificate or {}).get("allocation")
+            tasks = ", ".join(allocation) if allocation is not None else ""
+            colour = colours[r.status.value]
+            table.add_row(str(k), escape(conformance.describe(r.instance)), tasks,
+                          f"[{colour}]{r.status.value}[/{colour}]", escape(r.explanation), f"{conformance.spent(r):,}")
         console.print(table)
-        console.print(f"{report.status}: {escape(report.summary())}")
+        console.print(f"{report.status.value}: {escape(report.explanation)}")
         console.print(f"budget: rlimit {report.budget['rlimit']:,} per query (seed {report.budget['seed']}), "
-                      f"{report.spent:,} spent, {report.seconds:.2f} s")
+                      f"{conformance.spent(report):,} spent, {report.seconds:.2f} s")

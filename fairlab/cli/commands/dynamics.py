@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -17,6 +17,9 @@ from rich.table import Table
 
 from fairlab.cli.commands import _params as params
 from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact, to_fraction
+from fairlab.core.results import report, to_json
+from fairlab.dynamics import cluster, figures, markov, packets
 
 console = Console()
 
@@ -43,6 +46,12 @@ def _check_format(fmt):
     check_format(fmt)
 
 
+def emit_json(document) -> None:
+    from fairlab.cli import emit_json as emit
+
+    emit(document)
+
+
 def _check_tol(tol: float) -> None:
     params.number(tol, "--tol", 0, 1, open_lo=True, open_hi=True)
 
@@ -57,8 +66,6 @@ def _check_packet_options(flows: int, mean_size: float, window: int, seed: int) 
 
 def _check_out_dir(out: str) -> None:
     """--out must be (or be creatable as) a directory: no existing file on its path."""
-    from pathlib import Path
-
     path = Path(out)
     while not path.exists() and path != path.parent:
         path = path.parent
@@ -68,8 +75,6 @@ def _check_out_dir(out: str) -> None:
 
 def _check_cluster(demands, capacities: str) -> list:
     """Capacities, exactly: one per resource, each job's task fits, at most MAX_TASKS tasks per pool."""
-    from fairlab.dynamics import markov
-
     C = markov.parse_vector(capacities, "capacities", len(demands[0]), per="resource")
     for j, c in enumerate(C):
         if c > MAX_CAPACITY:
@@ -99,8 +104,6 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
-        from fairlab.dynamics import markov
-
         _check_format(fmt)
         try:
             _check_tol(tol)
@@ -120,13 +123,11 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             _fail(str(exc))
         if fmt == "json":
-            typer.echo(json.dumps(result.to_dict(), indent=2))
+            emit_json(report("dynamics-rates", [], **to_json(result, versioned=False)))
             return
         table = Table(title=f"{mechanism}: service rates (Bonald & Roberts §4.1)")
         for col in ("class", "requirements", "load ρ", "E(n)", "γ"):
             table.add_column(col, justify="right")
-        from fairlab.core.exact import format_exact
-
         for k, g in enumerate(result.gamma):
             table.add_row(str(k + 1), ",".join(format_exact(x) for x in result.requirements[k]),
                           format_exact(result.loads[k]), f"{result.mean_transactions[k]:.6g}", f"{g:.6g}")
@@ -150,8 +151,6 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Regenerate Figure 1, 2 or 3 of §4 (PNG) and print the orderings the text states."""
-        from fairlab.dynamics import figures
-
         _check_format(fmt)
         if number not in (1, 2, 3):
             _fail(f"figure: expected 1, 2 or 3, got {number}")
@@ -161,8 +160,6 @@ def register(app: typer.Typer) -> None:
             _check_out_dir(out)
             points = figures.LOAD_POINTS
             if loads is not None:
-                from fairlab.core.exact import format_exact, to_fraction
-
                 points = tuple(to_fraction(x, f"loads[{i}]") for i, x in enumerate(loads.split(",")))
                 for i, x in enumerate(points):
                     if not 0 < x < 1:
@@ -172,8 +169,7 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             _fail(str(exc))
         if fmt == "json":
-            packets = {m: [{**p, "gamma": p["gamma"]} for p in v] for m, v in info["packets"].items()}
-            typer.echo(json.dumps({**info, "packets": packets}, indent=2, default=str))
+            emit_json(report("dynamics-figure", [], **info))
             return
         typer.echo(f"wrote {info['path']} in {info['seconds']:.1f} s (fluid curves {info['fluid_seconds']:.1f} s); "
                       f"largest truncation boundary mass {info['max_boundary_mass']:.1e}")
@@ -198,8 +194,6 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Simulate the SFQ packet schedulers (§3) and compare γ_k with the fluid model (§4.4)."""
-        from fairlab.dynamics import markov, packets
-
         _check_format(fmt)
         names = packets.SCHEDULERS if scheduler == "all" else (scheduler,)
         out = []
@@ -216,9 +210,9 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             _fail(str(exc))
         if fmt == "json":
-            typer.echo(json.dumps([{**r.to_dict(), "fluid_gamma": f.gamma,
-                                    "relative_difference": [abs(a - b) / b for a, b in zip(r.gamma, f.gamma)]}
-                                   for r, f in out], indent=2))
+            emit_json(report("dynamics-packets", [], runs=[
+                {**to_json(r, versioned=False), "packets_per_second": r.packets_per_second, "fluid_gamma": f.gamma,
+                 "relative_difference": [abs(a - b) / b for a, b in zip(r.gamma, f.gamma)]} for r, f in out]))
             return
         table = Table(title=f"packet schedulers vs fluid model ({flows} flows, mean {mean_size} packets, W={window}, seed {seed})")
         for col in ("scheduler", "class", "γ packets", "γ fluid", "rel. diff", "packets/s"):
@@ -239,8 +233,6 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Most-deprived-job task schedulers (§3): long-run running tasks vs the fluid allocation."""
-        from fairlab.dynamics import cluster, markov
-
         _check_format(fmt)
         names = cluster.SCHEDULERS if scheduler == "all" else (scheduler,)
         try:
@@ -252,7 +244,8 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             _fail(str(exc))
         if fmt == "json":
-            typer.echo(json.dumps([r.to_dict() for r in out], indent=2))
+            emit_json(report("dynamics-cluster", [], runs=[
+                {**to_json(r, versioned=False), "relative_error": r.relative_errors()} for r in out]))
             return
         table = Table(title=f"cluster schedulers ({completions} task completions, seed {seed})")
         for col in ("scheduler", "job", "mean running tasks", "fluid tasks", "rel. error"):

@@ -1,7 +1,7 @@
 """`fairlab paper-check`: the ledger of every numeric claim in the sources, checked by the lab.
 
     fairlab paper-check                       # table with statuses and a summary line
-    fairlab paper-check --format json         # entries with id, source, status, printed, computed
+    fairlab paper-check --format json         # a report: one claim Result per entry, and a summary
     fairlab paper-check --format markdown --out report/   # report.md with figures
 
 Exit code 1 if any entry does not come out as the ledger expects (an entry meant to reproduce
@@ -15,6 +15,10 @@ from typing import List, Optional
 
 import typer
 from rich.table import Table
+
+from fairlab.core.errors import InputError
+from fairlab.core.results import report as report_document
+from fairlab.paper_checks import ledger, report
 
 FORMATS = ("table", "json", "markdown")
 
@@ -30,14 +34,11 @@ def register(app: typer.Typer) -> None:
     ):
         """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
         from fairlab.cli import check_format, console, emit_json, fail
-        from fairlab.core.errors import InputError
-        from fairlab.paper_checks import claims  # noqa: F401
-        from fairlab.paper_checks import ledger, report
 
         check_format(fmt, FORMATS)
         if runs < 1:
             fail(f"--runs: must be at least 1, got {runs}")
-        known = {e.id for e in ledger.ENTRIES}
+        known = {c.id for c in ledger.CLAIMS}
         for name in only or []:
             if name not in known:
                 fail(f"--only: unknown entry {name!r} (see fairlab paper-check --format json)")
@@ -55,8 +56,7 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             fail(str(exc))
         if fmt == "json":
-            text = report.to_json(results)
-            emit_json(__import__("json").loads(text))
+            emit_json(report_document("paper-check", results, summary=ledger.summary(results)))
         elif fmt == "markdown":
             if out_dir is None:
                 typer.echo(report.to_markdown(results))
@@ -71,5 +71,5 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"wrote {out_dir / report.REPORT} and {len(figures)} figures")
         if fmt != "json":
             typer.echo(ledger.summary_line(results))
-        if any(not r.ok for r in results):
+        if not all(ledger.ok(r) for r in results):
             raise typer.Exit(1)

@@ -4,13 +4,12 @@
     fairlab pdrf-tables --users 1000 --resources 10 --runs 1000 --demands 1-10 --demands 1-20
 
 Prints, per demand interval, our numbers next to the published ones when the configuration is
-the paper's (see mechanisms/_pdrf_stats.py for the definitions and the seeding).
+the paper's (see `fairlab.paper_checks.pdrf_tables` for the definitions and the seeding).
 """
 
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import List, Optional
 
 import typer
@@ -19,6 +18,8 @@ from rich.table import Table
 
 from fairlab.cli.commands import _params as params
 from fairlab.core.errors import InputError
+from fairlab.core.results import report
+from fairlab.paper_checks import pdrf_tables as stats
 
 # Bounds of the options, checked before any run: each run holds users × resources demands in memory.
 MAX_USERS = 100_000
@@ -27,37 +28,16 @@ MAX_RUNS = 1_000_000
 MAX_AMOUNT = 10**12  # demands and reserves (numpy draws them as int64)
 
 
-def _chunk(args):
-    from fairlab.mechanisms import _pdrf_stats
-
-    config, chunk = args
-    return config.demands, _pdrf_stats.chunk_stats(config, chunk)
-
-
-def compute(configs, jobs: int = 1, show_progress: bool = True) -> dict:
-    """Rows for each config, keyed by demand interval; chunks spread over `jobs` processes."""
-    from fairlab.mechanisms import _pdrf_stats
-
-    work = [(config, k) for config in configs for k in range(_pdrf_stats.chunks(config))]
-    per_row: dict = {config.demands: [] for config in configs}
-    total_runs = sum(config.runs for config in configs)
-    progress = Progress(
-        TextColumn("PDRF vs DRF loop"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        disable=not show_progress, transient=False,
-    )
-    with progress:
-        bar = progress.add_task("runs", total=total_runs)
-        if jobs <= 1:
-            results = map(_chunk, work)
-            for demands, stats in results:
-                per_row[demands] += stats
-                progress.advance(bar, len(stats))
-        else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-                for demands, stats in pool.map(_chunk, work):
-                    per_row[demands] += stats
-                    progress.advance(bar, len(stats))
-    return {config.demands: _pdrf_stats.aggregate(per_row[config.demands]) for config in configs}
+def parse_range(text: str, flag: str) -> tuple[int, int]:
+    """'1-10' -> (1, 10); a one-line `InputError` naming `flag` otherwise."""
+    parts = str(text).replace("–", "-").split("-")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        lo, hi = int(parts[0].strip().replace("_", "")), int(parts[1].strip().replace("_", ""))
+    except ValueError:
+        raise InputError(f"{flag}: expected an integer range such as 1-10, got {text!r}") from None
+    return lo, hi
 
 
 def _fmt(value) -> str:
@@ -84,11 +64,10 @@ def register(app: typer.Typer) -> None:
     ):
         """Regenerate PDRF Tables 1-2: users PDRF under/over-allocates vs the DRF task loop."""
         from fairlab.cli import check_format, console, emit_json, fail
-        from fairlab.mechanisms import _pdrf_stats
 
         check_format(fmt)
         try:
-            if table is not None and table not in _pdrf_stats.PRESETS:
+            if table is not None and table not in stats.PRESETS:
                 raise InputError(f"--table: expected 1 or 2, got {table}")
             if tie not in ("paper", "index"):
                 raise InputError(f"--tie: expected paper or index, got {tie!r}")
@@ -100,25 +79,34 @@ def register(app: typer.Typer) -> None:
                 params.integer(resources, "--resources", 1, MAX_RESOURCES)
             params.integer(runs, "--runs", 1, MAX_RUNS)
             params.seed(seed)
-            preset = _pdrf_stats.PRESETS.get(table, {"resources": 10, "demands": [(1, 10)]})
+            preset = stats.PRESETS.get(table, {"resources": 10, "demands": [(1, 10)]})
             m = resources if resources is not None else preset["resources"]
-            intervals = [_pdrf_stats.parse_range(d, "--demands") for d in demands] if demands else preset["demands"]
-            reserve_range = _pdrf_stats.parse_range(reserves, "--reserves")
+            intervals = [parse_range(d, "--demands") for d in demands] if demands else preset["demands"]
+            reserve_range = parse_range(reserves, "--reserves")
             for (lo, hi), flag in [*((iv, "--demands") for iv in intervals), (reserve_range, "--reserves")]:
                 if hi > MAX_AMOUNT:
                     raise InputError(f"{flag}: HI must be at most {MAX_AMOUNT:,}, got {lo}-{hi}")
+            for lo, hi in intervals:
+                if not 0 <= lo <= hi or hi == 0:
+                    raise InputError(f"--demands: expected LO-HI with 0 <= LO <= HI and HI >= 1, got {lo}-{hi}")
+            if not 1 <= reserve_range[0] <= reserve_range[1]:
+                raise InputError(f"--reserves: expected LO-HI with 1 <= LO <= HI, got {reserves}")
             configs = [
-                _pdrf_stats.Config(users, m, iv, reserve_range, runs, seed, tie, on_blocked) for iv in intervals
+                stats.Config(users, m, iv, reserve_range, runs, seed, tie, on_blocked) for iv in intervals
             ]
-            for config in configs:
-                config.validate()
         except InputError as exc:
             fail(str(exc))
-        rows = compute(configs, jobs, show_progress=not no_progress and fmt == "table")
+        progress = Progress(
+            TextColumn("PDRF vs DRF loop"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            disable=no_progress or fmt != "table", transient=False,
+        )
+        with progress:
+            bar = progress.add_task("runs", total=sum(config.runs for config in configs))
+            rows = stats.compute(configs, jobs, advance=lambda k: progress.advance(bar, k))
         if fmt == "json":
             out = []
             for config in configs:
-                match = _pdrf_stats.published_row(config)
+                match = stats.published_row(config)
                 out.append(
                     {
                         "demands": list(config.demands),
@@ -126,10 +114,10 @@ def register(app: typer.Typer) -> None:
                         "published": None if match is None else {"table": match[0], **match[1]},
                     }
                 )
-            emit_json({"users": users, "resources": m, "reserves": list(reserve_range), "runs": runs,
-                       "seed": seed, "tie": tie, "on_blocked": on_blocked, "rows": out})
+            emit_json(report("pdrf-tables", [], users=users, resources=m, reserves=list(reserve_range), runs=runs,
+                             seed=seed, tie=tie, on_blocked=on_blocked, rows=out))
             return
-        for kind in _pdrf_stats.KINDS:
+        for kind in stats.KINDS:
             title = (
                 f"{kind}-allocations: {users} users, {m} resources, reserves {reserve_range[0]}-{reserve_range[1]},"
                 f" {runs} runs, seed {seed}"
@@ -137,17 +125,17 @@ def register(app: typer.Typer) -> None:
             grid = Table(title=title)
             grid.add_column("demands")
             grid.add_column("source")
-            for col in _pdrf_stats.COLUMNS:
+            for col in stats.COLUMNS:
                 grid.add_column({"1": "1 task", "2": "2 tasks", ">2": "> 2 tasks", "max": "maximum",
                                  "avg": "avg.", "sd": "st. dev."}[col], justify="right")
             for config in configs:
                 label = f"{config.demands[0]}-{config.demands[1]}"
                 ours = rows[config.demands][kind]
-                grid.add_row(label, "ours", *[_fmt(ours[c]) for c in _pdrf_stats.COLUMNS])
-                match = _pdrf_stats.published_row(config)
+                grid.add_row(label, "ours", *[_fmt(ours[c]) for c in stats.COLUMNS])
+                match = stats.published_row(config)
                 if match is not None:
                     theirs = match[1][kind]
-                    grid.add_row("", f"paper T{match[0]}", *[_fmt(theirs[c]) for c in _pdrf_stats.COLUMNS],
+                    grid.add_row("", f"paper T{match[0]}", *[_fmt(theirs[c]) for c in stats.COLUMNS],
                                  end_section=True)
             console.print(grid)
         console.print("avg./st. dev.: users per run (population sd). Printed-table inconsistencies: "

@@ -1,4 +1,4 @@
-"""Statistics of PDRF Tables 1-2 (Metin §4): how far PDRF's task counts are from the DRF loop's.
+"""Statistics of PDRF Tables 1-2 (Metin §4), and the paper's published numbers to compare with: how far PDRF's task counts are from the DRF loop's.
 
 One run: `users` users with demands drawn uniformly from the integers [lo, hi] per resource,
 reserves uniformly from [reserve_lo, reserve_hi] (both ends included), PDRF vs the DRF task loop
@@ -20,12 +20,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources as importlib_resources
-from typing import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Iterable
 
 import numpy as np
 
 from fairlab.core.errors import InputError
-from fairlab.mechanisms import _tasks
+from fairlab.mechanisms._drf_loop import fast_loop
+from fairlab.mechanisms._pdrf_kernel import pdrf_counts
+from fairlab.mechanisms._task_problem import from_integers
 
 CHUNK = 25
 KINDS = ("under", "over")
@@ -44,30 +47,19 @@ class Config:
     on_blocked: str = "stop"
 
     def validate(self) -> None:
+        """One-line `InputError` naming the field (the CLI checks its flags before building a Config)."""
         if self.users < 1:
-            raise InputError(f"--users: must be at least 1, got {self.users}")
+            raise InputError(f"users: must be at least 1, got {self.users}")
         if self.resources < 1:
-            raise InputError(f"--resources: must be at least 1, got {self.resources}")
+            raise InputError(f"resources: must be at least 1, got {self.resources}")
         if self.runs < 1:
-            raise InputError(f"--runs: must be at least 1, got {self.runs}")
+            raise InputError(f"runs: must be at least 1, got {self.runs}")
         lo, hi = self.demands
         if not 0 <= lo <= hi or hi == 0:
-            raise InputError(f"--demands: expected LO-HI with 0 <= LO <= HI and HI >= 1, got {lo}-{hi}")
+            raise InputError(f"demands: expected a range LO-HI with 0 <= LO <= HI and HI >= 1, got {lo}-{hi}")
         rlo, rhi = self.reserves
         if not 1 <= rlo <= rhi:
-            raise InputError(f"--reserves: expected LO-HI with 1 <= LO <= HI, got {rlo}-{rhi}")
-
-
-def parse_range(text: str, field: str) -> tuple[int, int]:
-    """'1-10' -> (1, 10); one-line InputError naming `field` otherwise."""
-    parts = str(text).replace("–", "-").split("-")
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        lo, hi = int(parts[0].strip().replace("_", "")), int(parts[1].strip().replace("_", ""))
-    except ValueError:
-        raise InputError(f"{field}: expected an integer range such as 1-10, got {text!r}") from None
-    return lo, hi
+            raise InputError(f"reserves: expected a range LO-HI with 1 <= LO <= HI, got {rlo}-{rhi}")
 
 
 def draw(rng: np.random.Generator, config: Config):
@@ -83,9 +75,9 @@ def draw(rng: np.random.Generator, config: Config):
 
 def deviations(caps, dem, tie: str = "paper", on_blocked: str = "stop") -> np.ndarray:
     """PDRF tasks minus DRF-loop tasks, per user (exact integers)."""
-    problem = _tasks.from_integers(caps, dem)
-    pdrf = _tasks.pdrf_counts(problem)
-    drf = _tasks.fast_loop(problem, tie, on_blocked).counts
+    problem = from_integers(caps, dem)
+    pdrf = pdrf_counts(problem)
+    drf = fast_loop(problem, tie, on_blocked).counts
     return np.asarray(pdrf, dtype=np.int64) - np.asarray(drf, dtype=np.int64)
 
 
@@ -111,6 +103,35 @@ def chunks(config: Config) -> int:
     return math.ceil(config.runs / CHUNK)
 
 
+def _chunk(args):
+    config, chunk = args
+    return config.demands, chunk_stats(config, chunk)
+
+
+def compute(configs: list[Config], jobs: int = 1, advance: Callable[[int], None] | None = None) -> dict:
+    """A table row (`aggregate`) per config, keyed by its demand interval; the chunks of runs are
+    spread over `jobs` processes (the seeding makes the numbers independent of `jobs`).
+    `advance(k)` is called as each chunk of k runs completes (a progress display)."""
+    for config in configs:
+        config.validate()
+    work = [(config, k) for config in configs for k in range(chunks(config))]
+    per_row: dict = {config.demands: [] for config in configs}
+    if jobs <= 1 or len(work) <= 1:
+        done = map(_chunk, work)
+    else:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)))
+        done = pool.map(_chunk, work)
+    try:
+        for demands, stats in done:
+            per_row[demands] += stats
+            if advance is not None:
+                advance(len(stats))
+    finally:
+        if jobs > 1 and len(work) > 1:
+            pool.shutdown()
+    return {config.demands: aggregate(per_row[config.demands]) for config in configs}
+
+
 def aggregate(per_run: Iterable[list[int]]) -> dict:
     """A table row: {'under': {'1', '2', '>2', 'max', 'avg', 'sd'}, 'over': {...}}.
 
@@ -119,7 +140,7 @@ def aggregate(per_run: Iterable[list[int]]) -> dict:
     runs = [list(map(int, run)) for run in per_run]
     count = len(runs)
     if count == 0:
-        raise InputError("--runs: no runs to aggregate")
+        raise InputError("runs: no runs to aggregate")
     row = {}
     for k, kind in enumerate(KINDS):
         cols = [[run[4 * k + c] for run in runs] for c in range(4)]

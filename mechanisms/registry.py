@@ -1,0 +1,85 @@
+"""Finding a mechanism: a registered name or alias, a ``file.py:function`` plug-in, an entry point
+of the group ``fairlab.mechanisms``, a `Mechanism`, or a plain Python callable.
+
+`get` is what every verb and API function uses, so each way of naming a mechanism works
+everywhere (``fairlab.allocate``, ``fairlab.check``, ``fairlab.conformance``, the CLI).
+
+Entry points: a package declares
+
+    [project.entry-points."fairlab.mechanisms"]
+    mine = "my_package.module:allocate"
+
+and ``get("mine")`` loads it on first lookup: a `Mechanism` is used as it is, a callable is wrapped
+as `fairlab.mechanisms.plugin.from_callable` wraps it (named by the entry point's name). A broken
+entry point is a one-line `PluginError`.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+from typing import Mapping
+
+from fairlab.core.errors import InputError, PluginError
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import plugin
+from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism
+
+ENTRY_POINT_GROUP = "fairlab.mechanisms"
+_ENTRY_POINTS: dict[str, Mechanism] = {}
+
+
+def get(mechanism) -> Mechanism:
+    """The `Mechanism` for a name, alias, ``file.py:function``, entry-point name, `Mechanism` or callable."""
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    if not isinstance(mechanism, str):
+        if callable(mechanism):
+            return plugin.from_callable(mechanism)
+        raise InputError(f"mechanism: expected a name, a Mechanism or a callable, got {type(mechanism).__name__}")
+    if not mechanism:
+        raise InputError(f"mechanism: expected a name, got {mechanism!r}")
+    key = ALIASES.get(mechanism, mechanism)
+    if key in REGISTRY:
+        return REGISTRY[key]
+    if ":" in mechanism:
+        return plugin.load(mechanism)
+    found = entry_point(mechanism)
+    if found is not None:
+        return found
+    raise InputError(f"mechanism {mechanism!r}: unknown (known: {', '.join(names())})")
+
+
+def entry_point(name: str) -> Mechanism | None:
+    """The mechanism an installed package registers as `name` in ``fairlab.mechanisms``, or None."""
+    if name in _ENTRY_POINTS:
+        return _ENTRY_POINTS[name]
+    matches = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not matches:
+        return None
+    ep = matches[0]
+    try:
+        loaded = ep.load()
+    except Exception as exc:  # a broken package: one line naming it
+        raise PluginError(f"mechanism {name!r}: entry point {ep.value!r} does not load: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if isinstance(loaded, Mechanism):
+        mechanism = loaded
+    elif callable(loaded):
+        mechanism = plugin.from_callable(loaded, name=name, source=f"entry point {ep.value}")
+    else:
+        raise PluginError(f"mechanism {name!r}: entry point {ep.value!r} is a {type(loaded).__name__}, "
+                          "expected a Mechanism or a callable")
+    _ENTRY_POINTS[name] = mechanism
+    return mechanism
+
+
+def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) -> Allocation:
+    """Run `mechanism` (anything `get` takes) on `instance`: an `Instance`, its JSON-shaped dict,
+    a JSON file or the name of a shipped example."""
+    return get(mechanism)(instance, **options)
+
+
+def names() -> list[str]:
+    """The registered mechanisms' names (aliases, plug-ins and entry points not included)."""
+    return sorted(REGISTRY)
