@@ -7,7 +7,8 @@
     <Status.PROVED: 'proved'>
 
 The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``); a mechanism is a
-registered name, a ``file.py:function`` plug-in or a `Mechanism`. Every answer is one
+registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a plain Python
+callable. Every answer is one
 `fairlab.core.results.Result`. A finding is written only where asked (``store=``: a folder or a
 `fairlab.counterexamples.store.Store`), re-verified first (`fairlab.search.findings`).
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 import os
 
 from fairlab import mechanisms, properties
-from fairlab.core.errors import InputError
 from fairlab.core.results import Result
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.base import Mechanism
@@ -30,13 +30,10 @@ from fairlab.search import engines, proof
 from fairlab.search.findings import record_finding
 
 
-def resolve_mechanism(mechanism: str | Mechanism) -> Mechanism:
-    """A `Mechanism` from a registered name, a ``file.py:function`` plug-in, or a `Mechanism`."""
-    if isinstance(mechanism, Mechanism):
-        return mechanism
-    if isinstance(mechanism, str):
-        return mechanisms.get(mechanism)
-    raise InputError(f"mechanism: expected a name, a file.py:function plug-in or a Mechanism, got {mechanism!r}")
+def resolve_mechanism(mechanism) -> Mechanism:
+    """A `Mechanism` from a registered name or alias, a ``file.py:function`` plug-in, an entry
+    point, a `Mechanism` or a plain Python callable (`fairlab.mechanisms.get`)."""
+    return mechanisms.get(mechanism)
 
 
 def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,

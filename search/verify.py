@@ -39,17 +39,18 @@ from fairlab.search import impossibility as imp
 
 def plugin_identity(mechanism: Mechanism) -> dict | None:
     """``{"name": "file.py:function", "sha256": ...}`` for a ``path/file.py:function`` plug-in,
-    None for a registered mechanism. `InputError` for a mechanism that is neither (a Python object
-    has no file a fixture could name, so its findings cannot be re-verified later)."""
-    if mechanism.name in mechanisms.REGISTRY and mechanisms.REGISTRY[mechanism.name] is mechanism:
-        return None
-    if mechanisms.ALIASES.get(mechanism.name) in mechanisms.REGISTRY:
-        return None
-    try:
-        path, function = plugin.parse(mechanism.name)
-    except InputError:
-        raise InputError(f"mechanism {mechanism.name!r}: not a registered mechanism nor a file.py:function plug-in, "
-                         "so a fixture could not be re-verified later") from None
+    None for a mechanism its name finds again (registered, alias, entry point). `InputError` for
+    any other (a Python callable has no file a fixture could name, so its findings could not be
+    re-verified later)."""
+    if ":" not in mechanism.name:
+        try:
+            if mechanisms.get(mechanism.name) is mechanism:
+                return None
+        except InputError:
+            pass
+        raise InputError(f"mechanism {mechanism.name!r}: not a registered mechanism, entry point or "
+                         "file.py:function plug-in, so a fixture of it could not be re-verified later")
+    path, function = plugin.parse(mechanism.name)
     return {"name": f"{path.name}:{function}", "sha256": store.file_sha256(path)}
 
 

@@ -214,7 +214,7 @@ def test_the_resource_limit_decides_and_is_recorded():
     assert [(q["seed"], q["rlimit"], q["result"]) for q in proof.details["queries"]] == [
         (0, 10_000, "unknown (rlimit)"), (1, 20_000, "unknown (rlimit)")]
     spent = sum(q["spent"] for q in proof.details["queries"]) + sum(
-        c.get("rlimit_spent", 0) for c in proof.details["conformance"])
+        c["budget"].get("rlimit_spent", 0) for c in proof.details["conformance"])
     data = to_json(proof)
     assert data["budget"]["rlimit_spent"] == proof.budget["rlimit_spent"] == spent > 0
     assert data["budget"]["time_limit"] == 60
