@@ -147,3 +147,17 @@ def test_fixtures_follow_the_shipped_schema(tmp_path):
     for record in records:
         errors = [e.message for e in validator.iter_errors(record)]
         assert not errors, (record["mechanism"], record["property"], errors)
+
+
+def test_a_python_callable_is_searched_but_its_finding_not_stored(tmp_path):
+    """A plain callable has no file a fixture could name: searching it works, storing it is a
+    one-line refusal and nothing is written."""
+    from fairlab.core.errors import InputError
+
+    def dictator(instance):
+        return [instance.solo_tasks(0)] + [0] * (instance.n - 1)
+
+    assert run_search(dictator, "si", 2, 2, time_limit=60).status == "violated"
+    with pytest.raises(InputError, match="could not be re-verified later"):
+        run_search(dictator, "si", 2, 2, time_limit=60, store=tmp_path)
+    assert not list(tmp_path.iterdir())
