@@ -13,7 +13,7 @@ import argparse
 import time
 
 from fairlab import mechanisms
-from fairlab.search.prove import prove, run_strategy
+from fairlab.search.proof import prove, run_strategy
 
 
 def main() -> None:
@@ -28,8 +28,8 @@ def main() -> None:
         for prop in ("si", "ef", "pe", "sp"):
             start = time.monotonic()
             proof = prove(drf, prop, n, m, time_limit=args.limit)
-            encoding = proof.reductions[-1].split(":")[1].split("(")[0].strip()
-            print(f"{'drf':10} {prop:8} {n:>2} {m:>2} {encoding:12} {time.monotonic() - start:8.2f}  {proof.verdict}",
+            encoding = proof.details["reductions"][-1].split(":")[1].split("(")[0].strip()
+            print(f"{'drf':10} {prop:8} {n:>2} {m:>2} {encoding:12} {time.monotonic() - start:8.2f}  {proof.status}",
                   flush=True)
     print("\nDRF sp: generic encoding (baseline) vs bundle coordinates, same run")
     for n, m in sizes:

@@ -19,9 +19,9 @@ def run(label: str, engines_used=None) -> dict[str, float]:
     out = {}
     for claim in rediscover.CLAIMS:
         start = time.monotonic()
-        outcome = rediscover.run_claim(claim, write=False, engines_used=engines_used)
+        outcome = rediscover.run_claim(claim, engines_used=engines_used)
         out[claim.id] = time.monotonic() - start
-        print(f"  {label:9} {claim.id:22} {outcome.status:10} {out[claim.id]:7.2f} s  ({outcome.engine})", flush=True)
+        print(f"  {label:9} {claim.id:22} {outcome.status:10} {out[claim.id]:7.2f} s  ({outcome.details['engine']})", flush=True)
     return out
 
 

@@ -1,5 +1,16 @@
 """The fixture store: one JSON file per finding, canonical up to symmetry, written atomically.
 
+Two places hold fixtures:
+
+* the **shipped fixtures** (``fairlab/counterexamples/fixtures/*.json``): read-only package data,
+  read with `importlib.resources` (`shipped`); `tests/counterexamples/test_fixtures.py` re-verifies
+  exactly these;
+* the **user's store**, where every new finding goes (`Store`): ``--store DIR``, else
+  ``$FAIRLAB_STORE``, else a per-user data folder outside the package (`default_location`):
+  ``$XDG_DATA_HOME/fairlab/store`` (default ``~/.local/share/fairlab/store``) on Linux,
+  ``~/Library/Application Support/fairlab/store`` on macOS, ``%LOCALAPPDATA%\\fairlab\\store`` on
+  Windows. Nothing is ever written inside the installed package.
+
 A fixture records what was found (mechanism, property, instance, witness — or, for an
 impossibility, the instance family, its unsat core and positive controls), how (engine, seed,
 seconds), how small it is (n, m, largest integer) and a canonical hash up to the symmetries that
@@ -10,10 +21,11 @@ preserve every verdict, so the same counterexample is not stored twice:
 * for continuous mechanisms, scaling a user's demand row (its tasks and task cap scale inversely,
   its shares do not change); discrete mechanisms count whole tasks, so rows are not rescaled.
 
-`tests/counterexamples/test_fixtures.py` loads every fixture and re-verifies it from scratch. `save` re-verifies a
-violation before writing it (`fairlab.counterexamples.verify`, exact allocations only) and refuses one
-that does not re-verify — in particular one whose verification would need an approximate
-allocation — so nothing approximate is ever stored.
+This module is persistence only (it imports `fairlab.core` alone): it does not know what a
+mechanism or a property is. The search layer re-verifies a finding from scratch
+(`fairlab.search.findings`) and hands the store a `Verified` receipt; `Store.save` refuses a
+record without a passing receipt for that very record (`FixtureRefused`), so nothing unverified
+or approximate is ever written.
 """
 
 from __future__ import annotations
@@ -21,21 +33,50 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fairlab import __version__, provenance
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
+from fairlab.core.results import SCHEMA_VERSION, provenance
 
+#: the shipped fixtures' folder (read-only package data; read through `shipped`)
 FIXTURES = Path(__file__).with_name("fixtures")
+#: the environment variable naming the user's store
+STORE_VARIABLE = "FAIRLAB_STORE"
 
 
+# --------------------------------------------------------------------------- where the store is
+def default_location() -> Path:
+    """The per-user store outside the package (see the module docstring), for this platform."""
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "fairlab" / "store"
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA")
+        return (Path(base) if base else home / "AppData" / "Local") / "fairlab" / "store"
+    base = os.environ.get("XDG_DATA_HOME")
+    return (Path(base) if base and Path(base).is_absolute() else home / ".local" / "share") / "fairlab" / "store"
+
+
+def location(directory: str | os.PathLike | None = None) -> Path:
+    """The user's store: `directory` (``--store DIR``), else ``$FAIRLAB_STORE``, else `default_location`."""
+    if directory is not None and str(directory) != "":
+        return Path(directory).expanduser()
+    env = os.environ.get(STORE_VARIABLE)
+    return Path(env).expanduser() if env else default_location()
+
+
+# --------------------------------------------------------------------------- canonical form
 def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
     """The lexicographically least normalised instance over user and resource permutations."""
     n, m = instance.n, instance.m
@@ -77,19 +118,18 @@ def minimality(instance: Instance) -> dict:
         column = [instance.capacities[r]] + [row[r] for row in instance.demands]
         denominator = 1
         for v in column:
-            denominator = denominator * v.denominator // _gcd(denominator, v.denominator)
+            denominator = denominator * v.denominator // math.gcd(denominator, v.denominator)
         ints = [v * denominator for v in column]
         g = 0
         for v in ints:
-            g = _gcd(g, int(v))
+            g = math.gcd(g, int(v))
         largest = max(largest, *(int(v) // (g or 1) for v in ints))
     return {"n": instance.n, "m": instance.m, "largest_integer": largest}
 
 
-def _gcd(a: int, b: int) -> int:
-    import math
-
-    return math.gcd(a, b)
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes (how a plug-in is recorded in a fixture)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _jsonify(value: Any):
@@ -123,48 +163,84 @@ def write_atomic(path: Path, data: dict) -> None:
         raise
 
 
+# --------------------------------------------------------------------------- saving
 class FixtureRefused(InputError):
     """A finding that does not re-verify exactly (e.g. its verification would need an approximate
     allocation) is not stored (an `InputError`, so a command reports it on one line)."""
 
 
-def save(record: dict, directory: Path | None = None, overwrite: bool = False) -> tuple[Path, bool]:
-    """Store a finding; returns (path, written). An existing fixture with the same canonical hash
-    is kept (written False) unless `overwrite`. A violation is re-verified from scratch first, on
-    exact allocations only: `FixtureRefused` if that fails (nothing is written)."""
-    directory = FIXTURES if directory is None else Path(directory)
-    if record.get("kind") == "violation":
-        from fairlab.counterexamples.verify import verify_record
+@dataclass(frozen=True)
+class Verified:
+    """The receipt of a from-scratch re-verification of one record (`fairlab.search.findings`):
+    `ok`, what was checked (`message`), and the canonical hash of the record it is about."""
 
-        ok, message = verify_record(record)
-        if not ok:
-            raise FixtureRefused(
-                f"not storing {record.get('mechanism')} vs {record.get('property')}: it does not re-verify exactly"
-                f" ({message})"
-            )
-    record = dict(record)
-    record.setdefault("lab_version", __version__)
-    record.setdefault("provenance", provenance())  # Python, z3, HiGHS, numpy versions of this finding
-    record.setdefault("found_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    name = f"{record['mechanism']}-{record['property']}-{record['canonical_hash']}.json".replace(":", "_").replace(
-        "/", "_"
-    )
-    path = directory / name
-    if path.exists() and not overwrite:
-        return path, False
-    write_atomic(path, record)
-    return path, True
+    ok: bool
+    message: str
+    canonical_hash: str
 
 
-def find_existing(mechanism: str, prop: str, digest: str, directory: Path | None = None) -> Path | None:
-    directory = FIXTURES if directory is None else Path(directory)
-    path = directory / f"{mechanism}-{prop}-{digest}.json".replace(":", "_").replace("/", "_")
-    return path if path.exists() else None
+def fixture_name(record: dict) -> str:
+    return f"{record['mechanism']}-{record['property']}-{record['canonical_hash']}.json".replace(":", "_").replace(
+        "/", "_")
 
 
-def load_all(directory: Path | None = None) -> list[tuple[Path, dict]]:
-    directory = FIXTURES if directory is None else Path(directory)
-    out = []
-    for path in sorted(directory.glob("*.json")):
-        out.append((path, json.loads(path.read_text(encoding="utf-8"))))
-    return out
+class Store:
+    """A folder of fixtures that belongs to the user (see `location`)."""
+
+    def __init__(self, directory: str | os.PathLike | None = None):
+        self.path = location(directory)
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    def save(self, record: dict, verified: Verified, overwrite: bool = False) -> tuple[Path, bool]:
+        """Store a finding the caller has re-verified: returns (path, written). `FixtureRefused`
+        (nothing written) unless `verified` passed for this record. An existing fixture with the
+        same canonical hash is kept (written False) unless `overwrite`."""
+        what = f"{record.get('mechanism')} vs {record.get('property')}"
+        if not isinstance(verified, Verified) or verified.canonical_hash != record.get("canonical_hash"):
+            raise FixtureRefused(f"not storing {what}: it was not re-verified (no receipt for this record)")
+        if not verified.ok:
+            raise FixtureRefused(f"not storing {what}: it does not re-verify exactly ({verified.message})")
+        record = {"schema_version": SCHEMA_VERSION, **record}
+        record.setdefault("provenance", provenance())  # lab, Python, z3, HiGHS, numpy versions of this finding
+        record.setdefault("found_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        path = self.path / fixture_name(record)
+        if path.exists() and not overwrite:
+            return path, False
+        write_atomic(path, record)
+        return path, True
+
+    def find(self, mechanism: str, prop: str, digest: str) -> Path | None:
+        path = self.path / fixture_name({"mechanism": mechanism, "property": prop, "canonical_hash": digest})
+        return path if path.exists() else None
+
+    def load_all(self) -> list[tuple[Path, dict]]:
+        """Every fixture in the store (none if the folder does not exist yet), by file name."""
+        return [(path, read(path)) for path in sorted(self.path.glob("*.json"))] if self.path.is_dir() else []
+
+
+def read(path: str | os.PathLike) -> dict:
+    """One fixture file (a one-line `InputError` if it is not a JSON object)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"fixture {str(path)!r}: cannot be read ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"fixture {str(path)!r}: expected a JSON object")
+    return data
+
+
+def shipped() -> list[tuple[str, dict]]:
+    """The fixtures shipped with the lab, (file name, record) by name: read-only package data."""
+    folder = resources.files("fairlab.counterexamples").joinpath("fixtures")
+    entries = sorted((entry for entry in folder.iterdir() if entry.name.endswith(".json")), key=lambda e: e.name)
+    return [(entry.name, json.loads(entry.read_text(encoding="utf-8"))) for entry in entries]
+
+
+def load_all(directory: str | os.PathLike | None = None) -> list[tuple[Path, dict]]:
+    """The fixtures of `directory`; without one, the shipped fixtures (read-only)."""
+    if directory is None:
+        return [(FIXTURES / name, record) for name, record in shipped()]
+    return Store(directory).load_all()

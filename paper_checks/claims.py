@@ -27,7 +27,7 @@ from fairlab.paper_checks.ledger import (
     BR, DRF, LECTURE, NOTES, PDRF, Context, Evidence, Item, claim, exact, rounded, same, vector,
 )
 from fairlab.properties.si import equal_split_utility
-from fairlab.search.prove import prove
+from fairlab.search import prove
 from fairlab.search.rediscover import CLAIMS as REDISCOVER_CLAIMS, run_claim
 from fairlab.search.impossibility import Family, Member, check_family
 
@@ -320,7 +320,7 @@ def check_drf_appendix_pm(ctx):
     after = _tasks("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]})
     proof = prove(get("drf"), "pm", 3, 3, time_limit=60, positive_demands=True)
     return Evidence([same("pm of DRF (demands may be zero)", "holds", _verdict("pm", "drf", inst)),
-                    same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.verdict)],
+                    same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.status)],
                    how=f"<1,1,2>, <0,0,1>, <1,0,0>, <1,0,1>: user 2 leaving drops user 1 from {before[0]} to "
                        f"{after[0]}; with strictly positive demands the property is proved (UNSAT, "
                        f"{proof.seconds:.1f} s): the claim holds only under that scope")
@@ -348,7 +348,7 @@ def check_drf_table2_properties(ctx):
     items = []
     for mech, prop, printed, n, m in TABLE2_TEXT:
         p = prove(get(mech), prop, n, m, time_limit=20)
-        verdict = {"proved": "holds", "refuted": "fails"}.get(p.verdict, p.verdict)
+        verdict = {"proved": "holds", "refuted": "fails"}.get(p.status, str(p.status))
         items.append(same(f"{mech} {prop} ({n}x{m})", printed, verdict))
     return Evidence(items, how="bounded proofs: 2 users x 2 resources; larger sizes with `fairlab prove`")
 
@@ -363,7 +363,7 @@ def check_drf_table2_properties(ctx):
 def check_rediscover_statements(ctx):
     items = []
     for statement in REDISCOVER_CLAIMS:
-        outcome = run_claim(statement, seed=0, write=False)
+        outcome = run_claim(statement, seed=0)
         items.append(same(f"{statement.id}: {statement.statement}", "found", outcome.status,
                           f"{outcome.seconds:.1f} s" + (f", instance {outcome.instance}" if outcome.instance else "")))
     return Evidence(items)
@@ -603,8 +603,8 @@ def check_br_2_4_bmf_family(ctx):
 def check_br_2_4_bmf_pf(ctx):
     same_as = prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30)
     unique = prove(get("bmf"), "unique", 2, 2, time_limit=30)
-    return Evidence([same("BMF = PF, 2 x 2", "proved", same_as.verdict),
-                    same("BMF unique, 2 x 2", "proved", unique.verdict)],
+    return Evidence([same("BMF = PF, 2 x 2", "proved", same_as.status),
+                    same("BMF unique, 2 x 2", "proved", unique.status)],
                    how="proved for 2 users x 2 resources (the unique-BMF claim for more users is not checked)")
 
 

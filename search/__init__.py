@@ -1,1 +1,66 @@
-"""search: see README."""
+"""fairlab.search: counterexample search, proofs, rediscovery of the sources' counterexamples.
+
+    >>> import fairlab
+    >>> fairlab.run_search("asset", "si", 2, 2).status
+    <Status.VIOLATED: 'violated'>
+    >>> fairlab.prove("drf", "si", 2, 2).status
+    <Status.PROVED: 'proved'>
+
+The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``); a mechanism is a
+registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a plain Python
+callable. Every answer is one
+`fairlab.core.results.Result`. A finding is written only where asked (``store=``: a folder or a
+`fairlab.counterexamples.store.Store`), re-verified first (`fairlab.search.findings`).
+
+Modules: `engines` (the portfolio and its engines), `space` (instance spaces), `shrink`,
+`proof` (+ `proof_drf`), `impossibility` (∃∀ families), `catalogue` (the theorem catalogue),
+`rediscover` (the sources' claims), `matrix`, `verify` (re-verification of a finding),
+`findings` (fixture records and storing), `budgets` (the deterministic defaults).
+"""
+
+from __future__ import annotations
+
+import os
+
+from fairlab import mechanisms, properties
+from fairlab.core.results import Result
+from fairlab.counterexamples.store import Store
+from fairlab.mechanisms.base import Mechanism
+from fairlab.search import engines, proof
+from fairlab.search.findings import record_finding
+
+
+def resolve_mechanism(mechanism) -> Mechanism:
+    """A `Mechanism` from a registered name or alias, a ``file.py:function`` plug-in, an entry
+    point, a `Mechanism` or a plain Python callable (`fairlab.mechanisms.get`)."""
+    return mechanisms.get(mechanism)
+
+
+def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
+               store: Store | str | os.PathLike | None = None, **budget) -> Result:
+    """Hunt a violation of `property` by `mechanism` at n users × m resources (`engines.search`;
+    budget keywords: ``engines``, ``candidates``, ``rlimit``, ``seed``, ``time_limit``,
+    ``options``, ...). A violation is stored in `store` if one is given (its file in
+    ``details["fixture"]``, None when nothing was written)."""
+    mech = resolve_mechanism(mechanism)
+    properties.get(property)
+    proof.check_options(mech, dict(budget.get("options") or {}))  # values too, before any work
+    result = engines.search(mech, property, n, m, **budget)
+    if store is not None and result.status == "violated":
+        return record_finding(result, mech, store)
+    return result.replace(details={**result.details, "fixture": None})
+
+
+def prove(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
+          store: Store | str | os.PathLike | None = None, **budget) -> Result:
+    """Prove `property` of `mechanism` for every instance of n users × m resources, or refute it
+    (`proof.prove`; keywords: ``time_limit``, ``rlimit``, ``attempts``, ``options``,
+    ``positive_demands``, ``budget``). A refutation is stored in `store` if one is given."""
+    mech = resolve_mechanism(mechanism)
+    result = proof.prove(mech, property, n, m, **budget)
+    if store is not None and result.status == "refuted":
+        return record_finding(result, mech, store)
+    return result.replace(details={**result.details, "fixture": None})
+
+
+__all__ = ["run_search", "prove", "record_finding", "resolve_mechanism"]

@@ -2,6 +2,11 @@
 to machine-check it at. `fairlab prove --catalogue` runs it; the fast entries run in the default
 test suite (`tests/search/test_prove.py`), the rest are marked slow.
 
+`run_catalogue` checks the entries: each is a published claim, so its result (kind
+``catalogue-entry``) is ``reproduced`` when the first size is decided as the source says,
+``erratum`` when it is decided the other way, ``unknown`` otherwise; the sizes checked are in
+its ``details``.
+
 `expected` is what the source says; the lab reports what z3 finds. Where they differ the entry
 says why (e.g. DRF's population monotonicity needs strictly positive demands: with a zero demand
 the lab finds a counterexample at 3 users × 3 resources, so the entry is split in two).
@@ -15,7 +20,12 @@ sources define), so the gate compares the spec with the exact allocator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from fairlab import mechanisms
+from fairlab.core.results import Result, Status
+from fairlab.search.proof import ProveBudget, prove
 
 
 @dataclass(frozen=True)
@@ -83,3 +93,48 @@ CATALOGUE: tuple[Entry, ...] = (
 
 def entries(mechanism: str | None = None) -> list[Entry]:
     return [e for e in CATALOGUE if mechanism is None or e.mechanism == mechanism]
+
+
+def run_entry(entry: Entry, budget: ProveBudget, fast_only: bool = False,
+              progress: Callable[[str], None] | None = None) -> Result | None:
+    """The sizes of `entry` in order until one is not decided as expected (None if it has no
+    sizes to check, e.g. no fast ones)."""
+    sizes = entry.fast if fast_only else entry.sizes
+    if not sizes:
+        return None
+    checked = []
+    seconds = 0.0
+    for n, m in sizes:
+        if progress:
+            progress(f"{entry.id} at {n}×{m}")
+        proof = prove(mechanisms.get(entry.mechanism), entry.property, n, m, time_limit=budget.seconds,
+                      positive_demands=entry.positive_demands, budget=budget, options=dict(entry.options))
+        seconds += proof.seconds
+        checked.append({"users": n, "resources": m, "status": proof.status, "seconds": round(proof.seconds, 3),
+                        "rlimit_spent": proof.budget["rlimit_spent"], "reason": proof.explanation})
+        if proof.status != entry.expected:
+            break
+    as_expected = [c for c in checked if c["status"] == entry.expected]
+    largest = max(((c["users"], c["resources"]) for c in as_expected), default=None)
+    first = checked[0]["status"]
+    status = (Status.REPRODUCED if first == entry.expected else Status.UNKNOWN if first == "unknown"
+              else Status.ERRATUM)
+    return Result(
+        "catalogue-entry", status, mechanism=entry.mechanism, property=entry.property, budget=budget.recorded(),
+        seconds=seconds, explanation=f"{entry.source}" + (f" ({entry.note})" if entry.note else ""),
+        details={"entry": entry.id, "expected": entry.expected, "source": entry.source, "note": entry.note,
+                 "options": dict(entry.options), "positive_demands": entry.positive_demands,
+                 "largest": list(largest) if largest else None, "checked": checked,
+                 "ok": status == Status.REPRODUCED},
+    )
+
+
+def run_catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[Entry] | None = None,
+                  progress: Callable[[str], None] | None = None, rlimit: int | None = None,
+                  attempts: int | None = None) -> list[Result]:
+    """Every entry (or `entries`) with one proof budget (`rlimit`/`attempts`: the proof schedule,
+    default `fairlab.search.proof`'s; `time_limit`: the outer stop per size)."""
+    budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
+                         **({"attempts": attempts} if attempts is not None else {}))
+    rows = [run_entry(entry, budget, fast_only, progress) for entry in (entries or CATALOGUE)]
+    return [row for row in rows if row is not None]

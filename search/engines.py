@@ -25,8 +25,13 @@ Verdicts: ``violated`` (verified, then shrunk), ``holds`` (z3 unsat at n × m, s
 declined every candidate: the reason is its own message), ``unknown`` (no candidate decided, or
 the time limit stopped the search).
 
-A hit is shrunk (`fairlab.search.shrink`) to the smallest integer instance that still violates, and
-stored as a fixture (`fairlab.counterexamples.store`).
+A hit is shrunk (`fairlab.search.shrink`) to the smallest integer instance that still violates.
+Every run ends in one `fairlab.core.results.Result` of kind ``"search"``: the per-engine counts
+(``evaluated``, ``declined``, ``undecided``), the engine that decided, the notes, the instance
+found before shrinking and the shrink steps are its ``details``; a ``holds`` carries its unsat
+core and positive control as its ``certificate``; the budget allowed and used is its ``budget``
+(with ``"stopped": "time"`` when the outer stop fired). Storing a finding is
+`fairlab.search.findings.record_finding`.
 """
 
 from __future__ import annotations
@@ -34,17 +39,21 @@ from __future__ import annotations
 import inspect
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Sequence
 
 import z3
 
+from fairlab import properties
 from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
+from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
+from fairlab.mechanisms import conformance, plugin
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
+from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.properties.base import Violation, isolated_solver
 from fairlab.search import space
 from fairlab.search.budgets import (
@@ -57,44 +66,19 @@ ENGINES = ("symbolic", "grid", "random")
 VERDICTS = ("violated", "holds", "none-found", "n/a", "unknown")
 
 
-@dataclass
-class Hunt:
-    """What a portfolio run found and spent."""
-
-    status: str  # one of VERDICTS
-    instance: Instance | None = None
-    verdict: object = None
-    engine: str | None = None
-    seconds: float = 0.0
-    evaluated: dict = field(default_factory=dict)  # per engine: candidates decided exactly
-    declined: dict = field(default_factory=dict)  # per engine: candidates the mechanism refused
-    undecided: dict = field(default_factory=dict)  # per engine: candidates whose check gave no answer
-    notes: list = field(default_factory=list)
-    shrink_steps: int = 0
-    original: Instance | None = None
-    reason: str = ""  # unknown: "time" or why nothing was decided; n/a: the mechanism's refusal
-    core: list | None = None  # holds: the unsat core (constraint names)
-    control: dict | None = None  # holds: the positive control
-    budget: dict = field(default_factory=dict)
-    stopped: str | None = None  # "time" when the wall-clock outer stop fired
-
-    @property
-    def candidates(self) -> int:
-        return sum(self.evaluated.values()) + sum(self.declined.values()) + sum(self.undecided.values())
-
-    def summary(self) -> str:
-        """One line: the verdict and what it rests on."""
-        size = self.budget.get("size", "")
-        if self.status == "holds":
-            return f"holds at {size}: {self.reason}"
-        if self.status == "n/a":
-            return f"n/a (declined: {self.reason})"
-        if self.status == "unknown":
-            return f"unknown ({self.reason})"
-        counts = f"{sum(self.evaluated.values())} evaluated, {sum(self.declined.values())} declined"
-        if sum(self.undecided.values()):
-            counts += f", {sum(self.undecided.values())} undecided"
-        return f"{self.status} ({counts})"
+def summary(result: Result) -> str:
+    """One line: the verdict of a search and what it rests on."""
+    size = result.budget.get("size", "")
+    if result.status == "holds":
+        return f"holds at {size}: {result.explanation}"
+    if result.status == "n/a":
+        return f"n/a (declined: {result.explanation})"
+    if result.status == "unknown":
+        return f"unknown ({result.explanation})"
+    counts = f"{sum(result.details['evaluated'].values())} evaluated, {sum(result.details['declined'].values())} declined"
+    if sum(result.details["undecided"].values()):
+        counts += f", {sum(result.details['undecided'].values())} undecided"
+    return f"{result.status.value} ({counts})"
 
 
 class _TimeStop:
@@ -201,13 +185,15 @@ def hunt(
     deadline: float | None = None,
     progress: Callable[[str, int], None] | None = None,
     on_unsat: Callable[[Unsat], tuple[str, object]] | None = None,
-) -> Hunt:
+) -> Result:
     """Pull candidates in a fixed round-robin (engine with weight k: k pulls a round) until one
     violates, `candidates` have been pulled, or every engine is exhausted.
 
-    `classify(instance)` -> ("violated", verdict) | ("evaluated", _) | ("declined", message) |
-    ("undecided", why) | ("stopped", why). `on_unsat(Unsat)` -> ("holds", Hunt fields) |
-    ("stopped", why) | ("no", note)."""
+    `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
+    ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why).
+    `on_unsat(Unsat)` -> ("holds", {"reason", "core", "control", "notes"}) | ("stopped", why) |
+    ("no", note). The answer is a ``search`` `Result` without mechanism and property (the caller
+    knows them)."""
     start = time.monotonic()
     weights = {**WEIGHTS, **(weights or {})}
     evaluated = {name: 0 for name in engines}
@@ -219,9 +205,13 @@ def hunt(
     taken = 0
     stopped = None
 
-    def result(status, **kw):
-        return Hunt(status, seconds=time.monotonic() - start, evaluated=evaluated, declined=declined,
-                    undecided=undecided, notes=notes, **kw)
+    def result(status, engine=None, explanation="", stopped=None, **fields):
+        used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values())
+        budget = {"candidates": candidates, "candidates_used": used, **({"stopped": stopped} if stopped else {})}
+        details = {"engine": engine, "evaluated": evaluated, "declined": declined, "undecided": undecided,
+                   "notes": notes}
+        return Result("search", status, budget=budget, details=details, explanation=explanation,
+                      seconds=time.monotonic() - start, **fields)
 
     while live and taken < candidates and stopped is None:
         for name in list(live):
@@ -243,9 +233,9 @@ def hunt(
                 if isinstance(item, Unsat):
                     kind, payload = on_unsat(item) if on_unsat else ("no", "z3: no violation at this size")
                     if kind == "holds":
-                        found = dict(payload)
-                        notes.extend(found.pop("notes", []))
-                        return result("holds", engine=name, **found)
+                        notes.extend(payload.get("notes", []))
+                        certificate = {"core": payload["core"], "control": payload["control"]}
+                        return result(Status.HOLDS, engine=name, explanation=payload["reason"], certificate=certificate)
                     if kind == "stopped":
                         stopped = payload
                     else:
@@ -255,7 +245,8 @@ def hunt(
                 kind, payload = classify(item)
                 if kind == "violated":
                     evaluated[name] += 1
-                    return result("violated", instance=item, verdict=payload, engine=name)
+                    return result(Status.VIOLATED, engine=name, explanation=payload.explanation, instance=item,
+                                  witness=payload.witness, exactness=getattr(payload, "exactness", None))
                 if kind == "evaluated":
                     evaluated[name] += 1
                 elif kind == "declined":
@@ -275,25 +266,24 @@ def hunt(
     if why_end:
         notes.append(why_end)
     if stopped:
-        notes.append(f"stopped by the time limit after {taken} of {candidates} candidates "
-                     f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
-        return result("unknown", reason="time", stopped="time")
+        return result(Status.UNKNOWN, stopped="time",
+                      explanation=f"time: stopped by the time limit after {taken} of {candidates} candidates "
+                                  f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
     if done:
-        return result("none-found")
+        return result(Status.NONE_FOUND, explanation=f"no violation among the {done} candidates decided exactly")
     if sum(declined.values()) and not sum(undecided.values()):
         message, count = refusals.most_common(1)[0]
         others = f" ({len(refusals) - 1} other reasons)" if len(refusals) > 1 else ""
-        return result("n/a", reason=f"the mechanism declined all {taken} candidates: {message}{others}")
+        return result(Status.NOT_APPLICABLE,
+                      explanation=f"the mechanism declined all {taken} candidates: {message}{others}")
     why = (f"none of the {taken} candidates could be decided ({sum(undecided.values())} undecided, "
            f"{sum(declined.values())} declined)" if taken else "no candidate was evaluated")
-    return result("unknown", reason=why)
+    return result(Status.UNKNOWN, explanation=why)
 
 
 def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: float | None,
                     evaluations: int = CHECK_EVALUATIONS, rlimit: int = CHECK_RLIMIT, seed: int = 0):
     """`classify(instance)` for `hunt`: the exact check of one candidate (see `hunt`)."""
-    from fairlab import properties
-    from fairlab.mechanisms.plugin import PluginTimeout
 
     def classify(instance: Instance):
         left = _seconds_left(deadline)
@@ -340,8 +330,6 @@ def property_predicate(prop: str, mechanism: Mechanism, options: dict, deadline:
 def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: int, seed: int,
               deadline: float | None):
     """`fairlab.mechanisms.conformance.check` with the deterministic budget when it takes one."""
-    from fairlab.mechanisms import conformance
-
     params = inspect.signature(conformance.check).parameters
     left = _seconds_left(deadline)
     kwargs = {}
@@ -485,16 +473,13 @@ def search(
     shrink_trials: int = SHRINK_TRIALS,
     progress=None,
     shrink_seconds: float | None = None,
-) -> Hunt:
+) -> Result:
     """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
 
     Deterministic budget: `candidates` (all engines, fixed schedule), `seed`, `rlimit` (z3 units per
     symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
     `shrink_trials`. `time_limit` (seconds) is the outer stop; `shrink_seconds` an optional extra
     stop for shrinking only (a shrink it cuts short is noted)."""
-    from fairlab import properties
-    from fairlab.mechanisms import plugin
-
     options = dict(options or {})
     mechanism.check_options(options)
     engines = ENGINES if engines is None else tuple(engines)
@@ -523,6 +508,7 @@ def search(
         "shrink_trials": shrink_trials, "time_limit": time_limit,
     }
     notes: list = []
+    details: dict = {}
     with plugin.time_limit(time_limit):
         pool: dict[str, Iterator] = {}
         on_unsat = None
@@ -552,9 +538,8 @@ def search(
             pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete)
         classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed)
         result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
-        result.notes = notes + result.notes
+        notes += result.details["notes"]
         if result.status == "violated":
-            result.original = result.instance
 
             def violates(instance):
                 kind, payload = classify(instance)
@@ -563,17 +548,20 @@ def search(
                 return payload if kind == "violated" else None
 
             stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
-            small, verdict, steps, tried, cut = shrink(result.instance, result.verdict, violates,
+            small, verdict, steps, tried, cut = shrink(result.instance, result, violates,
                                                       trials=shrink_trials, deadline=stop, stop=_ShrinkStopped)
-            result.instance, result.verdict, result.shrink_steps = small, verdict, steps
+            details = {"found_instance": result.instance, "shrink_steps": steps}
+            result = result.replace(instance=small, witness=verdict.witness, explanation=verdict.explanation,
+                                    exactness=getattr(verdict, "exactness", None) or result.exactness)
             budget["shrink_trials_used"] = tried
             if cut:
-                result.notes.append(f"shrinking stopped by the time limit after {tried} trials: the instance "
-                                    "is verified but may not be the smallest")
-    budget["candidates_used"] = result.candidates
-    result.budget = budget
-    result.seconds = time.monotonic() - start
-    return result
+                notes.append(f"shrinking stopped by the time limit after {tried} trials: the instance "
+                             "is verified but may not be the smallest")
+    return result.replace(
+        mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
+        details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},
+        seconds=time.monotonic() - start,
+    )
 
 
 class _ShrinkStopped(Exception):

@@ -3,19 +3,33 @@
 Each claim names only what the source asserts — a mechanism and a property it fails, or a set of
 properties no mechanism can have together — and the size to search at. No instance from a source
 appears here: the engines of `fairlab.search.engines` and `fairlab.search.impossibility` must find one, and it may
-well differ from the printed one. Findings are shrunk, verified exactly and stored as fixtures.
+well differ from the printed one. Findings are shrunk, verified exactly and stored as fixtures in
+the user's store (`fairlab.search.findings.record_finding`; never inside the package).
+
+Each claim ends in one `Result` of kind ``rediscovery``: ``found`` or ``not-found``, the instance
+and witness found, the claim in its ``details`` (with the fixture written, if any); an
+impossibility's family, unsat core and positive controls are its ``certificate``.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from fairlab.counterexamples import store
+import z3
+
+from fairlab import mechanisms
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
-from fairlab.search import engines, impossibility
+from fairlab.core.results import Result, Status
+from fairlab.counterexamples.store import Store
+from fairlab.mechanisms import bmf
+from fairlab.mechanisms.base import Constraint
+from fairlab.search import engines, impossibility, space
+from fairlab.search.findings import record_finding
+from fairlab.search.shrink import shrink
 
 
 @dataclass(frozen=True)
@@ -75,147 +89,87 @@ def get_claim(claim_id: str) -> Claim:
     raise InputError(f"claim {claim_id!r}: unknown (known: {', '.join(claim_ids())})")
 
 
-@dataclass
-class Outcome:
-    claim: Claim
-    status: str  # "found" | "not-found"
-    seconds: float
-    instance: dict | None = None
-    witness: dict | None = None
-    fixture: str | None = None
-    engine: str | None = None
-    summary: str = ""
-    notes: list = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {
-            "claim": self.claim.id,
-            "statement": self.claim.statement,
-            "source": self.claim.source,
-            "status": self.status,
-            "seconds": round(self.seconds, 3),
-            "engine": self.engine,
-            "instance": self.instance,
-            "witness": self.witness,
-            "fixture": self.fixture,
-            "summary": self.summary,
-            "notes": self.notes,
-        }
+def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:
+    details = {"claim": claim.id, "statement": claim.statement, "source": claim.source, "claim_kind": claim.kind,
+               "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
+    prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
+    return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
+                  details=details, **fields)
 
 
-def _fixture_path(path) -> str:
-    from pathlib import Path
-
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None, write: bool = True,
-              directory=None, progress: Callable | None = None, engines_used=None) -> Outcome:
-    """Run one claim's search from scratch; `engines_used` restricts the portfolio (default all)."""
+def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
+              store: Store | str | os.PathLike | None = None, progress: Callable | None = None,
+              engines_used=None) -> Result:
+    """Run one claim's search from scratch; `engines_used` restricts the portfolio (default all).
+    A finding is stored in `store` (a `Store` or folder) if one is given, else nothing is written."""
     limit = claim.time_limit if time_limit is None else time_limit
     start = time.monotonic()
     if claim.kind == "impossibility":
-        return _impossibility(claim, limit, start, write, directory, progress)
-    if claim.kind == "nonunique":
-        return _nonunique(claim, seed, limit, start, write, directory, progress, engines_used)
-    from fairlab import mechanisms
-    mech = mechanisms.get(claim.mechanism)
-    hunt = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit, seed=seed,
-                          options=claim.options, progress=progress)
+        result, mech = _impossibility(claim, limit, start, progress), None
+    elif claim.kind == "nonunique":
+        result, mech = _nonunique(claim, seed, limit, start, progress, engines_used), mechanisms.get(claim.mechanism)
+    else:
+        mech = mechanisms.get(claim.mechanism)
+        found = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit,
+                               seed=seed, options=claim.options, progress=progress)
+        seconds = time.monotonic() - start
+        if found.status != "violated":
+            result = _result(claim, Status.NOT_FOUND, seconds, found.details["notes"], budget=found.budget)
+        else:
+            result = _result(claim, Status.FOUND, seconds, found.details["notes"], engine=found.details["engine"],
+                             instance=found.instance, witness=found.witness, explanation=found.explanation,
+                             exactness=found.exactness, budget=found.budget,
+                             details={k: found.details[k] for k in ("evaluated", "found_instance", "shrink_steps",
+                                                                     "options") if k in found.details})
+    if store is not None and result.status == "found":
+        return record_finding(result, mech, store, claim=claim.id)
+    return result.replace(details={**result.details, "fixture": None})
+
+
+def _impossibility(claim, limit, start, progress) -> Result:
+    found = impossibility.search(claim.properties, indivisible=claim.indivisible, time_limit=limit,
+                                 progress=(lambda k: progress("families", k)) if progress else None)
     seconds = time.monotonic() - start
-    if hunt.status != "violated":
-        return Outcome(claim, "not-found", seconds, notes=hunt.notes)
-    fixture = None
-    record = violation_record(claim.mechanism, claim.property, hunt, seed, claim.options, claim.id)
-    if write:
-        path, _ = store.save(record, directory)
-        fixture = _fixture_path(path)
-    return Outcome(claim, "found", seconds, hunt.instance.to_dict(), hunt.verdict.witness.to_dict(), fixture, hunt.engine,
-                   hunt.verdict.explanation, hunt.notes)
-
-
-def violation_record(mechanism: str, prop: str, hunt: engines.Hunt, seed: int, options: dict, claim: str | None):
-    from fairlab import mechanisms
-    discrete = mechanisms.get(mechanism).discrete
-    return {
-        "kind": "violation",
-        "claim": claim,
-        "mechanism": mechanism,
-        "options": options,
-        "property": prop,
-        "instance": hunt.instance.to_dict(),
-        "witness": hunt.verdict.witness.to_dict(),
-        "explanation": hunt.verdict.explanation,
-        "engine": hunt.engine,
-        "seed": seed,
-        "seconds": round(hunt.seconds, 3),
-        "evaluated": hunt.evaluated,
-        "found_instance": hunt.original.to_dict() if hunt.original else None,
-        "shrink_steps": hunt.shrink_steps,
-        "minimality": store.minimality(hunt.instance),
-        "canonical_hash": store.canonical_hash(mechanism, prop, hunt.instance, rescale_rows=not discrete),
-        "provenance": "found from scratch by fairlab's search engines, shrunk and verified exactly",
-    }
-
-
-def _impossibility(claim, limit, start, write, directory, progress) -> Outcome:
-    result = impossibility.search(claim.properties, indivisible=claim.indivisible, time_limit=limit,
-                                  progress=(lambda k: progress("families", k)) if progress else None)
-    seconds = time.monotonic() - start
-    if result.status != "found":
-        return Outcome(claim, "not-found", seconds, notes=[result.explanation])
-    found = result.certificate
-    base = found["family"].base
+    parts = _impossibility_parts(found)
+    details = {"properties": list(claim.properties), "indivisible": claim.indivisible,
+               "families_tried": parts["families_tried"]}
+    if parts["status"] != "found":
+        return _result(claim, Status.NOT_FOUND, seconds, [f"{parts['status']} after {parts['families_tried']} families"],
+                       details=details)
+    certificate = {"family": parts["family"], "core": parts["core"], "controls": parts["controls"],
+                   "control_models": parts["control_models"]}
     name = "+".join(claim.properties) + ("-indivisible" if claim.indivisible else "")
-    record = {
-        "kind": "impossibility",
-        "claim": claim.id,
-        "mechanism": "any",
-        "property": name,
-        "properties": list(claim.properties),
-        "indivisible": claim.indivisible,
-        "instance": base.to_dict(),
-        "family": found["family"].to_dict(),
-        "core": found["core"],
-        "controls": found["controls"],
-        "control_models": found["control_models"],
-        "engine": "impossibility",
-        "seed": None,
-        "seconds": round(result.seconds, 3),
-        "families_tried": result.details["families_tried"],
-        "minimality": store.minimality(base),
-        "canonical_hash": store.family_hash(name, base),
-        "provenance": "found from scratch by fairlab's ∃∀ impossibility search; unsat core and positive controls by z3",
-    }
-    fixture = None
-    if write:
-        path, _ = store.save(record, directory)
-        fixture = _fixture_path(path)
-    witness = {"family": [m["label"] for m in record["family"]], "core": found["core"], "controls": found["controls"]}
-    return Outcome(claim, "found", seconds, base.to_dict(), witness, fixture, "impossibility", result.explanation)
+    witness = {"family": [m.label for m in parts["family"].members], "core": parts["core"], "controls": parts["controls"]}
+    result = _result(claim, Status.FOUND, seconds, [], engine="impossibility", instance=parts["family"].base,
+                     witness=witness, certificate=certificate, explanation=impossibility.describe(found),
+                     details=details)
+    return result.replace(property=name)
 
 
-def _nonunique(claim, seed, limit, start, write, directory, progress, engines_used=None) -> Outcome:
-    from fairlab import mechanisms
-    from fairlab.mechanisms import bmf
+def _impossibility_parts(found: Result) -> dict:
+    """The fields of `fairlab.search.impossibility.search`'s Result (family, core and controls are
+    its certificate)."""
+    cert = found.certificate or {}
+    return {"status": str(found.status), "family": cert.get("family"), "core": list(cert.get("core", [])),
+            "controls": dict(cert.get("controls", {})), "control_models": dict(cert.get("control_models", {})),
+            "families_tried": found.details.get("families_tried")}
 
+
+def _nonunique(claim, seed, limit, start, progress, engines_used=None) -> Result:
     mech = mechanisms.get(claim.mechanism)
 
     def violates(inst: Instance):
         try:
-            result = bmf.uniqueness(inst)
+            found = bmf.uniqueness(inst)
         except Exception:  # solver undecided on this candidate: skip it, never count it
             return None
-        return result if result.unique is False else None
+        if found.unique is not False:
+            return None
+        allocations = [list(a) for a in found.allocations]
+        return Result("check", Status.VIOLATED, mechanism=claim.mechanism, property="unique", instance=inst,
+                      witness={"allocations": allocations}, explanation=found.reason)
 
     def goal(sym):
-        import z3
-
-        from fairlab.mechanisms.base import Constraint
-
         t1 = [z3.Real(f"a{i}") for i in range(sym.n)]
         t2 = [z3.Real(f"b{i}") for i in range(sym.n)]
         return [*mech.spec(sym, t1), *mech.spec(sym, t2),
@@ -227,10 +181,10 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
     # readable ones are, so it goes first and gets most pulls; z3's models of the condition are
     # valid but rarely shrink to small integers.
     pool = {
-        "grid": engines.space.grid(claim.n, claim.m),
+        "grid": space.grid(claim.n, claim.m),
         "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, notes, rlimit=NONUNIQUE_RLIMIT, seed=seed,
                                                 deadline=deadline),
-        "random": engines.space.random_instances(claim.n, claim.m, seed=seed),
+        "random": space.random_instances(claim.n, claim.m, seed=seed),
     }
     pool = {k: v for k, v in pool.items() if k in (engines_used or engines.ENGINES)}
 
@@ -239,39 +193,19 @@ def _nonunique(claim, seed, limit, start, write, directory, progress, engines_us
         return ("violated", found) if found is not None else ("evaluated", None)
 
     # deterministic budget: a candidate count and z3's rlimit; the time limit only stops
-    hunt = engines.hunt(pool, classify, NONUNIQUE_CANDIDATES, weights={"grid": 500}, deadline=deadline,
-                        progress=progress)
-    seconds = time.monotonic() - start
-    if hunt.status != "violated":
-        return Outcome(claim, "not-found", seconds, notes=notes + hunt.notes)
-    from fairlab.search.shrink import shrink
+    hit = engines.hunt(pool, classify, NONUNIQUE_CANDIDATES, weights={"grid": 500}, deadline=deadline,
+                       progress=progress)
+    if hit.status != "violated":
+        return _result(claim, Status.NOT_FOUND, time.monotonic() - start, notes + hit.details["notes"],
+                       budget=hit.budget)
+    small, verdict, steps, _, _ = shrink(hit.instance, hit, violates, deadline=deadline, min_users=2)
+    first, second = verdict.witness["allocations"]
+    return _result(claim, Status.FOUND, time.monotonic() - start, notes, engine=hit.details["engine"],
+                   instance=small, witness=verdict.witness, budget={**hit.budget, "seed": seed},
+                   explanation=f"two BMF allocations {_compact(first)} and {_compact(second)}: {verdict.explanation}",
+                   details={"evaluated": hit.details["evaluated"], "found_instance": hit.instance,
+                            "shrink_steps": steps})
 
-    hunt.original = hunt.instance
-    hunt.instance, hunt.verdict, hunt.shrink_steps, _, _ = shrink(hunt.instance, hunt.verdict, violates,
-                                                                  deadline=deadline, min_users=2)
-    allocations = [[store._jsonify(x) for x in a] for a in hunt.verdict.allocations]
-    witness = {"allocations": allocations}
-    record = {
-        "kind": "nonunique",
-        "claim": claim.id,
-        "mechanism": claim.mechanism,
-        "property": "unique",
-        "instance": hunt.instance.to_dict(),
-        "witness": witness,
-        "explanation": hunt.verdict.reason,
-        "engine": hunt.engine,
-        "seed": seed,
-        "seconds": round(seconds, 3),
-        "evaluated": hunt.evaluated,
-        "found_instance": hunt.original.to_dict(),
-        "shrink_steps": hunt.shrink_steps,
-        "minimality": store.minimality(hunt.instance),
-        "canonical_hash": store.canonical_hash(claim.mechanism, "unique", hunt.instance),
-        "provenance": "found from scratch by fairlab's search engines; both allocations checked BMF exactly",
-    }
-    fixture = None
-    if write:
-        path, _ = store.save(record, directory)
-        fixture = _fixture_path(path)
-    return Outcome(claim, "found", seconds, hunt.instance.to_dict(), witness, fixture, hunt.engine,
-                   f"two BMF allocations {allocations[0]} and {allocations[1]}", notes)
+
+def _compact(allocation) -> str:
+    return "[" + ", ".join(str(x) for x in allocation) + "]"

@@ -10,6 +10,7 @@ form of `fairlab.counterexamples.store`, so each instance is evaluated once.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from fractions import Fraction
 from typing import Iterator
@@ -62,8 +63,6 @@ def random_instances(n: int, m: int, seed: int = 0, max_entry: int = 12, discret
 
 def integerise(instance: Instance) -> Instance:
     """The same instance written with the smallest integers per resource column (scale a column)."""
-    import math
-
     caps, rows = list(instance.capacities), [list(r) for r in instance.demands]
     for r in range(instance.m):
         column = [caps[r]] + [row[r] for row in rows]

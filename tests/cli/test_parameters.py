@@ -10,7 +10,7 @@ from fairlab import mechanisms
 from fairlab.cli import app
 from fairlab.cli.commands import _params as params
 from fairlab.core.errors import InputError
-from fairlab.search.prove import check_options
+from fairlab.search.proof import check_options
 
 runner = CliRunner()
 LOADS = ["--loads", "0.1,0.1,0.1"]
@@ -127,7 +127,7 @@ def test_prove_library_call_refuses_a_time_limit_that_is_not_finite_positive(lim
     """The same rule as the CLI's, at the library's own entry point."""
     from fairlab import mechanisms
     from fairlab.core.errors import InputError
-    from fairlab.search.prove import prove
+    from fairlab.search import prove
 
     with pytest.raises(InputError, match="finite positive"):
         prove(mechanisms.get("drf"), "si", 2, 2, time_limit=limit)

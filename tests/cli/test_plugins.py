@@ -71,8 +71,8 @@ def test_a_failing_plugin_aborts_the_search(plug, fn, needle):
 def test_a_plugin_refusing_an_instance_is_still_skipped(plug):
     """Refusals are skipped, not errors; refusing every candidate reads n/a with the plug-in's reason."""
     hunt = engines.search(mechanisms.get(plug("refuses")), "si", engines=["grid"], candidates=20, time_limit=120)
-    assert hunt.status == "n/a" and "not this instance" in hunt.reason
-    assert hunt.declined == {"grid": 20} and hunt.evaluated == {"grid": 0}
+    assert hunt.status == "n/a" and "not this instance" in hunt.explanation
+    assert hunt.details["declined"] == {"grid": 20} and hunt.details["evaluated"] == {"grid": 0}
 
 
 def test_verification_does_not_hide_a_failing_plugin(plug):

@@ -1,18 +1,35 @@
-"""Every stored counterexample re-verifies from scratch; every claim of `fairlab rediscover` has one."""
+"""Every SHIPPED counterexample re-verifies from scratch; every claim of `fairlab rediscover` has one.
+
+Only the fixtures shipped with the lab (read-only package data) are re-verified here, never a
+user's store (`fairlab store verify` does that)."""
 
 import pytest
 
+from fairlab.core.instance import Instance
 from fairlab.counterexamples import store
-from fairlab.counterexamples.verify import verify_record
 from fairlab.search.rediscover import CLAIMS
+from fairlab.search.verify import reverify
 
-FIXTURES = store.load_all()
+FIXTURES = store.shipped()
 
 
-@pytest.mark.parametrize("path,record", FIXTURES, ids=[p.name for p, _ in FIXTURES])
-def test_fixture_reverifies(path, record):
+def verify_record(record):
+    verified = reverify(record)
+    assert verified.canonical_hash == record["canonical_hash"]
+    return verified.ok, verified.message
+
+
+def test_the_shipped_fixtures_are_the_eleven_of_the_sources():
+    kinds = sorted(record["kind"] for _, record in FIXTURES)
+    assert len(FIXTURES) == 11
+    assert kinds.count("impossibility") == 2 and kinds.count("nonunique") == 1 and kinds.count("violation") == 8
+    assert all(record.get("schema_version") == 1 and "plugin" not in record for _, record in FIXTURES)
+
+
+@pytest.mark.parametrize("name,record", FIXTURES, ids=[name for name, _ in FIXTURES])
+def test_fixture_reverifies(name, record):
     ok, message = verify_record(record)
-    assert ok, f"{path.name}: {message}"
+    assert ok, f"{name}: {message}"
 
 
 def test_every_claim_has_a_shipped_fixture():
@@ -23,15 +40,13 @@ def test_every_claim_has_a_shipped_fixture():
 
 def test_a_tampered_fixture_fails(tmp_path):
     """Control: change the witness of a violation and re-verification must refuse it."""
-    path, record = next((p, r) for p, r in FIXTURES if r["kind"] == "violation" and r["property"] == "si")
+    name, record = next((p, r) for p, r in FIXTURES if r["kind"] == "violation" and r["property"] == "si")
     bad = dict(record, witness={"user": 1 - record["witness"]["user"]} if record["instance"]["demands"] else {})
     ok, _ = verify_record(bad)
     assert not ok
 
 
 def test_canonical_hash_ignores_symmetries():
-    from fairlab.core.instance import Instance
-
     a = Instance.build([1, 2], [[1, 4], [3, 2]])
     # swap resources, scale the (new) first resource by 2, halve user 2's row, swap users
     b = Instance.build([4, 1], [[2, "3/2"], [8, 1]])

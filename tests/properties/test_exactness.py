@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from fairlab import properties
 from fairlab.counterexamples import store
-from fairlab.counterexamples.verify import verify_record
+from fairlab.search.verify import reverify
 from fairlab.cli import app
 from fairlab.core.errors import ExactTimeout, InexactAllocation
 from fairlab.core.exact import Algebraic, deadline
@@ -184,10 +184,10 @@ def test_search_reproducers_store_no_fixture(prop, tmp_path, monkeypatch):
     """`fairlab search ceei pe|njc -n 4 -m 2` stored "CEEI violates pe/njc" fixtures (the grid met
     a 4-user irrational optimum within its first 20 candidates)."""
     shipped = sorted(p.name for p in store.FIXTURES.glob("*.json"))
-    monkeypatch.setattr(store, "FIXTURES", tmp_path)
+    monkeypatch.setenv("FAIRLAB_STORE", str(tmp_path))
     out = cli_json("search", "ceei", prop, "--users", "4", "--resources", "2", "--engine", "grid",
                    "--time-limit", "4")
-    assert out["verdict"] != "violated" and out["fixture"] is None
+    assert out["status"] != "violated" and out["details"]["fixture"] is None
     assert list(tmp_path.iterdir()) == []
     assert sorted(p.name for p in Path(store.__file__).with_name("fixtures").glob("*.json")) == shipped
 
@@ -196,9 +196,9 @@ def test_search_reproducers_store_no_fixture(prop, tmp_path, monkeypatch):
 @pytest.mark.parametrize("prop", ["pe", "njc"])
 def test_search_reproducers_full_commands(prop, tmp_path, monkeypatch):
     """The issue's commands as written (every engine, the default 30 s)."""
-    monkeypatch.setattr(store, "FIXTURES", tmp_path)
+    monkeypatch.setenv("FAIRLAB_STORE", str(tmp_path))
     out = cli_json("search", "ceei", prop, "--users", "4", "--resources", "2")
-    assert out["verdict"] != "violated" and out["fixture"] is None and list(tmp_path.iterdir()) == []
+    assert out["status"] != "violated" and out["details"]["fixture"] is None and list(tmp_path.iterdir()) == []
 
 
 def _approximate_mechanism(approximate=lambda instance: True):
@@ -217,10 +217,9 @@ def _approximate_mechanism(approximate=lambda instance: True):
 def test_search_counts_undecided_candidates_apart(tmp_path, monkeypatch):
     from fairlab.search import engines
 
-    monkeypatch.setattr(store, "FIXTURES", tmp_path)
     hunt = engines.search(_approximate_mechanism(), "si", 2, 2, engines=["grid"], time_limit=2)
     assert hunt.status == "unknown"  # not "none-found": no candidate was decided
-    said = " ".join(hunt.notes) + str(getattr(hunt, "reason", ""))
+    said = " ".join(hunt.details["notes"]) + hunt.explanation
     assert "undecided" in said
     # exact everywhere: the same search decides its candidates (1/(2n) of solo tasks violates si)
     exact = engines.search(_approximate_mechanism(lambda inst: False), "si", 2, 2, engines=["grid"], time_limit=2)
@@ -252,10 +251,10 @@ def test_store_refuses_a_violation_that_needs_an_approximation(tmp_path, no_exac
         "instance": inst.to_dict(), "witness": {"user": 0},
         "canonical_hash": store.canonical_hash("ceei", "njc", inst),
     }
-    ok, message = verify_record(record)
-    assert not ok and "approximate" in message
+    verified = reverify(record)
+    assert not verified.ok and "approximate" in verified.message
     with pytest.raises(store.FixtureRefused, match="approximate"):
-        store.save(record, tmp_path)
+        store.Store(tmp_path).save(record, verified)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -265,7 +264,7 @@ def test_shipped_ceei_fixtures_verify_on_exact_allocations():
         if record.get("mechanism") in ("ceei", "pf", "nash"):
             inst = Instance.from_dict(record["instance"])
             assert allocate(record["mechanism"], inst, **(record.get("options") or {})).is_exact(), path.name
-            assert verify_record(record)[0], path.name
+            assert reverify(record).ok, path.name
 
 
 def test_a_plug_in_returning_an_approximate_allocation_stays_approximate(tmp_path):

@@ -65,16 +65,16 @@ def test_an_approximate_label_on_a_plain_result_is_kept(function):
 
 def test_prove_refutations_store_fixtures_that_reverify():
     from fairlab import mechanisms
-    from fairlab.counterexamples.verify import verify_record
-    from fairlab.cli.commands.prove import proof_fixture
-    from fairlab.search.prove import prove
+    from fairlab.search import prove
+    from fairlab.search.findings import fixture_record
+    from fairlab.search.verify import reverify
 
     for name, prop in (("drf-tasks", "bf"), ("pdrf", "bf")):  # discrete: no row rescaling in the hash
         mech = mechanisms.get(name)
         proof = prove(mech, prop, 2, 2, time_limit=120)
-        assert proof.verdict == "refuted"
-        ok, why = verify_record(proof_fixture(proof, mech, {}))
-        assert ok, why
+        assert proof.status == "refuted"
+        verified = reverify(fixture_record(proof, mech))
+        assert verified.ok, verified.message
     drf = mechanisms.get("drf")
     relation = prove(drf, "same-as:asset", 2, 2, time_limit=120)
-    assert relation.verdict == "refuted" and proof_fixture(relation, drf, {}) is None  # not a property violation
+    assert relation.status == "refuted" and fixture_record(relation, drf) is None  # not a property violation

@@ -15,8 +15,8 @@ import pytest
 from fairlab import mechanisms
 from fairlab import properties
 from fairlab.core.instance import Instance
+from fairlab.search import prove
 from fairlab.search.engines import search
-from fairlab.search.prove import prove
 
 PLUGINS = Path(__file__).parents[1] / "plugins"
 CAPDEP = f"{PLUGINS / 'capdep.py'}:capdep"
@@ -51,16 +51,16 @@ def test_the_audit_instances_violate():
 
 def test_capacity_dependent_plugin_is_not_proved_si():
     proof = prove(mechanisms.get(CAPDEP), "si", 2, 2, time_limit=60)
-    assert proof.verdict in ("refuted", "unknown"), proof.to_dict()
-    assert any(r.startswith("capacities unknown") for r in proof.reductions)
-    assert not any("normalised to 1" in r for r in proof.reductions)
+    assert proof.status in ("refuted", "unknown"), proof
+    assert any(r.startswith("capacities unknown") for r in proof.details["reductions"])
+    assert not any("normalised to 1" in r for r in proof.details["reductions"])
 
 
 def test_asymmetric_plugin_is_not_proved_sp():
     proof = prove(mechanisms.get(ASYM), "sp", 2, 2, time_limit=60)
-    assert proof.verdict in ("refuted", "unknown"), proof.to_dict()
-    assert not any("only user 0" in r for r in proof.reductions)
-    assert any("every user may deviate" in r for r in proof.reductions)
+    assert proof.status in ("refuted", "unknown"), proof
+    assert not any("only user 0" in r for r in proof.details["reductions"])
+    assert any("every user may deviate" in r for r in proof.details["reductions"])
 
 
 @pytest.mark.parametrize("name,prop", [(CAPDEP, "si"), (ASYM, "sp")])
@@ -72,18 +72,18 @@ def test_search_does_not_claim_holds(name, prop):
 def test_search_on_capdep_notes_why_no_holds():
     hunt = search(mechanisms.get(CAPDEP), "si", 2, 2, engines=["symbolic"], time_limit=60)
     assert hunt.status != "holds"
-    assert any("not declared scale-invariant" in note for note in hunt.notes), hunt.notes
+    assert any("not declared scale-invariant" in note for note in hunt.details["notes"]), hunt.details["notes"]
 
 
 def test_drf_si_still_proved_with_normalised_capacities():
     proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60)
-    assert proof.verdict == "proved", proof.to_dict()
-    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.reductions
+    assert proof.status == "proved", proof
+    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.details["reductions"]
 
 
 def test_plugin_declaring_both_facts_is_still_proved():
     proof = prove(mechanisms.get(DECLARED), "si", 2, 2, time_limit=60)
-    assert proof.verdict == "proved", proof.to_dict()
-    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.reductions
+    assert proof.status == "proved", proof
+    assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.details["reductions"]
     hunt = search(mechanisms.get(DECLARED), "si", 2, 2, engines=["symbolic"], time_limit=60)
     assert hunt.status == "holds", hunt

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from fairlab import mechanisms
-from fairlab.counterexamples.verify import verify_record
 from fairlab.core.instance import Instance
-from fairlab import properties
+from fairlab.core.results import to_json
 from fairlab.search import engines, impossibility, space
 from fairlab.search.rediscover import CLAIMS, run_claim
+from fairlab.search.verify import confirm_violation, reverify
 
 PLUGINS = Path(__file__).parents[1] / "plugins"
 
@@ -25,14 +25,16 @@ def test_each_engine_alone_finds_asset_violating_sharing_incentive():
     for engine in ("symbolic", "grid", "random"):
         hunt = engines.search(mechanisms.get("asset"), "si", engines=[engine], time_limit=20)
         assert hunt.status == "violated", engine
-        assert hunt.engine == engine
-        assert properties.get("si").verify("asset", hunt.instance, hunt.verdict.witness)
+        assert hunt.details["engine"] == engine
+        explanation, _ = confirm_violation(mechanisms.get("asset"), "si", hunt.instance, to_json(hunt.witness), {})
+        assert explanation is not None
 
 
 def test_shrinking_gives_small_integers():
     hunt = engines.search(mechanisms.get("asset"), "si", engines=["random"], time_limit=20, seed=3)
-    assert hunt.original is not None
-    assert max(max(r) for r in hunt.instance.demands) <= max(max(r) for r in hunt.original.demands)
+    original = hunt.details["found_instance"]
+    assert original is not None
+    assert max(max(r) for r in hunt.instance.demands) <= max(max(r) for r in original.demands)
     assert all(d.denominator == 1 for row in hunt.instance.demands for d in row)
     assert all(c.denominator == 1 for c in hunt.instance.capacities)
 
@@ -41,17 +43,18 @@ def test_no_violation_within_budget_is_none_found_not_holds():
     """Numeric engines only: no proof, so none-found with the count of candidates evaluated."""
     hunt = engines.search(mechanisms.get("drf"), "ef", engines=["grid", "random"], candidates=200, time_limit=120)
     assert hunt.status == "none-found"
-    assert sum(hunt.evaluated.values()) == 200 and hunt.candidates == 200
+    assert sum(hunt.details["evaluated"].values()) == 200
     assert hunt.budget["candidates"] == 200 and hunt.budget["candidates_used"] == 200
 
 
 def test_symbolic_engine_proves_drf_sharing_incentive_holds_at_the_size():
     """z3 unsat for spec ∧ ¬si at 2×2 is `holds at 2×2` with its core, not none-found (issue 14 §3)."""
     hunt = engines.search(mechanisms.get("drf"), "si", engines=["symbolic"], time_limit=120)
-    assert hunt.status == "holds" and hunt.engine == "symbolic"
-    assert "v.violated" in hunt.core and any(c.startswith("drf.") for c in hunt.core)
-    assert hunt.control["dropped"] in hunt.core
-    assert "2 users × 2 resources" in hunt.reason and hunt.candidates == 0
+    assert hunt.status == "holds" and hunt.details["engine"] == "symbolic"
+    core = hunt.certificate["core"]
+    assert "v.violated" in core and any(c.startswith("drf.") for c in core)
+    assert hunt.certificate["control"]["dropped"] in core
+    assert "2 users × 2 resources" in hunt.explanation and hunt.budget["candidates_used"] == 0
 
 
 def test_grid_is_deduplicated_up_to_symmetry():
@@ -95,26 +98,34 @@ def test_paper_family_of_theorem_6_needs_its_symmetric_twin():
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.id in ("thm1-asset-si", "drf-tasks-pe", "indivisible-si-pe-sp")],
                          ids=lambda c: c.id)
 def test_claims_are_found_from_scratch_and_verify(claim, tmp_path):
-    outcome = run_claim(claim, write=True, directory=tmp_path)
+    outcome = run_claim(claim, store=tmp_path)
     assert outcome.status == "found"
     [path] = list(tmp_path.glob("*.json"))
-    ok, message = verify_record(json.loads(path.read_text()))
-    assert ok, message
+    assert outcome.details["fixture"] == str(path)
+    verified = reverify(json.loads(path.read_text()))
+    assert verified.ok, verified.message
+
+
+def test_a_claim_run_without_a_store_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRLAB_STORE", str(tmp_path))
+    outcome = run_claim(CLAIMS[0])
+    assert outcome.status == "found" and outcome.details["fixture"] is None and not list(tmp_path.iterdir())
 
 
 def test_search_cli_json_and_fixture(tmp_path):
     out = run("search", "asset", "bf", "--time-limit", "20", "--format", "json", "--no-store")
     data = json.loads(out.stdout)
     assert out.returncode == 0
-    assert data["verdict"] == "violated" and set(data["witness"]) == {"resource", "user"}
-    assert data["instance"]["capacities"] and data["seconds"] >= 0 and data["fixture"] is None
+    assert data["schema_version"] == 1 and data["kind"] == "search"
+    assert data["status"] == "violated" and set(data["witness"]) == {"resource", "user"}
+    assert data["instance"]["capacities"] and data["seconds"] >= 0 and data["details"]["fixture"] is None
 
 
 def test_search_a_plugin_mechanism():
     out = run("search", f"{PLUGINS / 'unfair.py'}:dictator", "si", "--time-limit", "20", "--format", "json",
               "--no-store")
     data = json.loads(out.stdout)
-    assert data["verdict"] == "violated" and data["witness"]["user"] >= 1
+    assert data["status"] == "violated" and data["witness"]["user"] >= 1
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -131,11 +142,13 @@ def test_search_bad_input(args, needle):
 
 def test_matrix_json_for_one_mechanism():
     out = run("matrix", "--mechanism", "asset", "--time-limit", "120", "--format", "json", "--no-store")
-    cells = {c["property"]: c for c in json.loads(out.stdout)}
-    assert cells["si"]["status"] == "violated" and cells["si"]["fixture"]  # the shipped fixture
+    data = json.loads(out.stdout)
+    assert data["schema_version"] == 1 and data["kind"] == "matrix"
+    cells = {c["property"]: c for c in data["results"]}
+    assert cells["si"]["status"] == "violated" and cells["si"]["details"]["fixture"]  # the shipped fixture
     assert {c["status"] for c in cells.values()} <= {"violated", "holds", "none-found"}
     # asset fairness is strategyproof and envy-free (DRF paper, Table 2): z3 proves it at 2×2
-    assert cells["sp"]["status"] == "holds" and cells["sp"]["core"] and cells["ef"]["status"] == "holds"
+    assert cells["sp"]["status"] == "holds" and cells["sp"]["certificate"]["core"] and cells["ef"]["status"] == "holds"
     for cell in cells.values():
         if cell["status"] == "none-found":
-            assert sum(cell["evaluated"].values()) > 0 and cell["budget"]["candidates"] == 300
+            assert sum(cell["details"]["evaluated"].values()) > 0 and cell["budget"]["candidates"] == 300

@@ -31,7 +31,7 @@ def run(*args, env=None):
 def run_json(*args, env=None):
     out = run(*args, "--format", "json", env=env)
     assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout[out.stdout.index("{"):] if args[0] != "matrix" else out.stdout[out.stdout.index("["):])
+    return json.loads(out.stdout[out.stdout.index("{"):])
 
 
 def one_line_error(out, needle):
@@ -42,12 +42,13 @@ def one_line_error(out, needle):
 
 # --------------------------------------------------------------------------- §3 verdicts
 def test_matrix_maxmin_on_two_resources_is_n_a_with_the_reason():
-    cells = run_json("matrix", "--mechanism", "maxmin", "--no-store")
+    cells = run_json("matrix", "--mechanism", "maxmin", "--no-store")["results"]
     assert len(cells) == len(properties.names())
     for cell in cells:
         assert cell["status"] == "n/a", cell
-        assert "single-resource mechanism" in cell["reason"]
-        assert sum(cell["declined"].values()) == cell["budget"]["candidates"] and not sum(cell["evaluated"].values())
+        assert "single-resource mechanism" in cell["explanation"]
+        assert sum(cell["details"]["declined"].values()) == cell["budget"]["candidates"]
+        assert not sum(cell["details"]["evaluated"].values())
     table = run("matrix", "--mechanism", "maxmin", "--no-store")
     [row] = [line for line in table.stdout.splitlines() if line.startswith("│ maxmin")]
     assert row.count("n/a") == len(properties.names()) and "none" not in row
@@ -56,29 +57,32 @@ def test_matrix_maxmin_on_two_resources_is_n_a_with_the_reason():
 
 def test_search_maxmin_si_is_n_a_not_none_found():
     data = run_json("search", "maxmin", "si", "--no-store")
-    assert data["verdict"] == "n/a" and "single-resource mechanism" in data["reason"]
-    assert sum(data["evaluated"].values()) == 0 and sum(data["declined"].values()) == data["budget"]["candidates"]
+    assert data["status"] == "n/a" and "single-resource mechanism" in data["explanation"]
+    assert sum(data["details"]["evaluated"].values()) == 0
+    assert sum(data["details"]["declined"].values()) == data["budget"]["candidates"]
 
 
 def test_search_maxmin_on_one_resource_evaluates():
     hunt = engines.search(mechanisms.get("maxmin"), "ef", 2, 1, candidates=100, time_limit=120)
-    assert hunt.status in ("holds", "none-found") and not sum(hunt.declined.values())
+    assert hunt.status in ("holds", "none-found") and not sum(hunt.details["declined"].values())
 
 
 def test_search_at_a_size_out_of_reach_is_unknown_not_none_found():
     data = run_json("search", "drf", "si", "-n", "12", "-m", "5", "--time-limit", "2", "--no-store")
-    if data["verdict"] == "none-found":  # a very fast machine: then it really evaluated candidates
-        assert sum(data["evaluated"].values()) > 0
+    if data["status"] == "none-found":  # a very fast machine: then it really evaluated candidates
+        assert sum(data["details"]["evaluated"].values()) > 0
     else:
-        assert data["verdict"] == "unknown" and data["reason"] == "time" and data["stopped"] == "time"
+        assert data["status"] == "unknown" and data["explanation"].startswith("time")
+        assert data["budget"]["stopped"] == "time"
 
 
 def test_symbolic_unsat_is_holds_at_the_size_with_its_core():
     data = run_json("search", "drf", "si", "-n", "2", "-m", "2", "--no-store")
-    assert data["verdict"] == "holds" and data["engine"] == "symbolic"
-    assert "v.violated" in data["core"] and any(c.startswith("drf.") for c in data["core"])
-    assert data["control"]["dropped"] in data["core"]
-    assert "2 users × 2 resources" in data["reason"] and "seeded instances" in data["reason"]
+    assert data["status"] == "holds" and data["details"]["engine"] == "symbolic"
+    core = data["certificate"]["core"]
+    assert "v.violated" in core and any(c.startswith("drf.") for c in core)
+    assert data["certificate"]["control"]["dropped"] in core
+    assert "2 users × 2 resources" in data["explanation"] and "seeded instances" in data["explanation"]
     assert data["budget"]["rlimit"] > 0 and data["budget"]["candidates_used"] == 0
     table = run("search", "drf", "si", "-n", "2", "-m", "2", "--no-store")
     assert "holds at 2×2" in table.stdout and "unsat core:" in table.stdout
@@ -96,7 +100,7 @@ def test_holds_needs_the_spec_to_match_the_allocator(tmp_path):
     )
     hunt = engines.search(mechanisms.get(f"{plug}:f"), "pe", engines=["symbolic"], time_limit=120)
     assert hunt.status != "holds"
-    assert any("holds not claimed" in note for note in hunt.notes), hunt.notes
+    assert any("holds not claimed" in note for note in hunt.details["notes"]), hunt.details["notes"]
 
 
 def test_every_result_records_its_budget():
@@ -104,7 +108,7 @@ def test_every_result_records_its_budget():
     budget = data["budget"]
     assert (budget["candidates"], budget["seed"], budget["rlimit"]) == (50, 4, 9_000_000)
     assert {"schedule", "check", "time_limit", "shrink_trials", "candidates_used"} <= set(budget)
-    assert data["verdict"] == "violated" and data["seconds"] >= 0
+    assert data["status"] == "violated" and data["seconds"] >= 0
     check = run_json("check", "ceei", "sp", "drf-paper", "--evaluations", "20", "--rlimit", "3000000")
     assert check["budget"]["rlimit"] == 3_000_000 and check["budget"]["max_evaluations"] == 20
 
@@ -123,14 +127,14 @@ def test_schedule_is_round_robin_by_count():
     hunt = engines.hunt({"symbolic": engine("symbolic"), "grid": engine("grid"), "random": engine("random")},
                         lambda inst: ("evaluated", None), candidates=13)
     assert pulls == ["symbolic"] + ["grid"] * 3 + ["random"] * 2 + ["symbolic"] + ["grid"] * 3 + ["random"] * 2 + ["symbolic"]
-    assert hunt.status == "none-found" and hunt.evaluated == {"symbolic": 3, "grid": 6, "random": 4}
+    assert hunt.status == "none-found" and hunt.details["evaluated"] == {"symbolic": 3, "grid": 6, "random": 4}
 
 
 def test_no_candidate_decided_is_unknown():
     hunt = engines.hunt({"grid": iter([Instance.from_dict(GOOD)])}, lambda inst: ("undecided", "z3"), candidates=5)
-    assert hunt.status == "unknown" and "could be decided" in hunt.reason
+    assert hunt.status == "unknown" and "could be decided" in hunt.explanation
     hunt = engines.hunt({"grid": iter([])}, lambda inst: ("evaluated", None), candidates=5)
-    assert hunt.status == "unknown" and hunt.reason == "no candidate was evaluated"
+    assert hunt.status == "unknown" and hunt.explanation == "no candidate was evaluated"
 
 
 def test_budget_exhaustion_is_a_count_and_time_only_stops():
@@ -175,8 +179,9 @@ SEARCHES = [
 
 
 def _decided(data):
-    keep = ("verdict", "reason", "instance", "witness", "engine", "core", "evaluated", "declined", "undecided")
+    keep = ("status", "explanation", "instance", "witness", "certificate")
     out = {k: data[k] for k in keep}
+    out.update({k: data["details"][k] for k in ("engine", "evaluated", "declined", "undecided")})
     out["budget"] = {k: v for k, v in data["budget"].items()}
     return out
 
@@ -186,7 +191,7 @@ def test_same_search_twice_gives_the_same_json(args):
     env = dict(os.environ)
     first = run_json(*args, env={**env, "PYTHONHASHSEED": "1"})
     second = run_json(*args, env={**env, "PYTHONHASHSEED": "2"})
-    assert first["stopped"] is None and _decided(first) == _decided(second)
+    assert "stopped" not in first["budget"] and _decided(first) == _decided(second)
 
 
 def test_same_check_twice_gives_the_same_json():
@@ -207,7 +212,7 @@ def test_same_search_on_a_loaded_machine_gives_the_same_json(args):
         for p in busy:
             p.kill()
             p.wait()
-    assert loaded["stopped"] is None and _decided(quiet) == _decided(loaded)
+    assert "stopped" not in loaded["budget"] and _decided(quiet) == _decided(loaded)
 
 
 # --------------------------------------------------------------------------- §5 plug-ins that never return
@@ -234,8 +239,8 @@ def test_a_plugin_that_returned_before_is_read_as_the_time_limit():
     """A plug-in known to return, still running when the limit comes: the search is unknown (time),
     and the note names what was stopped; no error."""
     data = run_json("search", f"{HANGS}:first_then_hangs", "si", "--time-limit", "3", "--no-store")
-    assert data["verdict"] == "unknown" and data["stopped"] == "time"
-    assert any("did not return within 3 s" in note for note in data["notes"])
+    assert data["status"] == "unknown" and data["budget"]["stopped"] == "time"
+    assert any("did not return within 3 s" in note for note in data["details"]["notes"])
 
 
 def test_allocate_time_limit_leaves_a_good_plugin_alone():

@@ -47,16 +47,23 @@ import inspect
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
+from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError, PluginError
+from fairlab.core.exact import to_fraction, z3_value
+from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated, global_params
-from fairlab.core.results import to_json
+from fairlab.core.results import Result, Status, to_json
 from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
+from fairlab.properties.base import Encoding, model_value, number
+from fairlab.search import proof_drf
+from fairlab.search.engines import model_instance
+from fairlab.search.verify import confirm_violation
 
 PER_USER = ("si", "ef", "sp", "pm", "njc", "bf", "srf", "rm")
 
@@ -118,7 +125,8 @@ class ProveBudget:
         """The positive control: a quick look at every hypothesis, then a longer one."""
         return [(0, max(1, self.rlimit // 4)), (0, self.rlimit * 2)]
 
-    def to_dict(self) -> dict:
+    def recorded(self) -> dict:
+        """The budget as a result records it (`Result.budget`)."""
         return {"rlimit": self.rlimit, "attempts": self.attempts,
                 "schedule": [list(p) for p in self.schedule()],
                 "control_schedule": [list(p) for p in self.control_schedule()],
@@ -126,49 +134,6 @@ class ProveBudget:
                 "attempt_z3_params": [{k: v for k, v in self.params_for(a)} for a in range(self.attempts)],
                 "conformance": {"samples": self.conformance_samples, "seed": self.conformance_seed,
                                 "rlimit": self.conformance_rlimit}}
-
-
-@dataclass
-class Proof:
-    mechanism: str
-    property: str
-    n: int
-    m: int
-    verdict: str  # "proved" | "refuted" | "unknown"
-    seconds: float
-    core: list[str] = field(default_factory=list)
-    control: dict | None = None
-    witness: dict | None = None
-    instance: dict | None = None
-    reductions: list[str] = field(default_factory=list)
-    reason: str = ""
-    budget: dict = field(default_factory=dict)
-    queries: list[dict] = field(default_factory=list)  # every z3 query: stage, seed, rlimit, spent, result
-    conformance: list[dict] = field(default_factory=list)  # gate 1, one report per mechanism involved
-    gates: dict = field(default_factory=dict)  # gate name -> "passed" | "failed" | "unknown" | "not-reached"
-
-    @property
-    def rlimit_spent(self) -> int:
-        return sum(q["spent"] for q in self.queries) + sum(c["budget"].get("rlimit_spent", 0) for c in self.conformance)
-
-    def to_dict(self) -> dict:
-        return {
-            "mechanism": self.mechanism,
-            "property": self.property,
-            "users": self.n,
-            "resources": self.m,
-            "verdict": self.verdict,
-            "seconds": round(self.seconds, 3),
-            "core": self.core,
-            "control": self.control,
-            "witness": self.witness,
-            "instance": self.instance,
-            "reductions": self.reductions,
-            "reason": self.reason,
-            "gates": self.gates,
-            "conformance": self.conformance,
-            "budget": {**self.budget, "rlimit_spent": self.rlimit_spent, "queries": self.queries},
-        }
 
 
 RELATIONS = ("unique", "same-as:MECHANISM")
@@ -187,9 +152,6 @@ def _is_hypothesis(spec_names: set[str]):
 def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, options: dict, spec):
     """'unique': two different allocations satisfy the spec; 'same-as:X': the spec and X's spec
     admit different allocations. Both satisfiable iff the claimed relation fails."""
-    from fairlab import mechanisms
-    from fairlab.properties.base import Encoding, model_value, number
-
     t1 = [z3.Real(f"{prop}.a{i}") for i in range(sym.n)]
     t2 = [z3.Real(f"{prop}.b{i}") for i in range(sym.n)]
     other = related_mechanism(mechanism, prop)
@@ -212,7 +174,6 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
 
 def related_mechanism(mechanism: Mechanism, prop: str) -> Mechanism | None:
     """The mechanism a relation compares with ('unique': itself; 'same-as:X': X), else None."""
-    from fairlab import mechanisms
     if prop == "unique":
         return mechanism
     if not prop.startswith("same-as:"):
@@ -228,8 +189,6 @@ def check_options(mechanism: Mechanism, options: dict) -> None:
     rejects. (A spec may take and ignore options, or fail on an unknown one with a TypeError; the
     allocator reads and checks its options before any work, here on a 1 × 1 instance.)"""
     if options:
-        from fairlab.core.instance import Instance
-
         mechanism(Instance.from_dict({"capacities": [1], "demands": [[1]]}), **options)
 
 
@@ -254,7 +213,6 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
              options: dict | None = None, positive_demands: bool = False):
     """(symbolic instance, named constraints, property Encoding, reductions used, hypothesis test,
     base names)."""
-    from fairlab import properties
     if mechanism.spec is None:
         raise InputError(f"mechanism {mechanism.name!r}: has no symbolic specification, nothing to prove with")
     options = dict(options or {})
@@ -368,8 +326,6 @@ def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, pos
                                                                    positive_demands=positive_demands)
 
     def read_model(model):
-        from fairlab.search.engines import model_instance
-
         inst = model_instance(model, sym)
         return (inst.to_dict() if inst else None), enc.witness(model)
 
@@ -377,9 +333,7 @@ def _generic(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, pos
 
 
 def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool) -> Encoded:
-    from fairlab.search import prove_drf
-
-    constraints, variables = prove_drf.sp_constraints(n, m)
+    constraints, variables = proof_drf.sp_constraints(n, m)
     if positive_demands:
         constraints += [Constraint(f"assume.positive[{i}][{r}]", variables["bundles"][i][r] > 0)
                         for i in range(n) for r in range(m)]
@@ -387,7 +341,7 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
                   "symmetry: user 0 lies, its dominant resource is 0, the others ordered by share"]
 
     def read_model(model):
-        found = prove_drf.witness_instance(model, variables)
+        found = proof_drf.witness_instance(model, variables)
         return found["instance"], found["witness"]
 
     def hypothesis(name: str) -> bool:
@@ -402,7 +356,7 @@ STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles}
 
 def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
     """The encodings that apply, most specialised first: for DRF's strategyproofness (no options)
-    the bundle-coordinate encoding of `fairlab.search.prove_drf`, then always the generic one."""
+    the bundle-coordinate encoding of `fairlab.search.proof_drf`, then always the generic one."""
     out = []
     if (mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "fairlab.mechanisms.drf"
             and mechanism.scale_invariant and mechanism.anonymous):  # its reductions need both facts
@@ -530,13 +484,20 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
     return report
 
 
+GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
+
+
 def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
           positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
-          budget: ProveBudget | None = None) -> Proof:
+          budget: ProveBudget | None = None) -> Result:
     """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
     rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
     an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
-    concrete instance. `time_limit` (or `budget.seconds`) is the outer wall-clock stop."""
+    concrete instance. `time_limit` (or `budget.seconds`) is the outer wall-clock stop.
+
+    A ``proof`` `Result`: the unsat core and positive control are its ``certificate``; the gates,
+    the conformance reports, the reductions and every z3 query are its ``details``; the budget and
+    the resource units spent (``rlimit_spent``) its ``budget``."""
     options = dict(options or {})
     if n < 1 or m < 1:
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
@@ -550,25 +511,36 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     start = time.monotonic()
     deadline = start + budget.seconds
     names = strategies_for(mechanism, prop, options)
-    proof = Proof(mechanism.name, prop, n, m, "unknown", 0.0, budget=budget.to_dict(),
-                  gates={g: "not-reached" for g in ("conformance", "satisfiable", "core-uses-property",
-                                                    "positive-control")})
+    gates = {g: "not-reached" for g in GATES}
+    queries: list[dict] = []
+    reports: list[dict] = []
+
+    def result(status, explanation, core=(), control=None, instance=None, witness=None, reductions=()):
+        spent = sum(q["spent"] for q in queries) + sum(c["budget"].get("rlimit_spent", 0) for c in reports)
+        stopped = {"stopped": "time"} if explanation.startswith("time") else {}
+        return Result(
+            "proof", status, mechanism=mechanism.name, property=prop, instance=instance, witness=witness,
+            certificate={"core": list(core), "control": control} if core else None,
+            budget={**budget.recorded(), "rlimit_spent": spent, **stopped},
+            seconds=time.monotonic() - start, explanation=explanation,
+            details={"users": n, "resources": m, "options": options, "positive_demands": positive_demands,
+                     "gates": gates, "reductions": list(reductions), "conformance": reports, "queries": queries},
+        )
 
     # Gate 1: the spec describes the allocator (and, for 'same-as:X', X's spec describes X).
     other = related_mechanism(mechanism, prop)
     involved = [(mechanism, options)] + ([(other, {})] if other is not None and other is not mechanism else [])
     for mech, opts in involved:
         report = conformance_gate(mech, n, m, opts, budget, deadline)
-        proof.conformance.append(to_json(report, versioned=False))
+        reports.append(to_json(report, versioned=False))
         if report.status != "agrees":
-            proof.gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
-            proof.reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.explanation}"
-                            if report.status == "disagrees" else f"conformance not shown, no verdict: {report.explanation}")
+            gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
+            reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.explanation}"
+                      if report.status == "disagrees" else f"conformance not shown, no verdict: {report.explanation}")
             if any("(time)" in r.explanation for r in conformance.results_of(report)):
-                proof.reason = _time_reason("the conformance gate", budget) + f" — {report.explanation}"
-            proof.seconds = time.monotonic() - start
-            return proof
-    proof.gates["conformance"] = "passed"
+                reason = _time_reason("the conformance gate", budget) + f" — {report.explanation}"
+            return result(Status.UNKNOWN, reason)
+    gates["conformance"] = "passed"
 
     encoded = {}
     results = []
@@ -581,7 +553,7 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
             # cannot starve the others (a stop by the share alone is not final)
             now = time.monotonic()
             share = now + (deadline - now) / ((len(schedule) - k) * len(names) - j)
-            results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, proof.queries,
+            results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, queries,
                                   params=budget.params_for(k), attempt_deadline=share))
             if _final(results[-1]):
                 break
@@ -589,25 +561,20 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
             break
     best = results[-1]
     if best["verdict"] == "unknown" and not best["core"] and best["stopped"] == "rlimit":
-        schedule = budget.schedule()
         best["reason"] = (f"rlimit: every proof attempt ran out of its resource limit ({len(results)} attempts: seeds "
                           f"{schedule[0][0]}-{schedule[-1][0]}, rlimit {schedule[0][1]:,} doubling to "
                           f"{schedule[-1][1]:,}); raise --rlimit or --attempts")
-    for gate, state in best["gates"].items():
-        proof.gates[gate] = state
-    proof.verdict, proof.core, proof.control = best["verdict"], best["core"], best["control"]
-    proof.witness, proof.instance, proof.reason = best["witness"], best["instance"], best["reason"]
-    proof.reductions = best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
-                                             f"{len(results)} attempts of the schedule)"]
-    if proof.verdict == "refuted":
-        confirmed = confirm_refutation(mechanism, prop, proof.instance, proof.witness, options, budget)
+    gates.update(best["gates"])
+    status, reason, witness = best["verdict"], best["reason"], best["witness"]
+    reductions = best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
+                                       f"{len(results)} attempts of the schedule)"]
+    if status == "refuted":
+        confirmed = confirm_refutation(mechanism, prop, best["instance"], witness, options, budget)
         if confirmed is None:
-            proof.verdict = "unknown"
-            proof.reason = "z3 found a model but its violation did not survive the exact re-check"
+            status, reason = "unknown", "z3 found a model but its violation did not survive the exact re-check"
         else:  # the witness reported is the one that was confirmed (the model's may have been rounded)
-            proof.reason, proof.witness = confirmed
-    proof.seconds = time.monotonic() - start
-    return proof
+            reason, witness = confirmed
+    return result(status, reason, best["core"], best["control"], best["instance"], witness, reductions)
 
 
 def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, witness: dict | None,
@@ -617,17 +584,12 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
     been rounded, e.g. algebraic values), the instance is checked afresh and that witness is kept."""
     if instance is None:
         return None
-    from fairlab.core.instance import Instance
-
     inst = Instance.from_dict(instance)
     if prop == "unique" or prop.startswith("same-as:"):
         explanation = _confirm_relation(mechanism, prop, inst, witness, options, budget or ProveBudget())
         return None if explanation is None else (explanation, witness)
-    from fairlab import properties
-    from fairlab.properties.base import Violation
-
     if witness is not None:
-        explanation = Violation(prop, mechanism, inst, witness, options).explain()
+        explanation, _ = confirm_violation(mechanism, prop, inst, witness, options)
         if explanation:
             return explanation, witness
     verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
@@ -637,16 +599,13 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
 
 
 def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudget) -> str | None:
-    from fairlab.core.exact import to_fraction, z3_value
-    from fairlab.mechanisms.base import SymbolicInstance as SI
-
     if not witness:
         return None
     first, second = ([to_fraction(v, "allocation") for v in a] for a in witness["allocations"])
     if first == second:
         return None
     other = related_mechanism(mechanism, prop)
-    sym = SI.from_instance(inst)
+    sym = SymbolicInstance.from_instance(inst)
     for mech, alloc, opts in ((mechanism, first, options), (other, second, options if other is mechanism else {})):
         tasks = [z3.Real(f"x{i}") for i in range(inst.n)]
         constraints = [Constraint("spec", z3.And([c.expr for c in mech.spec(sym, tasks, **opts)])),

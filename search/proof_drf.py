@@ -1,6 +1,6 @@
 """A faster, DRF-specific proof encoding of strategyproofness: bundle coordinates.
 
-The generic encoding (`fairlab.search.prove.encoding`) multiplies unknown tasks by unknown demands in
+The generic encoding (`fairlab.search.proof.encoding`) multiplies unknown tasks by unknown demands in
 both the truthful and the misreported instance. For DRF without caps or weights (the setting of
 the DRF paper's Theorem, capacities normalised to 1) the demands can be eliminated:
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import z3
 
+from fairlab.core.exact import Algebraic, format_exact
 from fairlab.mechanisms.base import Constraint
 
 
@@ -74,8 +75,6 @@ def sp_constraints(n: int, m: int, symmetry: bool = True) -> tuple[list[Constrai
 
 def witness_instance(model: z3.ModelRef, variables: dict) -> dict:
     """A concrete instance (demands = truthful bundles, capacities 1) and the misreport."""
-    from fairlab.core.exact import Algebraic, format_exact
-
     def value(term):
         v = Algebraic.of(model.eval(term, model_completion=True))
         return format_exact(v)

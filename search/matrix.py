@@ -1,0 +1,74 @@
+"""The mechanism × property table (`fairlab matrix`): one ``search`` `Result` per cell.
+
+A cell whose violation is already known — a shipped fixture, or a finding in the user's store for
+the same mechanism (a plug-in: the same file content) — is ``violated`` with that fixture;
+every other cell is one search (`fairlab.search.engines.search`) with the same deterministic
+budget, and a new violation is stored in the user's store unless ``write=False``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+from fairlab import mechanisms, properties
+from fairlab.core.errors import InputError
+from fairlab.core.results import Result, Status
+from fairlab.counterexamples import store as fixtures
+from fairlab.counterexamples.store import Store
+from fairlab.mechanisms.base import Mechanism
+from fairlab.search import engines
+from fairlab.search.budgets import MATRIX_CANDIDATES, MATRIX_TIME_LIMIT
+from fairlab.search.findings import record_finding, store_of
+from fairlab.search.verify import plugin_identity
+
+
+def _identity(mechanism: Mechanism) -> tuple[str, str | None]:
+    """(name as recorded in a fixture, plug-in file hash or None)."""
+    try:
+        found = plugin_identity(mechanism)
+    except InputError:
+        return mechanism.name, None
+    return (mechanism.name, None) if found is None else (found["name"], found["sha256"])
+
+
+def known_violation(mechanism: Mechanism, prop: str, records) -> tuple[str, dict] | None:
+    """The first (file name, record) of `records` that is a violation of `prop` by `mechanism`."""
+    name, digest = _identity(mechanism)
+    for file_name, record in records:
+        if record.get("kind") != "violation" or record.get("mechanism") != name or record.get("property") != prop:
+            continue
+        if digest is not None and (record.get("plugin") or {}).get("sha256") != digest:
+            continue
+        return file_name, record
+    return None
+
+
+def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2, m: int = 2,
+           candidates: int = MATRIX_CANDIDATES, rlimit: int | None = None, seed: int = 0,
+           time_limit: float = MATRIX_TIME_LIMIT, store: Store | str | os.PathLike | None = None, write: bool = True,
+           progress: Callable[[str], None] | None = None) -> list[Result]:
+    """Every mechanism (default: the registered ones) × every property, in the registries' order."""
+    mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
+    user_store = store_of(store)
+    records = [(name, record) for name, record in fixtures.shipped()]
+    records += [(path.name, record) for path, record in user_store.load_all()]
+    budget = {} if rlimit is None else {"rlimit": rlimit}
+    cells = []
+    for mech in mechs:
+        for prop in properties.names():
+            if progress:
+                progress(f"{mech.name} × {prop}")
+            known = known_violation(mech, prop, records)
+            if known is not None:
+                file_name, record = known
+                cells.append(Result("search", Status.VIOLATED, mechanism=mech.name, property=prop,
+                                    instance=record["instance"], witness=record.get("witness"),
+                                    explanation=record.get("explanation", ""),
+                                    details={"fixture": file_name, "known": True}))
+                continue
+            cell = engines.search(mech, prop, n, m, time_limit=time_limit, seed=seed, candidates=candidates, **budget)
+            if cell.status == "violated" and write:
+                cell = record_finding(cell, mech, user_store)
+            cells.append(cell)
+    return cells
