@@ -60,7 +60,7 @@ from fairlab.core.results import Result, Status, to_json
 from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
-from fairlab.properties.base import Encoding, model_value, number
+from fairlab.properties.base import Encoding, Violation, model_value, number
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation

@@ -81,7 +81,7 @@ def test_plugin_failures_exit_2_in_the_cli(tmp_path):
     result = runner.invoke(app, ["allocate", f"{UNFAIR}:infeasible", str(inst)])
     assert result.exit_code == 2
     result = runner.invoke(app, ["check", f"{UNFAIR}:dictator", "si", str(inst), "--format", "json"])
-    assert result.exit_code == 0 and '"verdict": "violated"' in result.stdout
+    assert result.exit_code == 0 and '"status": "violated"' in result.stdout
 
 
 def test_plugins_take_no_options():
