@@ -14,10 +14,6 @@ exhausted budget, or nothing checked), 2 on bad input.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import sys
 import time
 from typing import List, Optional
 
@@ -25,47 +21,19 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab.cli.commands import _params as params
 from fairlab import mechanisms
+from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import to_json
 from fairlab.core.solving import SolverBudget
+from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 
 
-@contextlib.contextmanager
-def output_to_stderr():
-    """While a verb computes, whatever is written to standard output — a plug-in's print, a C
-    library's banner (HiGHS prints one on its first use) — goes to stderr, so stdout carries the
-    result only and ``--format json`` parses. (Overlaps the CLI-wide guard planned in
-    `fairlab.core.stdio`; harmless under it.)"""
-    try:
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):
-        pass
-    try:
-        saved = os.dup(1)
-    except OSError:  # no fd 1: nothing to guard at the C level
-        saved = None
-    try:
-        if saved is not None:
-            os.dup2(2, 1)
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        if saved is not None:
-            try:
-                ctypes.CDLL(None).fflush(None)  # what C code buffered goes out to stderr, not later to stdout
-            except (OSError, AttributeError, TypeError):
-                pass
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
 def register(app: typer.Typer) -> None:
-    from fairlab.cli import check_format, console, emit_json, fail, parse_options, read_instance
-
     @app.command("conformance")
     def conformance_cmd(
         mechanism: str = typer.Argument(..., help="mechanism name or file.py:function (with a .spec)"),

@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail
+from fairlab.cli.output import emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, to_fraction
 from fairlab.core.results import report, to_json
@@ -32,24 +34,6 @@ MAX_MEAN_SIZE = 1_000
 MAX_COMPLETIONS = 10_000_000  # cluster: about 2·10^4 completions/s
 MAX_TASKS = 1_000_000  # cluster: tasks one pool holds at once (launched one by one)
 MAX_CAPACITY = 10**15
-
-
-def _fail(message):
-    from fairlab.cli import fail
-
-    fail(message)
-
-
-def _check_format(fmt):
-    from fairlab.cli import check_format
-
-    check_format(fmt)
-
-
-def emit_json(document) -> None:
-    from fairlab.cli import emit_json as emit
-
-    emit(document)
 
 
 def _check_tol(tol: float) -> None:
@@ -104,7 +88,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
-        _check_format(fmt)
+        check_format(fmt)
         try:
             _check_tol(tol)
             if max_states is not None:
@@ -121,7 +105,7 @@ def register(app: typer.Typer) -> None:
                                      f"more than --max-states {limit:,}")
             result = markov.solve(mechanism, req, rho, mu=mus, truncation=truncation, tol=tol, max_states=max_states)
         except InputError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if fmt == "json":
             emit_json(report("dynamics-rates", [], **to_json(result, versioned=False)))
             return
@@ -151,9 +135,9 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Regenerate Figure 1, 2 or 3 of §4 (PNG) and print the orderings the text states."""
-        _check_format(fmt)
+        check_format(fmt)
         if number not in (1, 2, 3):
-            _fail(f"figure: expected 1, 2 or 3, got {number}")
+            fail(f"figure: expected 1, 2 or 3, got {number}")
         try:
             _check_tol(tol)
             _check_packet_options(flows, mean_size, window, seed)
@@ -167,7 +151,7 @@ def register(app: typer.Typer) -> None:
             info = figures.draw(number, out, loads=points, tol=tol, progress=progress and fmt == "table",
                                 packet_options={"flows": flows, "mean_size": mean_size, "window": window, "seed": seed})
         except InputError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if fmt == "json":
             emit_json(report("dynamics-figure", [], **info))
             return
@@ -194,7 +178,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Simulate the SFQ packet schedulers (§3) and compare γ_k with the fluid model (§4.4)."""
-        _check_format(fmt)
+        check_format(fmt)
         names = packets.SCHEDULERS if scheduler == "all" else (scheduler,)
         out = []
         try:
@@ -208,7 +192,7 @@ def register(app: typer.Typer) -> None:
                 fluid = markov.solve(name, req, rho)
                 out.append((res, fluid))
         except InputError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if fmt == "json":
             emit_json(report("dynamics-packets", [], runs=[
                 {**to_json(r, versioned=False), "packets_per_second": r.packets_per_second, "fluid_gamma": f.gamma,
@@ -233,7 +217,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Most-deprived-job task schedulers (§3): long-run running tasks vs the fluid allocation."""
-        _check_format(fmt)
+        check_format(fmt)
         names = cluster.SCHEDULERS if scheduler == "all" else (scheduler,)
         try:
             params.integer(completions, "--completions", 100, MAX_COMPLETIONS)
@@ -242,7 +226,7 @@ def register(app: typer.Typer) -> None:
             C = _check_cluster(D, capacities)
             out = [cluster.simulate(n, D, C, completions=completions, seed=seed) for n in names]
         except InputError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if fmt == "json":
             emit_json(report("dynamics-cluster", [], runs=[
                 {**to_json(r, versioned=False), "relative_error": r.relative_errors()} for r in out]))

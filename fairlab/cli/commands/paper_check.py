@@ -16,6 +16,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from fairlab.cli.inputs import check_format, fail
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import report as report_document
 from fairlab.paper_checks import ledger, report
@@ -33,8 +35,6 @@ def register(app: typer.Typer) -> None:
         runs: int = typer.Option(1000, "--runs", help="runs per PDRF table row (the paper's 1000)"),
     ):
         """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
-        from fairlab.cli import check_format, console, emit_json, fail
-
         check_format(fmt, FORMATS)
         if runs < 1:
             fail(f"--runs: must be at least 1, got {runs}")

@@ -17,6 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import report
 from fairlab.paper_checks import pdrf_tables as stats
@@ -63,8 +65,6 @@ def register(app: typer.Typer) -> None:
         no_progress: bool = typer.Option(False, "--no-progress"),
     ):
         """Regenerate PDRF Tables 1-2: users PDRF under/over-allocates vs the DRF task loop."""
-        from fairlab.cli import check_format, console, emit_json, fail
-
         check_format(fmt)
         try:
             if table is not None and table not in stats.PRESETS:

@@ -15,10 +15,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairlab.cli.commands import _params as params
-from fairlab.cli.commands.conformance import output_to_stderr
 from fairlab.cli.commands.search import STORE_HELP
+from fairlab.cli.inputs import check_format, fail, parse_options
+from fairlab.cli.output import emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import report, to_json
+from fairlab.core.stdio import output_to_stderr
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 from fairlab.search import prove
@@ -26,8 +28,6 @@ from fairlab.search.catalogue import run_catalogue
 
 
 def register(app: typer.Typer) -> None:
-    from fairlab.cli import check_format, emit_json, fail, parse_options
-
     @app.command("prove")
     def prove_cmd(
         mechanism: Optional[str] = typer.Argument(None, help="mechanism name or file.py:function (with a .spec)"),

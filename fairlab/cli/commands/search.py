@@ -20,6 +20,8 @@ from rich.table import Table
 
 from fairlab import mechanisms, properties
 from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail, parse_options
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -28,7 +30,11 @@ from fairlab.mechanisms import plugin
 from fairlab.search import engines, run_search
 from fairlab.search import rediscover as claims
 from fairlab.search.budgets import (
-    DEFAULT_CANDIDATES, MATRIX_CANDIDATES, MATRIX_TIME_LIMIT, MAX_CANDIDATES, SEARCH_TIME_LIMIT,
+    DEFAULT_CANDIDATES,
+    MATRIX_CANDIDATES,
+    MATRIX_TIME_LIMIT,
+    MAX_CANDIDATES,
+    SEARCH_TIME_LIMIT,
 )
 from fairlab.search.matrix import matrix
 
@@ -45,8 +51,6 @@ def _progress(enabled: bool):
 
 
 def register(app: typer.Typer) -> None:
-    from fairlab.cli import check_format, emit_json, fail, parse_options
-
     @app.command("search")
     def search_cmd(
         mechanism: str = typer.Argument(..., help="mechanism name or file.py:function"),
@@ -166,8 +170,6 @@ def register(app: typer.Typer) -> None:
 
 # --------------------------------------------------------------------------- printing
 def print_search(result) -> None:
-    from fairlab.cli import console
-
     d, b = result.details, result.budget
     size = f"{d['users']}×{d['resources']}"
     headline = f"holds at {size}" if result.status == "holds" else engines.summary(result)
@@ -215,8 +217,6 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
 
 
 def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit) -> None:
-    from fairlab.cli import console
-
     table = Table(title=f"mechanism × property at {users} users × {resources} resources")
     table.add_column("mechanism")
     for prop in properties.names():

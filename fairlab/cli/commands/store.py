@@ -13,6 +13,8 @@ import typer
 from rich.table import Table
 
 from fairlab.cli.commands.search import STORE_HELP
+from fairlab.cli.inputs import check_format, fail
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import SCHEMA_VERSION, report
 from fairlab.counterexamples import store as fixtures
@@ -30,8 +32,6 @@ def _listing(records) -> list[dict]:
 
 
 def register(app: typer.Typer) -> None:
-    from fairlab.cli import check_format, console, emit_json, fail
-
     @store_app.command("path")
     def path_cmd(store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP)):
         """Print the store's folder."""
