@@ -44,6 +44,8 @@ from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
+from fairlab.core.solving import SolverBudget, new_solver
+from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.properties.property import ALLOCATION, Z3View
 from fairlab.search import space
@@ -53,7 +55,11 @@ from fairlab.search import space
 PROPERTIES = tuple(fairlab_properties.names())
 
 #: z3's time per query (the outer stop of one family's question)
-TIMEOUT_MS = 10000
+#: z3 resource units per query: the budget that decides (same family, same answer on any machine);
+#: the families of the sources need well under 1 % of it (measured: `fairlab rediscover`)
+RLIMIT = 50_000_000
+#: seconds per query: only an outer stop (a query it cuts is `unknown`, which makes the search `unknown`)
+QUERY_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -126,26 +132,26 @@ def joint_system(family: Family, properties: Sequence[str], indivisible: bool):
     return out, tasks
 
 
-def solve(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = TIMEOUT_MS):
-    """("sat"|"unsat"|"unknown", unsat core names or a model as exact task strings per member)."""
+def solve(family: Family, properties: Sequence[str], indivisible: bool, budget: SolverBudget | None = None):
+    """("sat"|"unsat"|"unknown", unsat core names or a model as exact task strings per member).
+
+    The query runs under `budget` (default: `RLIMIT` units, `QUERY_SECONDS` as the outer stop)."""
     constraints, tasks = joint_system(family, properties, indivisible)
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    solver.set("unsat_core", True)
-    solver.set("core.minimize", True)  # a minimal core reads as the proof
+    budget = budget or SolverBudget(rlimit=RLIMIT, seconds=QUERY_SECONDS)
+    solver = new_solver(budget, unsat_core=True, minimize_core=True)  # a minimal core reads as the proof
     names = {}
     for name, expr in constraints:
         flag = z3.Bool(name)
         names[str(flag)] = name
         solver.assert_and_track(expr, flag)
-    result = solver.check()
-    if result == z3.unsat:
+    result, reason = solver_check(solver)
+    if result == "unsat":
         return "unsat", sorted(names[str(c)] for c in solver.unsat_core())
-    if result == z3.sat:
+    if result == "sat":
         model = solver.model()
         values = [[str(model.eval(t, model_completion=True)) for t in row] for row in tasks]
         return "sat", values
-    return "unknown", []
+    return "unknown", reason  # "rlimit" (deterministic), "time" (the outer stop) or z3's words
 
 
 def minimise_family(family: Family, properties: Sequence[str], indivisible: bool, core: list[str]) -> Family:
@@ -155,19 +161,19 @@ def minimise_family(family: Family, properties: Sequence[str], indivisible: bool
     return Family(members)
 
 
-def check_family(family: Family, properties: Sequence[str], indivisible: bool, timeout_ms: int = TIMEOUT_MS):
+def check_family(family: Family, properties: Sequence[str], indivisible: bool, budget: SolverBudget | None = None):
     """Solve; on UNSAT shrink the family to its core and run one positive control per property."""
-    status, info = solve(family, properties, indivisible, timeout_ms)
+    status, info = solve(family, properties, indivisible, budget)
     if status != "unsat":
-        return status, None
+        return status, info if status == "unknown" else None  # unknown: why
     small = minimise_family(family, properties, indivisible, info)
-    status2, core = solve(small, properties, indivisible, timeout_ms)
+    status2, core = solve(small, properties, indivisible, budget)
     if status2 != "unsat":  # the core's members were not enough on their own: keep the full family
         small, core = family, info
     controls, models = {}, {}
     for dropped in properties:
         kept = [p for p in properties if p != dropped]
-        c_status, c_info = solve(small, kept, indivisible, timeout_ms)
+        c_status, c_info = solve(small, kept, indivisible, budget)
         controls[dropped] = c_status
         if c_status == "sat":
             models[dropped] = c_info
@@ -258,6 +264,9 @@ def search(
         status, info = check_family(family, properties, indivisible)
         if status == "unknown":
             saw_unknown = True
+            if info == "time":  # the outer stop, not the budget: what comes next would depend on the clock
+                stopped = True
+                break
             continue
         if status == "unsat":
             small, core, controls, models = info
@@ -269,7 +278,8 @@ def search(
 
 
 def _result(status, properties, indivisible, tried, time_limit, start, stopped, certificate) -> Result:
-    budget = {"time_limit": time_limit, "timeout_ms": TIMEOUT_MS, **({"stopped": "time"} if stopped else {})}
+    budget = {"time_limit": time_limit, "rlimit": RLIMIT, "query_seconds": QUERY_SECONDS,
+              **({"stopped": "time"} if stopped else {})}
     result = Result(
         "impossibility", status, mechanism="any", property="+".join(properties),
         instance=certificate["family"].base if certificate else None, certificate=certificate,
