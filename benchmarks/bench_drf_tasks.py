@@ -82,21 +82,22 @@ def main() -> None:
         assert pdrf(inst).tasks == reference(inst), "pdrf kernel and literal transcription disagree"
         runs = {"fast": [], "pdrf": []}
         for _ in range(args.repeat):  # interleaved, so both see the same machine load
-            runs["fast"] += timings(lambda: drf_tasks(inst), 1)
-            runs["pdrf"] += timings(lambda: pdrf(inst), 1)
+            runs["fast"] += timings(lambda inst=inst: drf_tasks(inst), 1)
+            runs["pdrf"] += timings(lambda inst=inst: pdrf(inst), 1)
         for name in medians:
             medians[name] += float(np.median(runs[name]))
         times = {
             "fast": min(runs["fast"]),
             "pdrf": min(runs["pdrf"]),
-            "pdrf-literal": best_time(lambda: reference(inst), max(1, args.repeat // 2)),
+            "pdrf-literal": best_time(lambda inst=inst: reference(inst), max(1, args.repeat // 2)),
             "loop": t_loop,
-            "fast-kernel": best_time(lambda: _drf_loop.fast_loop(problem), args.repeat),
-            "pdrf-kernel": best_time(lambda: _pdrf_kernel.pdrf_counts(problem), args.repeat),
+            "fast-kernel": best_time(lambda problem=problem: _drf_loop.fast_loop(problem), args.repeat),
+            "pdrf-kernel": best_time(lambda problem=problem: _pdrf_kernel.pdrf_counts(problem), args.repeat),
         }
         for name in names:
             totals[name] += times[name]
-        print(f"instance {k}: {int(sum(fast.tasks))} tasks; " + ", ".join(f"{n} {times[n] * 1e3:.2f} ms" for n in names))
+        print(f"instance {k}: {int(sum(fast.tasks))} tasks; "
+              + ", ".join(f"{n} {times[n] * 1e3:.2f} ms" for n in names))
     print(f"mechanism: fast / pdrf         = {totals['fast'] / totals['pdrf']:.2f}x best-of-{args.repeat},"
           f" {medians['fast'] / medians['pdrf']:.2f}x median  (goal <= 1x)")
     print(f"mechanism: loop / fast         = {totals['loop'] / totals['fast']:.0f}x  (goal >= 50x)")

@@ -50,10 +50,12 @@ def main() -> None:
         t = time.perf_counter()
         allocators.FAST_ALLOCATORS[fast](A, states)
         dt_fast = (time.perf_counter() - t) / len(states)
-        print(f"  exact registry {exact}: {1 / dt_exact:,.0f} states/s; fast {fast} is {dt_exact / dt_fast:,.0f}x faster per state")
+        print(f"  exact registry {exact}: {1 / dt_exact:,.0f} states/s;"
+              f" fast {fast} is {dt_exact / dt_fast:,.0f}x faster per state")
 
     # ---------------------------------------------------------------- CTMC solve
-    print(f"CTMC stationary solve (sparse LU; ILU-preconditioned GMRES above {markov.ITERATIVE_ABOVE} states), unbalanced load 0.8:")
+    print(f"CTMC stationary solve (sparse LU; ILU-preconditioned GMRES above {markov.ITERATIVE_ABOVE} states),"
+          " unbalanced load 0.8:")
     for N in ([30, 50] if args.quick else [30, 50, 70]):
         states, rates = markov.state_rates("pf", req, N)
         lam = np.array([float(x) for x in figures.class_loads("unbalanced", Fraction(8, 10))])

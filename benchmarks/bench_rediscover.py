@@ -21,7 +21,8 @@ def run(label: str, engines_used=None) -> dict[str, float]:
         start = time.monotonic()
         outcome = rediscover.run_claim(claim, engines_used=engines_used)
         out[claim.id] = time.monotonic() - start
-        print(f"  {label:9} {claim.id:22} {outcome.status:10} {out[claim.id]:7.2f} s  ({outcome.details['engine']})", flush=True)
+        print(f"  {label:9} {claim.id:22} {outcome.status:10} {out[claim.id]:7.2f} s  ({outcome.details['engine']})",
+              flush=True)
     return out
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Sequence
 
 import numpy as np
@@ -217,7 +217,7 @@ def bmf_rates(requirements, states, tol: float = 1e-9) -> np.ndarray:
         rates = T[:, mapping] / A[np.arange(K), mapping][None, :]  # φ_k
         rates = np.where(pres, rates, 0.0)
         load = (w * rates) @ A
-        ok &= np.all(T >= -tol, axis=1) & np.all(np.where(pres, rates > tol, True), axis=1)
+        ok &= np.all(T >= -tol, axis=1) & np.all(np.where(pres, rates > tol, True), axis=1)  # noqa: SIM300 (T is an array)
         ok &= np.all(load <= 1 + tol, axis=1)
         # maximality: each present class's share of its bottleneck is the largest there
         shares = rates[:, :, None] * A[None, :, :]  # (n, K, J)
@@ -237,7 +237,7 @@ FAST_ALLOCATORS = {"drf": drf_rates, "pf": pf_rates, "bmf": bmf_rates}
 
 
 # ----------------------------------------------------------------------------------- registry
-@lru_cache(maxsize=None)
+@cache
 def _registry_state(name: str, requirements: tuple, state: tuple) -> tuple:
     owners = [k for k, count in enumerate(state) for _ in range(count)]
     if not owners:

@@ -14,10 +14,10 @@ the DRF paper, which stops when the chosen user's task does not fit):
   with a strictly bigger share of j; its deprivation status is its minimum rank over the bottleneck
   resources it uses (a resource is a bottleneck when its free capacity holds fewer than SLACK = 2 of
   the largest task any job puts on it — with 1, tasks' granularity makes the set flicker and the
-  shares drift by up to 30% from the fluid BMF; with 2 they stay within a few %; judged before the finishing task released its resources, so that freed
-  capacity goes to the job deprived on the resource that was full); a job using no bottleneck has
-  the largest status. Tasks go to the job with
-  the largest status (ties: smaller dominant share, then lower index).
+  shares drift by up to 30% from the fluid BMF; with 2 they stay within a few %; judged before the
+  finishing task released its resources, so that freed capacity goes to the job deprived on the
+  resource that was full); a job using no bottleneck has the largest status. Tasks go to the job
+  with the largest status (ties: smaller dominant share, then lower index).
 
 The long-run time-average number of running tasks per job approaches the fluid allocation
 (`fluid_tasks`); `simulate` reports both.
@@ -31,8 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
-from fairlab.dynamics.allocators import FAST_ALLOCATORS, canonical
 from fairlab.core.errors import InputError
+from fairlab.dynamics.allocators import FAST_ALLOCATORS, canonical
 
 SCHEDULERS = ("drf", "pf", "bmf")
 SLACK = 2  # BMF: a pool is a bottleneck when less than SLACK largest tasks fit in its free capacity

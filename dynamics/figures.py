@@ -78,7 +78,8 @@ def orderings_from(kind: str, data: dict, loads: Sequence, figure: int | None = 
         above = all(v[0] > v[2] for m in g for v in g[m])
         out.append(_claim(fig, "for each allocation γ1 = γ2 > γ3 (balanced load)",
                           eq_err <= 1e-6 and above,
-                          f"max |γ1-γ2|/γ1 = {eq_err:.1e} (tolerance 1e-6, floats); γ1 > γ3 at all {len(xs)} loads: {above}"))
+                          f"max |γ1-γ2|/γ1 = {eq_err:.1e} (tolerance 1e-6, floats);"
+                          f" γ1 > γ3 at all {len(xs)} loads: {above}"))
         d_bp = max(abs(a - b) / b for va, vb in zip(g["bmf"], g["pf"]) for a, b in zip(va, vb))
         d_dp = max(abs(a - b) / b for va, vb in zip(g["drf"], g["pf"]) for a, b in zip(va, vb))
         out.append(_claim(fig, "BMF is very close to PF (closer than DRF is)", d_bp < d_dp,
@@ -86,7 +87,8 @@ def orderings_from(kind: str, data: dict, loads: Sequence, figure: int | None = 
         ok = all(g[m][hi][k] > g["drf"][hi][k] for m in ("pf", "bmf") for k in range(3))
         gains = {m: [g[m][hi][k] / g["drf"][hi][k] - 1 for k in range(3)] for m in ("pf", "bmf")}
         out.append(_claim(fig, f"PF and BMF both above DRF at high load (every class, load {xs[hi]})", ok,
-                          "relative gains over DRF: " + "; ".join(f"{m}: " + ", ".join(f"{x:+.3f}" for x in v) for m, v in gains.items())))
+                          "relative gains over DRF: "
+                          + "; ".join(f"{m}: " + ", ".join(f"{x:+.3f}" for x in v) for m, v in gains.items())))
     else:
         fig = figure or 2
         ok = all(v[1] > v[0] > v[2] for m in g for v in g[m])
@@ -104,7 +106,9 @@ def orderings_from(kind: str, data: dict, loads: Sequence, figure: int | None = 
     return out
 
 
-def paper_orderings(loads: Sequence = (Fraction(2, 10), Fraction(5, 10), Fraction(8, 10)), tol: float = 1e-4) -> list[dict]:
+def paper_orderings(
+    loads: Sequence = (Fraction(2, 10), Fraction(5, 10), Fraction(8, 10)), tol: float = 1e-4
+) -> list[dict]:
     """The orderings the text states for Figures 1-3, each checked on freshly computed fluid curves.
 
     Returns a list of {"figure", "source", "claim", "holds", "detail"}. The last load point plays
@@ -162,7 +166,8 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
             ax.set_title(f"({'ab'[axes.tolist().index(ax)]}) BMF v {other.upper()}")
     else:
         if packet_loads is None:  # a few of the fluid load points, so crosses sit on the lines' abscissae
-            packet_loads = [x for x in loads if x in (Fraction(3, 10), Fraction(5, 10), Fraction(7, 10))] or list(loads)[:3]
+            packet_loads = ([x for x in loads if x in (Fraction(3, 10), Fraction(5, 10), Fraction(7, 10))]
+                            or list(loads)[:3])
         opts = {"flows": 10000, "mean_size": 50, "window": 5, "seed": 0, **(packet_options or {})}
         fig = Figure(figsize=(15, 4.5))
         axes = fig.subplots(1, 3, sharey=True)
@@ -189,7 +194,8 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     fig.savefig(path, dpi=110)
     orderings = orderings_from(kind, data, loads, figure)
     if packet:
-        worst = max(abs(r.gamma[k] - data[m][[float(v) for v in loads].index(x)].gamma[k]) / data[m][[float(v) for v in loads].index(x)].gamma[k]
+        worst = max(abs(r.gamma[k] - data[m][[float(v) for v in loads].index(x)].gamma[k])
+                    / data[m][[float(v) for v in loads].index(x)].gamma[k]
                     for m, pts in packet.items() for x, r in pts if x in xs for k in range(3))
         orderings.append(_claim(3, "the packet-based algorithms closely approximate the fluid service rates "
                                    "(within 15% per class; the run's statistical error is of that order)",

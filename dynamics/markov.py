@@ -30,10 +30,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from fairlab import mechanisms
-from fairlab.dynamics import allocators
-from fairlab.dynamics.allocators import BMF_CHOICE, FAST_ALLOCATORS, canonical, class_rates
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, to_fraction
+from fairlab.dynamics import allocators
+from fairlab.dynamics.allocators import BMF_CHOICE, FAST_ALLOCATORS, canonical, class_rates
 
 
 # ----------------------------------------------------------------------------------- inputs
@@ -87,7 +87,8 @@ def default_max_states(mechanism: str) -> int:
 def resource_loads(requirements, loads) -> list[Fraction]:
     """Σ_k ρ_k a_kj for each resource j, exactly."""
     J = len(requirements[0])
-    return [sum((Fraction(loads[k]) * Fraction(requirements[k][j]) for k in range(len(loads))), Fraction(0)) for j in range(J)]
+    return [sum((Fraction(loads[k]) * Fraction(requirements[k][j]) for k in range(len(loads))), Fraction(0))
+            for j in range(J)]
 
 
 def check_stable(requirements, loads) -> list[Fraction]:
@@ -278,9 +279,8 @@ def solve(
     notes = []
     if canonical(mechanism) == "bmf":
         notes.append("BMF choice: " + BMF_CHOICE)
-    if truncation is not None:
-        if truncation < 1:
-            raise InputError(f"truncation: must be a positive integer, got {truncation}")
+    if truncation is not None and truncation < 1:
+        raise InputError(f"truncation: must be a positive integer, got {truncation}")
     peak = float(max(rl))
     N = truncation or max(10, int(math.ceil(3 * peak / (1 - peak))))
     previous_gamma = None

@@ -166,7 +166,7 @@ def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, stop: flo
         ("active set guessed by a floating-point interior-point solve, KKT system solved by z3", hints),
         ("full KKT system solved by z3 (the floating-point active-set guess was wrong)", []),
     )
-    for how, extra_constraints in attempts:
+    for how, extra_constraints in attempts:  # noqa: B007 (`how` is returned after the loop)
         solver = _solver(stop)  # a fresh solver each time: z3's incremental mode is far slower here
         solver.add(kkt + [euler] + extra_constraints)
         verdict, _ = check(solver)

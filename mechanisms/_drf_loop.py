@@ -63,7 +63,8 @@ def fast_loop(problem: TaskProblem, tie: str = "paper", on_blocked: str = "stop"
         first = False
         if done:
             break
-    unused = [Fraction(c - u) if k == 1 else Fraction(c - u, k) for c, u, k in zip(problem.capacity, used, problem.mult)]
+    unused = [Fraction(c - u) if k == 1 else Fraction(c - u, k)
+              for c, u, k in zip(problem.capacity, used, problem.mult)]
     out = LoopOutcome(counts, blocked, unused)
     if trace:
         out.trace = trace_of(problem, tie, counts)

@@ -59,7 +59,7 @@ class TaskProblem:
             self._np_demand = np.array(self.demand, dtype=np.int64).reshape(self.n, self.m)
         return self._np_demand
 
-    def dyadic(self) -> "DyadicArrays | None":
+    def dyadic(self) -> DyadicArrays | None:
         """Arrays of the vectorised exact probes (computed once per problem), or None when the
         instance is outside their int64 bounds."""
         if self._dyadic is None and self.p is not None and self.np_demand() is not None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from fractions import Fraction
-from types import MappingProxyType
 from os import PathLike
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
@@ -24,7 +24,6 @@ import z3
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Exact, format_exact, z3_value
 from fairlab.core.instance import Instance
-
 
 # --------------------------------------------------------------------------- result
 EXACTNESS = ("rational", "algebraic", "approximate")
@@ -215,7 +214,7 @@ class SymbolicInstance:
         return len(self.capacities)
 
     @classmethod
-    def from_instance(cls, inst: Instance) -> "SymbolicInstance":
+    def from_instance(cls, inst: Instance) -> SymbolicInstance:
         return cls(
             capacities=[z3_value(c) for c in inst.capacities],
             demands=[[z3_value(d) for d in row] for row in inst.demands],
@@ -224,7 +223,7 @@ class SymbolicInstance:
         )
 
     @classmethod
-    def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> "SymbolicInstance":
+    def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> SymbolicInstance:
         """Unknown demands d[i][r] >= 0 (each row with a positive entry), unit weights.
 
         `capacities`: numerals to fix (normalised capacities 1 by default, which loses no

@@ -56,7 +56,7 @@ import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence
 
 import z3
 from rich.console import Console
@@ -66,7 +66,8 @@ from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.lp import OPTIMAL, solve_lp
-from fairlab.core.solving import SolverBudget, check as solver_check, new_solver
+from fairlab.core.solving import SolverBudget, new_solver
+from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register
 
 CAP = "cap"
@@ -78,7 +79,7 @@ PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls n
 CHECK_RLIMIT = 1_000_000_000
 _MAX_MS = 2**31 - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
 
-Option = Union[int, str]  # a resource index, or CAP
+Option = int | str  # a resource index, or CAP
 
 
 class SolverUndecided(InputError):
@@ -226,7 +227,7 @@ class _Model:
     groups: tuple[tuple[int, ...], ...]  # identical users, each group in user order
 
     @classmethod
-    def of(cls, inst: Instance) -> "_Model":
+    def of(cls, inst: Instance) -> _Model:
         a = tuple(tuple(inst.demands[i][j] / inst.capacities[j] for j in range(inst.m)) for i in range(inst.n))
         g = tuple(tuple(a[i][j] / inst.weights[i][j] for j in range(inst.m)) for i in range(inst.n))
         sigma = tuple(max(row) for row in g)
@@ -387,7 +388,8 @@ def _enumerate(instance: Instance, run: _Run) -> Enumeration:
             solver.push()
             solver.add(condition(rep, option))
             checks += 1
-            stage = f"enumerating bottleneck mappings (depth {depth + 1} of {len(order)} user groups, {len(found)} found)"
+            stage = (f"enumerating bottleneck mappings"
+                     f" (depth {depth + 1} of {len(order)} user groups, {len(found)} found)")
             run.charge(stage)
             if run.timeout is not None:
                 solver.set("timeout", run.ms_left())
@@ -667,7 +669,8 @@ MECHANISM = register(
         name="bmf",
         summary=(
             "Bottleneck max fairness: each user gets a maximal (weighted) amount of some saturated resource it uses;"
-            " set-valued, returns the leximin-maximal BMF allocation; fairlab.mechanisms.bmf.is_bmf tests membership and"
+            " set-valued, returns the leximin-maximal BMF allocation;"
+            " fairlab.mechanisms.bmf.is_bmf tests membership and"
             " fairlab.mechanisms.bmf.uniqueness whether the BMF set is one point"
         ),
         source="Bonald & Roberts, Multi-resource fairness, §2.4 (definition, example) and §3.3 (mapping enumeration)",

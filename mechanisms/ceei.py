@@ -67,7 +67,7 @@ from fairlab.core.errors import ExactTimeout, InputError, OptionError
 from fairlab.core.exact import format_exact, remaining, short_text, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.mechanisms._ceei_exact import SLOW_ALGEBRAIC_CLASSES, kkt_constraints
-from fairlab.mechanisms._ceei_exact import optimum as _exact  # a module name: tests replace it to disable the exact path
+from fairlab.mechanisms._ceei_exact import optimum as _exact  # module name: tests replace it to disable the exact path
 from fairlab.mechanisms._ceei_float import approximate
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register
 

@@ -25,7 +25,8 @@ from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated
 from fairlab.core.results import Result, Status
-from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
+from fairlab.core.solving import SolverBudget, new_solver
+from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
 from fairlab.mechanisms.registry import get
 
@@ -108,7 +109,7 @@ def _query(constraints, budget: SolverBudget) -> tuple[str, str, object, int]:
 
 def _spent(solver: z3.Solver) -> int:
     stats = solver.statistics()
-    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (z3 Statistics has keys() but no __contains__)
 
 
 def check(mechanism, instance, budget: SolverBudget | None = None, timeout_ms: int | None = None,

@@ -11,8 +11,6 @@ both with dominant share 2/3.
 
 from __future__ import annotations
 
-import z3
-
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import _filling
 from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance, register, z3_max

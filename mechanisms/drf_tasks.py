@@ -102,7 +102,8 @@ def task_notes(instance: Instance, too_big=None):
                 break
     for i, cap in enumerate(instance.max_tasks):
         if cap is not None and cap.denominator != 1:
-            yield f"{instance.users[i]}: task cap {format_exact(cap)} counts as {cap.numerator // cap.denominator} whole tasks"
+            yield (f"{instance.users[i]}: task cap {format_exact(cap)}"
+                   f" counts as {cap.numerator // cap.denominator} whole tasks")
 
 
 # --------------------------------------------------------------------------- symbolic side

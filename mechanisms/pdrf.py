@@ -85,7 +85,10 @@ def spec(sym: SymbolicInstance, tasks) -> list:
     out.append(
         Constraint(
             "pdrf.k_tight",
-            z3.Or(z3.Not(z3.Or(takes_part)), *[z3.And(d_total[r] > 0, k * d_total[r] == sym.capacities[r]) for r in range(m)]),
+            z3.Or(
+                z3.Not(z3.Or(takes_part)),
+                *[z3.And(d_total[r] > 0, k * d_total[r] == sym.capacities[r]) for r in range(m)],
+            ),
         )
     )
     for i in range(n):

@@ -54,7 +54,7 @@ from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
-_CALLABLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CALLABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class PluginTimeout(PluginError):
@@ -383,7 +383,7 @@ class _Worker:
         return reply
 
 
-_WORKERS: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+_WORKERS: weakref.WeakSet[_Worker] = weakref.WeakSet()
 
 
 @atexit.register

@@ -15,8 +15,7 @@ from fractions import Fraction as F
 import numpy as np
 import z3
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.errors import InexactAllocation
 from fairlab.core.instance import Instance
 from fairlab.dynamics import paper_orderings
@@ -24,12 +23,25 @@ from fairlab.mechanisms import bmf, get
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.paper_checks import pdrf_tables as stats
 from fairlab.paper_checks.ledger import (
-    BR, DRF, LECTURE, NOTES, PDRF, Context, Evidence, Item, claim, exact, rounded, same, vector,
+    BR,
+    DRF,
+    LECTURE,
+    NOTES,
+    PDRF,
+    Context,
+    Evidence,
+    Item,
+    claim,
+    exact,
+    rounded,
+    same,
+    vector,
 )
 from fairlab.properties.si import equal_split_utility
 from fairlab.search import prove
-from fairlab.search.rediscover import CLAIMS as REDISCOVER_CLAIMS, run_claim
 from fairlab.search.impossibility import Family, Member, check_family
+from fairlab.search.rediscover import CLAIMS as REDISCOVER_CLAIMS
+from fairlab.search.rediscover import run_claim
 
 EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
 
@@ -82,7 +94,8 @@ def check_drf_4_2_table1_trace(ctx):
     k = inst.users.index(first)
     return Evidence([
         same("first pick", "B", first), same("second pick", "A", trace[1]),
-        vector("B's shares after its first task", ["3/9", "1/18"], [inst.demand_share(k, r) for r in range(2)], "exact"),
+        vector("B's shares after its first task", ["3/9", "1/18"], [inst.demand_share(k, r) for r in range(2)],
+               "exact"),
         exact("CPU left when the loop stops", "0", a.extra["unused"][0]),
         vector("A final", ["3", "12"], a.bundles[0], "exact"), vector("B final", ["6", "2"], a.bundles[1], "exact"),
     ], how=f"launch order {', '.join(trace)}")
@@ -153,7 +166,8 @@ def check_drf_thm1_asset_si(ctx):
     a = allocate("asset", inst)
     return Evidence([
         exact("user 1 tasks", "6", a.tasks[0]), exact("user 2 tasks", "12", a.tasks[1]),
-        vector("user 1 bundle", ["6", "18"], a.bundles[0], "exact"), vector("user 2 bundle", ["12", "12"], a.bundles[1], "exact"),
+        vector("user 1 bundle", ["6", "18"], a.bundles[0], "exact"),
+        vector("user 2 bundle", ["12", "12"], a.bundles[1], "exact"),
         vector("totals out of 60", ["24/60", "24/60"], [sum(b) / 60 for b in a.bundles], "exact"),
         same("user 2 below 1/2 of every resource", "True", all(x < F(1, 2) for x in a.shares[1])),
         same("sharing incentive", "violated", _verdict("si", "asset", inst)),
@@ -186,7 +200,8 @@ def check_drf_thm3_asset_rm(ctx):
     return Evidence([
         vector("A", ["44", "22"], a.bundles[0], "exact"), vector("B", ["33", "33"], a.bundles[1], "exact"),
         vector("total shares", ["66/77", "66/77"], [sum(s) for s in a.shares], "exact"),
-        vector("A doubled", ["42", "21"], b.bundles[0], "exact"), vector("B doubled", ["35", "35"], b.bundles[1], "exact"),
+        vector("A doubled", ["42", "21"], b.bundles[0], "exact"),
+        vector("B doubled", ["35", "35"], b.bundles[1], "exact"),
         vector("total shares doubled", ["105/154", "105/154"], [sum(s) for s in b.shares], "exact"),
         same("resource monotonicity", "violated", _verdict("rm", "asset", inst)),
     ])
@@ -204,7 +219,8 @@ def check_drf_thm4_capacity(ctx):
     lecture = _tasks("ceei", THM4_LECTURE)
     return Evidence([exact("user 1 tasks", "100/31", printed[0]), exact("user 2 tasks", "1500/31", printed[1])],
                    how=f"with the printed <100, 200> CEEI gives ({', '.join(map(str, printed))}); with <100, 100> it"
-                       f" gives ({', '.join(map(str, lecture))}), the printed pair: the capacity should read <100, 100>")
+                       f" gives ({', '.join(map(str, lecture))}), the printed pair:"
+                       " the capacity should read <100, 100>")
 
 
 @claim("drf-thm4-decimals", DRF, "§6.1.2 Theorem 4",
@@ -358,7 +374,8 @@ def check_drf_table2_properties(ctx):
        "the statements behind the printed examples (asset violates si, bf, rm; CEEI violates sp, pm; no mechanism"
        " has si, pe, rm; BMF need not be unique; PF is not strategyproof; the stopping DRF loop is not Pareto"
        " efficient; with indivisible tasks si, pe, sp are incompatible)",
-       "fairlab.search.rediscover.run_claim for each claim, from scratch (no printed instance given), fixtures not written",
+       "fairlab.search.rediscover.run_claim for each claim, from scratch (no printed instance given),"
+       " fixtures not written",
        "reproduced", slow=True)
 def check_rediscover_statements(ctx):
     items = []
@@ -452,7 +469,8 @@ def check_lecture_asset(ctx):
     inst = Instance.build([30, 30], [[1, 3], [1, 1]])
     a = allocate("asset", inst)
     return Evidence([exact("x", "6", a.tasks[0]), exact("y", "12", a.tasks[1]),
-                    vector("agent 1", ["6", "18"], a.bundles[0], "exact"), vector("agent 2", ["12", "12"], a.bundles[1], "exact"),
+                    vector("agent 1", ["6", "18"], a.bundles[0], "exact"),
+                    vector("agent 2", ["12", "12"], a.bundles[1], "exact"),
                     same("agent 2 better with half-half", "True", equal_split_utility(inst, 1) > a.tasks[1])])
 
 
@@ -481,8 +499,9 @@ def check_lecture_ceei(ctx):
 def check_lecture_ceei_misreport(ctx):
     a = allocate("ceei", {"capacities": [100, 100], "demands": [[16, 8], [1, 2]]})
     true_tasks = min(a.bundles[0][r] / THM4_LECTURE["demands"][0][r] for r in range(2))
-    return Evidence([exact("agent 1 CPU share", "2/3", a.shares[0][0]), exact("agent 2 RAM share", "2/3", a.shares[1][1]),
-                    rounded("agent 1 true tasks", "4.2", true_tasks)])
+    return Evidence([exact("agent 1 CPU share", "2/3", a.shares[0][0]),
+                     exact("agent 2 RAM share", "2/3", a.shares[1][1]),
+                     rounded("agent 1 true tasks", "4.2", true_tasks)])
 
 
 @claim("lecture-drf-lp", LECTURE, "DRF and DRF: EASIER THAN IT LOOKS",
@@ -705,7 +724,8 @@ def check_pdrf_6_1_cycle(ctx):
                     exact("consumed", "26", used), exact("left", "9", left),
                     exact("secondary cycle consumes", "8", sec_used),
                     same("secondary cycle takes a turn", "True", sec_used <= left)],
-                   how=f"ds*/ds_A = 10/2 = 5, so A runs 5 times per cycle (PDRF itself gives {', '.join(map(str, pdrf))});"
+                   how=f"ds*/ds_A = 10/2 = 5, so A runs 5 times per cycle"
+                       f" (PDRF itself gives {', '.join(map(str, pdrf))});"
                        f" the cycle uses 28 leaving 7, too little for the secondary cycle; the DRF loop ends at"
                        f" {', '.join(map(str, loop))}")
 
@@ -733,7 +753,8 @@ def _table_rows(ctx: Context, table: int):
         pub = next(t for t in stats.published()["tables"] if t["table"] == table)
         rows = {}
         for row in pub["rows"]:
-            config = stats.Config(pub["users"], pub["resources"], tuple(row["demands"]), tuple(pub["reserves"]), ctx.runs)
+            config = stats.Config(pub["users"], pub["resources"], tuple(row["demands"]), tuple(pub["reserves"]),
+                                  ctx.runs)
             per_run = [r for k in range(stats.chunks(config)) for r in stats.chunk_stats(config, k)]
             rows[tuple(row["demands"])] = (row, stats.aggregate(per_run), per_run)
         return rows

@@ -139,7 +139,7 @@ class Claim:
     claim: str
     check: str
     expect: str
-    run: Callable[["Context"], Evidence]
+    run: Callable[[Context], Evidence]
     reason: str = ""  # out-of-scope: why
     slow: bool = False
 

@@ -1,4 +1,5 @@
-"""Statistics of PDRF Tables 1-2 (Metin §4), and the paper's published numbers to compare with: how far PDRF's task counts are from the DRF loop's.
+"""Statistics of PDRF Tables 1-2 (Metin §4), and the paper's published numbers to compare with:
+how far PDRF's task counts are from the DRF loop's.
 
 One run: `users` users with demands drawn uniformly from the integers [lo, hi] per resource,
 reserves uniformly from [reserve_lo, reserve_hi] (both ends included), PDRF vs the DRF task loop
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources as importlib_resources
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable
 
 import numpy as np
@@ -68,7 +69,8 @@ def draw(rng: np.random.Generator, config: Config):
     dem = rng.integers(config.demands[0], config.demands[1], size=(config.users, config.resources), endpoint=True)
     zero = ~(dem > 0).any(axis=1)
     while zero.any():  # only possible when the range starts at 0: redraw those users
-        dem[zero] = rng.integers(config.demands[0], config.demands[1], size=(int(zero.sum()), config.resources), endpoint=True)
+        dem[zero] = rng.integers(config.demands[0], config.demands[1], size=(int(zero.sum()), config.resources),
+                                 endpoint=True)
         zero = ~(dem > 0).any(axis=1)
     return caps.tolist(), dem
 

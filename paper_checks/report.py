@@ -49,8 +49,8 @@ def to_markdown(results: list[Result], figures: list[str] = ()) -> str:
             lines += [f"*Out of scope because:* {e.reason}", ""]
         if items(r):
             lines += ["| quantity | printed | computed | agrees | note |", "|---|---|---|---|---|"]
-            lines += [f"| {_cell(i.name)} | {_cell(i.printed)} | {_cell(i.computed)} | {'yes' if i.matches else '**no**'} |"
-                      f" {_cell(i.note)} |" for i in items(r)]
+            lines += [f"| {_cell(i.name)} | {_cell(i.printed)} | {_cell(i.computed)} |"
+                      f" {'yes' if i.matches else '**no**'} | {_cell(i.note)} |" for i in items(r)]
             lines.append("")
         if r.status == "erratum":
             fixed = "; ".join(f"{i.name} = {i.computed}" for i in items(r) if not i.matches)
@@ -72,7 +72,8 @@ def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
     rows = []
     for r in results:
         bad = [i for i in items(r) if not i.matches]
-        detail = "; ".join(f"{i.name}: printed {i.printed}, lab {i.computed}" for i in bad[:2]) or r.details.get("error", "")
+        detail = ("; ".join(f"{i.name}: printed {i.printed}, lab {i.computed}" for i in bad[:2])
+                  or r.details.get("error", ""))
         if r.status == "out-of-scope":
             detail = claim_of(r).reason
         rows.append((claim_of(r).id, _status(r), "yes" if ok(r) else "NO", detail))
@@ -143,7 +144,8 @@ def draw_figures(out_dir: str | Path) -> list[str]:
         for i, user in enumerate(a.instance.users):
             shares = [float(s) for s in a.shares[i]]
             ax.bar(range(2), shares, bottom=bottom, color=colours[user], edgecolor="black", width=0.6,
-                   label=f"user {user} ({a.tasks[i]} tasks)" if name != "ceei" else f"user {user} ({float(a.tasks[i]):.2f} tasks)")
+                   label=(f"user {user} ({a.tasks[i]} tasks)" if name != "ceei"
+                          else f"user {user} ({float(a.tasks[i]):.2f} tasks)"))
             for r, (s, b) in enumerate(zip(shares, bottom)):
                 if s > 0.04:
                     ax.text(r, b + s / 2, f"{s:.0%}", ha="center", va="center", fontsize=8)

@@ -71,7 +71,8 @@ def common_bottlenecks(instance: Instance) -> list[int]:
     §3, 'bottleneck fairness')."""
     return [
         r for r in range(instance.m)
-        if all(instance.demand_share(i, r) >= instance.demand_share(i, s) for i in range(instance.n) for s in range(instance.m))
+        if all(instance.demand_share(i, r) >= instance.demand_share(i, s)
+               for i in range(instance.n) for s in range(instance.m))
     ]
 
 

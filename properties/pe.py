@@ -142,7 +142,8 @@ PROPERTY = register(AllocationProperty(
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 4; appendix A",
     witness=ImprovementWitness,
-    witness_help='{"improvement": [tasks per user], "user": i}  (a feasible allocation dominating it; i strictly gains)',
+    witness_help='{"improvement": [tasks per user], "user": i}'
+                 '  (a feasible allocation dominating it; i strictly gains)',
     compares=ALLOCATION,
     rule=wasted,
     choices=users,

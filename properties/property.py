@@ -41,8 +41,20 @@ from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
-    REGISTRY, Encoding, Undecided, Violation, exact_verdicts, fresh_tasks, model_index, model_value, parse_budget,
-    resolve_instance, resolve_mechanism, run, verdict, violated,
+    REGISTRY,
+    Encoding,
+    Undecided,
+    Violation,
+    exact_verdicts,
+    fresh_tasks,
+    model_index,
+    model_value,
+    parse_budget,
+    resolve_instance,
+    resolve_mechanism,
+    run,
+    verdict,
+    violated,
 )
 
 ALLOCATION = "allocation"
@@ -64,7 +76,7 @@ class Witness:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_dict(cls, raw) -> "Witness":
+    def from_dict(cls, raw) -> Witness:
         """A witness from its mapping (missing keys become None: `confirm` rejects them)."""
         if isinstance(raw, cls):
             return raw
@@ -438,7 +450,8 @@ class AllocationProperty(Property):
     def holds(self, view, tasks, label: str) -> list[tuple[str, Any]]:
         """Named constraints "the property holds for `tasks`" (the rule negated at every choice),
         for the joint systems of `fairlab.search.impossibility`: ``name[label][choice...]``."""
-        return [(f"{self.name}[{label}]" + "".join(f"[{c}]" for c in choice), view.not_(self.rule(view, tasks, *choice)))
+        return [(f"{self.name}[{label}]" + "".join(f"[{c}]" for c in choice),
+                 view.not_(self.rule(view, tasks, *choice)))
                 for choice in self.choices(view)]
 
 

@@ -26,7 +26,9 @@ from fairlab.properties import leontief
 from fairlab.properties.base import model_value, number, read_index, read_vector, rebuild
 from fairlab.properties.property import MISREPORT, MisreportWitness, PerUserDeviationProperty, register
 
-SCALES = (Fraction(2), Fraction(8), Fraction(4), Fraction(1, 2), Fraction(16), Fraction(1, 4), Fraction(3, 2), Fraction(3))
+SCALES = (
+    Fraction(2), Fraction(8), Fraction(4), Fraction(1, 2), Fraction(16), Fraction(1, 4), Fraction(3, 2), Fraction(3)
+)
 
 
 def gains(view, i, before_i, after_i, deviation):
@@ -75,7 +77,8 @@ def structured_misreports(instance):
         options = []
         for k in SCALES:
             for r in range(instance.m):
-                options.append(tuple((d[r] * k if d[r] > 0 else top * k / 16) if s == r else d[s] for s in range(instance.m)))
+                options.append(tuple((d[r] * k if d[r] > 0 else top * k / 16) if s == r else d[s]
+                                     for s in range(instance.m)))
         for j in range(instance.n):
             if j != i:
                 other = instance.demands[j]
@@ -130,7 +133,8 @@ PROPERTY = register(PerUserDeviationProperty(
     derive_symbolic=derive_symbolic,
     compared=lambda n, deviation: [(deviation[0], deviation[0])],
     make_witness=lambda deviation, i: MisreportWitness(i, [number(x) for x in deviation[1]]),
-    model_witness=lambda model, deviation, i: MisreportWitness(i, [number(model_value(model, x)) for x in deviation[1]]),
+    model_witness=lambda model, deviation, i: MisreportWitness(
+        i, [number(model_value(model, x)) for x in deviation[1]]),
     read=read,
     explain=explain,
     candidates=lambda inst, seed: (structured_misreports(inst), random_misreports(inst, seed)),

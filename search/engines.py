@@ -57,8 +57,14 @@ from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.properties.base import Violation, isolated_solver
 from fairlab.search import space
 from fairlab.search.budgets import (
-    CHECK_EVALUATIONS, CHECK_RLIMIT, CONFORMANCE_INSTANCES, CONTROL_TRIES, DEFAULT_CANDIDATES, SEARCH_TIME_LIMIT,
-    SHRINK_TRIALS, WEIGHTS,
+    CHECK_EVALUATIONS,
+    CHECK_RLIMIT,
+    CONFORMANCE_INSTANCES,
+    CONTROL_TRIES,
+    DEFAULT_CANDIDATES,
+    SEARCH_TIME_LIMIT,
+    SHRINK_TRIALS,
+    WEIGHTS,
 )
 from fairlab.search.shrink import shrink
 
@@ -75,7 +81,8 @@ def summary(result: Result) -> str:
         return f"n/a (declined: {result.explanation})"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
-    counts = f"{sum(result.details['evaluated'].values())} evaluated, {sum(result.details['declined'].values())} declined"
+    counts = (f"{sum(result.details['evaluated'].values())} evaluated,"
+              f" {sum(result.details['declined'].values())} declined")
     if sum(result.details["undecided"].values()):
         counts += f", {sum(result.details['undecided'].values())} undecided"
     return f"{result.status.value} ({counts})"

@@ -244,7 +244,8 @@ def search(
     properties = tuple(properties)
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
-        raise InputError(f"property {unknown[0]!r}: not supported by the impossibility search ({', '.join(PROPERTIES)})")
+        raise InputError(f"property {unknown[0]!r}: not supported by the impossibility search"
+                         f" ({', '.join(PROPERTIES)})")
     if families is None:
         relational = [p for p in properties if p in GENERATORS]
         if not relational:

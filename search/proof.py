@@ -57,7 +57,8 @@ from fairlab.core.exact import to_fraction, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated, global_params
 from fairlab.core.results import Result, Status, to_json
-from fairlab.core.solving import SolverBudget, check as z3_check, new_solver
+from fairlab.core.solving import SolverBudget, new_solver
+from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
 from fairlab.properties.base import Encoding, Violation, model_value, number
@@ -167,7 +168,8 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
     hypotheses = {c.name for c in first} | {c.name for c in renamed}
 
     def witness(model):
-        return {"allocations": [[number(model_value(model, t)) for t in t1], [number(model_value(model, t)) for t in t2]]}
+        return {"allocations": [[number(model_value(model, t)) for t in t1],
+                                [number(model_value(model, t)) for t in t2]]}
 
     return Encoding(constraints, witness, {"tasks": t1, "other": t2, "base": base, "hypotheses": hypotheses})
 
@@ -307,7 +309,7 @@ def solve(constraints: list[Constraint], seed: int, rlimit: int, deadline: float
     with global_params(params):
         status, reason = z3_check(solver)
     stats = solver.statistics()
-    spent = int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+    spent = int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (z3 Statistics has keys() but no __contains__)
     core, model = [], None
     if status == "unsat" and track:
         core = sorted({names[str(f)] for f in solver.unsat_core()})

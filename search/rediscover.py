@@ -134,12 +134,13 @@ def _impossibility(claim, limit, start, progress) -> Result:
     details = {"properties": list(claim.properties), "indivisible": claim.indivisible,
                "families_tried": parts["families_tried"]}
     if parts["status"] != "found":
-        return _result(claim, Status.NOT_FOUND, seconds, [f"{parts['status']} after {parts['families_tried']} families"],
-                       details=details)
+        return _result(claim, Status.NOT_FOUND, seconds,
+                       [f"{parts['status']} after {parts['families_tried']} families"], details=details)
     certificate = {"family": parts["family"], "core": parts["core"], "controls": parts["controls"],
                    "control_models": parts["control_models"]}
     name = "+".join(claim.properties) + ("-indivisible" if claim.indivisible else "")
-    witness = {"family": [m.label for m in parts["family"].members], "core": parts["core"], "controls": parts["controls"]}
+    witness = {"family": [m.label for m in parts["family"].members], "core": parts["core"],
+               "controls": parts["controls"]}
     result = _result(claim, Status.FOUND, seconds, [], engine="impossibility", instance=parts["family"].base,
                      witness=witness, certificate=certificate, explanation=impossibility.describe(found),
                      details=details)

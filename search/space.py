@@ -15,8 +15,8 @@ import random
 from fractions import Fraction
 from typing import Iterator
 
-from fairlab.counterexamples.store import canonical_form
 from fairlab.core.instance import Instance
+from fairlab.counterexamples.store import canonical_form
 
 
 def _rows(m: int, values) -> list[tuple[int, ...]]:

@@ -153,5 +153,6 @@ def verify_fixtures(fixtures: Sequence[tuple[str, dict]], plugins: Sequence[str 
                           mechanism=record.get("mechanism"), property=record.get("property"),
                           instance=record.get("instance"), witness=record.get("witness"),
                           seconds=time.monotonic() - start, explanation=verified.message,
-                          details={"fixture": str(name), "fixture_kind": record.get("kind"), "claim": record.get("claim")}))
+                          details={"fixture": str(name), "fixture_kind": record.get("kind"),
+                                   "claim": record.get("claim")}))
     return out

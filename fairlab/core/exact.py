@@ -28,7 +28,6 @@ import re
 import time
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Union
 
 import z3
 
@@ -176,7 +175,7 @@ def _unfinished(what: str) -> ExactTimeout:
     return ExactTimeout(f"exact arithmetic on algebraic numbers ({what}) did not finish within the time limit")
 
 
-def _collapse(ref: z3.ArithRef) -> "Exact":
+def _collapse(ref: z3.ArithRef) -> Exact:
     """Simplify a z3 numeral expression to a `Fraction` if rational, else an `Algebraic`."""
     ref = _simplify(ref, "evaluating a value")
     if z3.is_rational_value(ref):
@@ -197,7 +196,7 @@ class Algebraic:
         self.ref = ref
 
     @staticmethod
-    def of(ref: z3.ArithRef) -> "Exact":
+    def of(ref: z3.ArithRef) -> Exact:
         """The exact value of a z3 numeral (rational or algebraic) as a `Fraction` or `Algebraic`."""
         return _collapse(ref)
 
@@ -278,7 +277,7 @@ class Algebraic:
     __str__ = decimal
 
 
-Exact = Union[Fraction, Algebraic]
+Exact = Fraction | Algebraic
 
 
 def _algebraic_decimal(ref: z3.ArithRef, digits: int) -> str:

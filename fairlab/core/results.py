@@ -112,7 +112,7 @@ class Result:
         if not isinstance(self.status, Status):
             object.__setattr__(self, "status", Status(self.status))  # ValueError names a bad one
 
-    def replace(self, **changes) -> "Result":
+    def replace(self, **changes) -> Result:
         """A copy with some fields changed (results are frozen)."""
         return dataclasses.replace(self, **changes)
 
@@ -137,7 +137,8 @@ class Result:
         if self.explanation:
             rows.append(("explanation", html.escape(self.explanation)))
         rows.append(("seconds", f"{self.seconds:.3g}"))
-        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>" for k, v in rows)
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
+                       for k, v in rows)
         return f"<table><caption>fairlab {html.escape(self.kind)} result</caption>{body}</table>"
 
 

@@ -45,11 +45,11 @@ class SolverBudget:
         if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
             raise ValueError(f"seconds: expected a finite positive number, got {self.seconds!r}")
 
-    def scaled(self, factor: float) -> "SolverBudget":
+    def scaled(self, factor: float) -> SolverBudget:
         """The same budget with ``factor`` times the resource limit (e.g. doubling restarts)."""
         return replace(self, rlimit=max(1, int(self.rlimit * factor)))
 
-    def with_seconds(self, seconds: float | None) -> "SolverBudget":
+    def with_seconds(self, seconds: float | None) -> SolverBudget:
         return replace(self, seconds=seconds)
 
     def to_dict(self) -> dict:
@@ -95,7 +95,7 @@ def _reason(solver: z3.Solver, elapsed: float) -> str:
     if reason == "time" and budget is not None and "cancel" in text.lower():
         timer_may_have_fired = budget.seconds is not None and elapsed >= 0.95 * budget.seconds
         stats = solver.statistics()
-        count = stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
+        count = stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (z3 Statistics has keys() but no __contains__)
         if not timer_may_have_fired and count >= budget.rlimit:
             return "rlimit"
     return reason

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from fairlab import mechanisms
-from fairlab.dynamics import allocators, cluster, figures, markov, packets
 from fairlab.cli import app
 from fairlab.core.errors import InputError
+from fairlab.dynamics import allocators, cluster, figures, markov, packets
+from fairlab.mechanisms.base import ALIASES
 
 PAPER_REQ = figures.REQUIREMENTS  # a1 = (.1, 1), a2 = (1, .1), a3 = (1, 1)
 PAPER_A = np.array([[float(x) for x in row] for row in PAPER_REQ])
@@ -25,7 +26,7 @@ SAMPLE_STATES = [[1, 1, 1], [3, 1, 2], [0, 2, 5], [4, 0, 1], [2, 3, 0], [1, 0, 0
 
 
 def _has(name):
-    return name in mechanisms.REGISTRY or name in fairlab.mechanisms.base.ALIASES
+    return name in mechanisms.REGISTRY or name in ALIASES
 
 
 # ----------------------------------------------------------------------------------- allocators

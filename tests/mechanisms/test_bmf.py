@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from fairlab.core.errors import InputError
 from fairlab.core.exact import z3_value
 from fairlab.core.instance import Instance
-from fairlab.mechanisms import REGISTRY, allocate, conformance, get
-from fairlab.mechanisms import bmf
+from fairlab.mechanisms import REGISTRY, allocate, bmf, conformance, get
 from fairlab.mechanisms.base import SymbolicInstance
 
 # B&R §2.4: three unit-capacity resources, requirement vectors (1,1,1), (1,1/2,3/4), (1/2,1,3/4).
@@ -80,16 +79,19 @@ def test_paper_family_is_the_whole_bmf_set():
     model = bmf._Model.of(THREE)
     mappings = bmf.enumerate_mappings(THREE).mappings
     assert len(mappings) == 6
+
+    def extremes(polytope, objective):
+        a_ub, b_ub, a_eq, b_eq, upper = polytope
+        return tuple(
+            solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=mx).value for mx in (False, True)
+        )
+
     ranges = []
     for mapping in mappings:
-        a_ub, b_ub, a_eq, b_eq, upper = bmf._polytope(model, mapping)
-
-        def extremes(objective):
-            return tuple(solve_lp(objective, a_ub, b_ub, a_eq, b_eq, upper=upper, maximize=mx).value for mx in (False, True))
-
-        assert extremes([2, 3, 0]) == (2, 2)
-        assert extremes([0, 1, -1]) == (0, 0)
-        low, high = extremes([1, 0, 0])
+        polytope = bmf._polytope(model, mapping)
+        assert extremes(polytope, [2, 3, 0]) == (2, 2)
+        assert extremes(polytope, [0, 1, -1]) == (0, 0)
+        low, high = extremes(polytope, [1, 0, 0])
         assert F(1, 3) <= low <= high <= F(2, 5)
         ranges.append((low, high))
     assert (F(1, 3), F(2, 5)) in ranges

@@ -14,8 +14,8 @@ from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, z3_value
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import allocate, conformance, get
-from fairlab.mechanisms.base import SymbolicInstance, check_feasible
 from fairlab.mechanisms._ceei_float import certify
+from fairlab.mechanisms.base import SymbolicInstance, check_feasible
 
 
 def tasks(data, **options):

@@ -84,8 +84,9 @@ def test_spec_pins_the_stop_outcome(inst, tie):
 
 
 def test_spec_refuses_skip():
-    from fairlab.mechanisms.base import SymbolicInstance
     import z3
+
+    from fairlab.mechanisms.base import SymbolicInstance
 
     sym = SymbolicInstance.from_instance(Instance.from_dict(PAPER))
     with pytest.raises(InputError, match="stop"):

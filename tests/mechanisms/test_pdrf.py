@@ -47,7 +47,8 @@ def test_registered_discrete():
 
 
 @pytest.mark.parametrize("inst", [PAPER, PARETO, {"capacities": [35], "demands": [[2], [4], [10]]},
-                                  {"capacities": [10, 6], "demands": [[11, 0], [1, 2], [2, 1]], "max_tasks": [None, 1, None]}])
+                                  {"capacities": [10, 6], "demands": [[11, 0], [1, 2], [2, 1]],
+                                   "max_tasks": [None, 1, None]}])
 def test_spec_is_the_closed_form(inst):
     verdict = conformance.check(get("pdrf"), Instance.from_dict(inst))
     assert (verdict.details["satisfies"], verdict.details["unique"]) == ("yes", "yes")

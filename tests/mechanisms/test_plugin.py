@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.cli import app
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance

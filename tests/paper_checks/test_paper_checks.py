@@ -11,8 +11,7 @@ from fairlab.cli import app
 from fairlab.core.exact import Algebraic
 from fairlab.core.results import to_json
 from fairlab.mechanisms import allocate
-from fairlab.paper_checks import claims
-from fairlab.paper_checks import ledger
+from fairlab.paper_checks import claims, ledger
 
 runner = CliRunner()
 FAST = [e for e in ledger.CLAIMS if not e.slow]
@@ -40,7 +39,8 @@ def test_fast_entry_comes_out_as_expected(entry):
     result = ledger.check_claim(entry)
     assert "error" not in result.details, result.details
     assert result.kind == "claim"
-    assert result.status == entry.expect, [(i.name, i.printed, i.computed) for i in ledger.items(result) if not i.matches]
+    assert result.status == entry.expect, [(i.name, i.printed, i.computed)
+                                           for i in ledger.items(result) if not i.matches]
     assert ledger.ok(result)
     if entry.expect != "out-of-scope":
         assert ledger.items(result)  # something was compared
@@ -122,7 +122,8 @@ def test_judges():
 
 def test_a_wrong_transcription_is_not_ok():
     entry = ledger.Claim("fake", ledger.DRF, "§4.1", "A gets 4 tasks", "drf", "reproduced",
-                         lambda ctx: ledger.Evidence([ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
+                         lambda ctx: ledger.Evidence(
+                             [ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
     result = ledger.check_claim(entry)
     assert result.status == "erratum" and not ledger.ok(result)
     assert to_json(result)["certificate"]["corrected"] == {"A": "3"}
@@ -141,7 +142,8 @@ def test_command_json_entries_and_summary():
     result = runner.invoke(app, ["paper-check", "--quick", "--format", "json"])
     out = json.loads(result.output)
     assert out["schema_version"] == 1 and out["kind"] == "paper-check"
-    assert result.exit_code == 0, [(e["details"]["id"], e["certificate"]) for e in out["results"] if not e["details"]["ok"]]
+    assert result.exit_code == 0, [(e["details"]["id"], e["certificate"])
+                                   for e in out["results"] if not e["details"]["ok"]]
     for e in out["results"]:
         assert e["kind"] == "claim" and {"id", "source", "claim", "check", "expected", "ok"} <= set(e["details"])
         assert all({"name", "printed", "computed", "matches"} <= set(i) for i in e["certificate"]["items"])

@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from fairlab.cli import app
 from fairlab.core.instance import Instance
-from fairlab.paper_checks import pdrf_tables as stats
 from fairlab.mechanisms import allocate
 from fairlab.mechanisms.pdrf import reference
+from fairlab.paper_checks import pdrf_tables as stats
 
 runner = CliRunner()
 SMALL = stats.Config(users=25, resources=3, demands=(1, 10), reserves=(300, 600), runs=30, seed=7)
@@ -88,7 +88,8 @@ def test_published_transcription_and_its_printed_inconsistencies():
         for kind in ("under", "over"):
             parts = round(row[kind]["1"] + row[kind]["2"] + row[kind][">2"], 3)
             consistent = parts == row[kind]["avg"]
-            flagged = any(f"demands {demands[0]}-{demands[1]}, {kind}" in note for note in data["printed_inconsistencies"])
+            flagged = any(f"demands {demands[0]}-{demands[1]}, {kind}" in note
+                          for note in data["printed_inconsistencies"])
             assert consistent != flagged, (table, demands, kind)
 
 

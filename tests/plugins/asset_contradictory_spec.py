@@ -5,8 +5,7 @@ so "spec ∧ ¬property" is UNSAT for every property — a vacuous proof. `fairl
 call that `proved` (asset violates si and bf: DRF paper Theorems 1-2).
 """
 
-from fairlab.mechanisms import Constraint, allocate
-from fairlab.mechanisms import asset
+from fairlab.mechanisms import Constraint, allocate, asset
 
 
 def asset_contradictory(instance):

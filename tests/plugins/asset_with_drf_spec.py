@@ -5,8 +5,7 @@ not about this allocator (which violates si: DRF paper Theorem 1). `fairlab prov
 the disagreement (conformance) before claiming anything.
 """
 
-from fairlab.mechanisms import allocate
-from fairlab.mechanisms import drf
+from fairlab.mechanisms import allocate, drf
 
 
 def asset_with_drf_spec(instance):

@@ -4,8 +4,9 @@ User 0 gets half of its dominant share — or nothing if user 1 reports d1[0]/c0
 takes the maximum number of tasks that fits in what is left. The spec is exact (conformance
 agrees), but the mechanism is NOT anonymous: user 1 can gain by misreporting (on capacities
 [1, 1], demands [[1, 1], [1, 1]] (`asym_same.json`) it runs 1/2 task truthfully, and 3/4 by
-declaring [4/3, 1], which leaves user 0 nothing), while user 0 cannot. A proof that only lets user 0 deviate would wrongly say `proved` for sp.
-It declares neither `.scale_invariant` nor `.anonymous`.
+declaring [4/3, 1], which leaves user 0 nothing), while user 0 cannot. A proof that only lets
+user 0 deviate would wrongly say `proved` for sp. It declares neither `.scale_invariant` nor
+`.anonymous`.
 """
 
 from fractions import Fraction

@@ -1,7 +1,5 @@
 """Test plug-ins: deliberately unfair, broken and well-behaved mechanisms written by a 'researcher'."""
 
-from fractions import Fraction
-
 from fairlab.core.instance import Instance
 
 

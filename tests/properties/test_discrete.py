@@ -1,6 +1,7 @@
 """Discrete mechanisms hand out whole tasks, so utilities count whole tasks (floor)."""
 
 from fairlab import properties
+
 PDRF_62 = {"capacities": [59, 19], "demands": [[1, 4], [3, 1]]}
 
 

@@ -15,8 +15,7 @@ from fractions import Fraction as F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Allocation, Mechanism
 from fairlab.properties import pe
@@ -36,7 +35,8 @@ def instances(draw, resources=st.integers(1, 3), users=st.integers(2, 3), smalle
     weights = draw(st.none() | st.lists(st.integers(1, 3), min_size=n, max_size=n))
     max_tasks = None
     if task_caps:
-        max_tasks = draw(st.none() | st.lists(st.none() | st.integers(0, 8).map(lambda x: F(x, 2)), min_size=n, max_size=n))
+        max_tasks = draw(st.none() | st.lists(st.none() | st.integers(0, 8).map(lambda x: F(x, 2)),
+                                              min_size=n, max_size=n))
     return Instance.build(caps, rows, weights=weights, max_tasks=max_tasks)
 
 

@@ -7,13 +7,12 @@ from fractions import Fraction as F
 
 import pytest
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
+from fairlab.core.results import Result
 from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance
 from fairlab.properties import pm, rm, si, sp
-from fairlab.core.results import Result
 from fairlab.properties.base import Violation, solve
 
 THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])
@@ -146,7 +145,8 @@ def test_ef_and_pe_do_not_imply_si():
 
 
 def test_pe_witness_is_the_exact_lp_optimum():
-    half = Mechanism("half", "", "", lambda i: Allocation("half", i, tuple(t / 2 for t in mechanisms.allocate("drf", i).tasks)))
+    half = Mechanism("half", "", "",
+                     lambda i: Allocation("half", i, tuple(t / 2 for t in mechanisms.allocate("drf", i).tasks)))
     v = properties.check(half, "pe", THM1)
     assert v.status == "violated"
     assert v.witness == {"improvement": ["5/2", "45/2"], "user": 1}

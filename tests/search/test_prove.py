@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 import z3
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.results import Result, to_json
 from fairlab.search import prove
 from fairlab.search.catalogue import CATALOGUE, run_catalogue

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.instance import Instance
 from fairlab.search import prove
 from fairlab.search.engines import search

@@ -95,7 +95,8 @@ def test_paper_family_of_theorem_6_needs_its_symmetric_twin():
     assert controls == {"si": "sat", "pe": "sat", "rm": "sat"}
 
 
-@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.id in ("thm1-asset-si", "drf-tasks-pe", "indivisible-si-pe-sp")],
+@pytest.mark.parametrize("claim",
+                         [c for c in CLAIMS if c.id in ("thm1-asset-si", "drf-tasks-pe", "indivisible-si-pe-sp")],
                          ids=lambda c: c.id)
 def test_claims_are_found_from_scratch_and_verify(claim, tmp_path):
     outcome = run_claim(claim, store=tmp_path)

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlab import mechanisms
-from fairlab import properties
+from fairlab import mechanisms, properties
 from fairlab.core.instance import Instance
 from fairlab.properties.base import parse_budget
 from fairlab.search import engines, shrink
@@ -126,7 +125,9 @@ def test_schedule_is_round_robin_by_count():
 
     hunt = engines.hunt({"symbolic": engine("symbolic"), "grid": engine("grid"), "random": engine("random")},
                         lambda inst: ("evaluated", None), candidates=13)
-    assert pulls == ["symbolic"] + ["grid"] * 3 + ["random"] * 2 + ["symbolic"] + ["grid"] * 3 + ["random"] * 2 + ["symbolic"]
+    assert pulls == (["symbolic"] + ["grid"] * 3 + ["random"] * 2
+                     + ["symbolic"] + ["grid"] * 3 + ["random"] * 2
+                     + ["symbolic"])
     assert hunt.status == "none-found" and hunt.details["evaluated"] == {"symbolic": 3, "grid": 6, "random": 4}
 
 

@@ -86,7 +86,8 @@ def register(app: typer.Typer) -> None:
     def _table(report, instance) -> None:
         d = report.details
         where = (f"instance {instance}" if instance is not None else
-                 f"{d['samples']} seeded instances (seed {d['seed']}) of {d['users']} users × {d['resources']} resources")
+                 f"{d['samples']} seeded instances (seed {d['seed']})"
+                 f" of {d['users']} users × {d['resources']} resources")
         table = Table(title=f"conformance of {report.mechanism}: spec vs numeric allocator on {where}")
         for col in ("#", "instance", "numeric tasks", "status", "why", "rlimit spent"):
             table.add_column(col, overflow="fold")

@@ -73,18 +73,25 @@ def _check_cluster(demands, capacities: str) -> list:
 
 
 def register(app: typer.Typer) -> None:
-    sub = typer.Typer(no_args_is_help=True, help="Dynamic demand: Markov service rates, packet and cluster schedulers (Bonald & Roberts §3-§4).")
+    sub = typer.Typer(no_args_is_help=True,
+                      help="Dynamic demand: Markov service rates, packet and cluster schedulers"
+                           " (Bonald & Roberts §3-§4).")
     app.add_typer(sub, name="dynamics")
 
     @sub.command("rates")
     def rates_cmd(
-        mechanism: str = typer.Option("pf", "--mechanism", "-m", help="drf | pf | bmf (fast), or any registered mechanism (exact, slow)"),
-        requirements: str = typer.Option(DEFAULT_REQUIREMENTS, "--requirements", help="class requirement vectors 'a11,a12;a21,a22;...'"),
+        mechanism: str = typer.Option("pf", "--mechanism", "-m",
+                                      help="drf | pf | bmf (fast), or any registered mechanism (exact, slow)"),
+        requirements: str = typer.Option(DEFAULT_REQUIREMENTS, "--requirements",
+                                         help="class requirement vectors 'a11,a12;a21,a22;...'"),
         loads: str = typer.Option(..., "--loads", help="per-class loads ρ1,ρ2,... (condition (8) must hold)"),
         mu: Optional[str] = typer.Option(None, "--mu", help="per-class 1/mean work (default 1)"),
-        truncation: Optional[int] = typer.Option(None, "--truncation", help="max total transactions N (default: adaptive)"),
+        truncation: Optional[int] = typer.Option(None, "--truncation",
+                                                 help="max total transactions N (default: adaptive)"),
         tol: float = typer.Option(1e-5, "--tol", help="adaptive truncation: target boundary mass"),
-        max_states: Optional[int] = typer.Option(None, "--max-states", help="largest state space, also for --truncation (default 150000; 3000 for a registry mechanism)"),
+        max_states: Optional[int] = typer.Option(
+            None, "--max-states",
+            help="largest state space, also for --truncation (default 150000; 3000 for a registry mechanism)"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Mean service rates γ_k = λ_k/(μ_k E n_k) of the §4.1 Markov model."""
@@ -117,7 +124,8 @@ def register(app: typer.Typer) -> None:
                           format_exact(result.loads[k]), f"{result.mean_transactions[k]:.6g}", f"{g:.6g}")
         console.print(table)
         console.print("resource loads (8): " + ", ".join(format_exact(x) for x in result.resource_loads))
-        console.print(f"truncation: N={result.truncation}, {result.states} states, boundary mass {result.boundary_mass:.2e}")
+        console.print(f"truncation: N={result.truncation}, {result.states} states,"
+                      f" boundary mass {result.boundary_mass:.2e}")
         for note in result.notes:
             console.print(f"note: {note}")
 
@@ -126,7 +134,8 @@ def register(app: typer.Typer) -> None:
         number: int = typer.Argument(..., help="1, 2 or 3"),
         out: str = typer.Option(".", "--out", help="directory for figureN.png"),
         tol: float = typer.Option(1e-4, "--tol", help="target boundary mass of the truncation"),
-        loads: Optional[str] = typer.Option(None, "--loads", help="load points of the most loaded resource (default 0.1..0.8, 0.85, 0.9)"),
+        loads: Optional[str] = typer.Option(
+            None, "--loads", help="load points of the most loaded resource (default 0.1..0.8, 0.85, 0.9)"),
         flows: int = typer.Option(10000, "--flows", help="figure 3: flow arrivals per packet simulation"),
         mean_size: float = typer.Option(50, "--mean-size", help="figure 3: mean flow size (packets)"),
         window: int = typer.Option(5, "--window", help="figure 3: per-flow window W (packets)"),
@@ -160,7 +169,8 @@ def register(app: typer.Typer) -> None:
         for m, pts in info["packets"].items():
             for p in pts:
                 fl = ", ".join(f"{x:.3f}" for x in p["fluid"]) if p["fluid"] else "-"
-                typer.echo(f"  {m} load {p['load']}: packets γ = {', '.join(f'{x:.3f}' for x in p['gamma'])}; fluid γ = {fl}")
+                pk = ", ".join(f"{x:.3f}" for x in p["gamma"])
+                typer.echo(f"  {m} load {p['load']}: packets γ = {pk}; fluid γ = {fl}")
         for c in info["orderings"]:
             mark = "holds" if c["holds"] else "FAILS"
             typer.echo(f"[{mark}] Figure {c['figure']}: {c['claim']} — {c['detail']}")
@@ -198,13 +208,15 @@ def register(app: typer.Typer) -> None:
                 {**to_json(r, versioned=False), "packets_per_second": r.packets_per_second, "fluid_gamma": f.gamma,
                  "relative_difference": [abs(a - b) / b for a, b in zip(r.gamma, f.gamma)]} for r, f in out]))
             return
-        table = Table(title=f"packet schedulers vs fluid model ({flows} flows, mean {mean_size} packets, W={window}, seed {seed})")
+        table = Table(title=f"packet schedulers vs fluid model"
+                            f" ({flows} flows, mean {mean_size} packets, W={window}, seed {seed})")
         for col in ("scheduler", "class", "γ packets", "γ fluid", "rel. diff", "packets/s"):
             table.add_column(col, justify="right")
         for r, f in out:
             for k in range(len(r.gamma)):
                 table.add_row(r.scheduler if k == 0 else "", str(k + 1), f"{r.gamma[k]:.4f}", f"{f.gamma[k]:.4f}",
-                              f"{abs(r.gamma[k] - f.gamma[k]) / f.gamma[k]:.3f}", f"{r.packets_per_second:,.0f}" if k == 0 else "")
+                              f"{abs(r.gamma[k] - f.gamma[k]) / f.gamma[k]:.3f}",
+                              f"{r.packets_per_second:,.0f}" if k == 0 else "")
         console.print(table)
 
     @sub.command("cluster")
@@ -236,5 +248,6 @@ def register(app: typer.Typer) -> None:
             table.add_column(col, justify="right")
         for r in out:
             for i, (m, f) in enumerate(zip(r.mean_tasks, r.fluid_tasks)):
-                table.add_row(r.scheduler if i == 0 else "", str(i + 1), f"{m:.3f}", f"{f:.3f}", f"{abs(m - f) / f:.3f}")
+                table.add_row(r.scheduler if i == 0 else "", str(i + 1), f"{m:.3f}", f"{f:.3f}",
+                              f"{abs(m - f) / f:.3f}")
         console.print(table)

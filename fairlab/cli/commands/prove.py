@@ -35,8 +35,8 @@ def register(app: typer.Typer) -> None:
                                              help="property name, or 'unique', or 'same-as:MECHANISM'"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
-        time_limit: float = typer.Option(60.0, "--time-limit",
-                                         help="seconds, outer stop only: gives unknown (time) (per size with --catalogue)"),
+        time_limit: float = typer.Option(
+            60.0, "--time-limit", help="seconds, outer stop only: gives unknown (time) (per size with --catalogue)"),
         rlimit: int = typer.Option(None, "--rlimit", show_default=False,
                                    help="z3 resource limit of the first proof attempt (decides; default "
                                         "10,000,000, doubling per attempt)"),

@@ -57,11 +57,13 @@ def register(app: typer.Typer) -> None:
         prop: str = typer.Argument(..., metavar="PROPERTY", help="property name (see `fairlab properties`)"),
         users: int = typer.Option(2, "--users", "-n", help="number of users"),
         resources: int = typer.Option(2, "--resources", "-m", help="number of resources"),
-        engine: Optional[List[str]] = typer.Option(None, "--engine", help="symbolic | grid | random (repeatable; default all)"),
+        engine: Optional[List[str]] = typer.Option(None, "--engine",
+                                                   help="symbolic | grid | random (repeatable; default all)"),
         candidates: int = typer.Option(DEFAULT_CANDIDATES, "--candidates", "--evaluations",
                                        help="candidate instances to decide (all engines; the deterministic budget)"),
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
-        time_limit: float = typer.Option(SEARCH_TIME_LIMIT, "--time-limit", help="outer stop in seconds (then: unknown)"),
+        time_limit: float = typer.Option(SEARCH_TIME_LIMIT, "--time-limit",
+                                         help="outer stop in seconds (then: unknown)"),
         seed: int = typer.Option(0, "--seed", help="seed of the random engine and of the checks"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
@@ -129,7 +131,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("matrix")
     def matrix_cmd(
-        time_limit: float = typer.Option(MATRIX_TIME_LIMIT, "--time-limit", help="outer stop in seconds per cell (then: unknown)"),
+        time_limit: float = typer.Option(MATRIX_TIME_LIMIT, "--time-limit",
+                                         help="outer stop in seconds per cell (then: unknown)"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
         candidates: int = typer.Option(MATRIX_CANDIDATES, "--candidates", "--evaluations",
