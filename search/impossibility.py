@@ -87,6 +87,86 @@ class Family:
         ]
 
 
+# --------------------------------------------------------------------------- well-formed families
+#: the relations a member other than the first may stand in to the base
+RELATIONS = ("rm", "sp", "pm")
+
+
+def _rows(inst: Instance, skip: int | None = None) -> tuple:
+    """Everything of an instance but its capacities, per user (demands, weights, task cap), without user `skip`."""
+    return tuple((inst.demands[i], inst.weights[i], inst.max_tasks[i]) for i in range(inst.n) if i != skip)
+
+
+def _user_index(member: Member, n: int) -> str | None:
+    user = member.user
+    if isinstance(user, bool) or not isinstance(user, int) or not 0 <= user < n:
+        return f"user must be a user index of the base (0..{n - 1}), got {user!r}"
+    return None
+
+
+def relation_error(base: Instance, member: Member, first: bool = False) -> str | None:
+    """Why `member` does not stand in its stated relation to `base` (None if it does).
+
+    * ``base``: only the first member, equal to the base;
+    * ``rm``: the same users (demands, weights, task caps) and resources, capacities >= the base's
+      componentwise and not all equal;
+    * ``sp``: the same instance except user ``member.user``'s demand row, which differs;
+    * ``pm``: the base with exactly user ``member.user`` removed."""
+    inst, relation = member.instance, member.relation
+    if first or relation == "base":
+        if not first:
+            return "relation 'base' is only for the first member"
+        if relation != "base":
+            return f"the first member must have relation 'base', not {relation!r}"
+        if member.user is not None:
+            return "a base member has no user"
+        return None if inst == base else "the first member must equal the family's base"
+    if relation not in RELATIONS:
+        return f"unknown relation {relation!r} (base, {', '.join(RELATIONS)})"
+    if relation == "rm":
+        if member.user is not None:
+            return "an rm member has no user"
+        if inst.m != base.m or _rows(inst) != _rows(base):
+            return "an rm member must have the base's users (demands, weights, task caps) and resources"
+        if any(c < b for c, b in zip(inst.capacities, base.capacities, strict=True)):
+            return "an rm member's capacities must be at least the base's"
+        if inst.capacities == base.capacities:
+            return "an rm member must increase some capacity"
+        return None
+    why = _user_index(member, base.n)
+    if why:
+        return why
+    j = member.user
+    if relation == "sp":
+        if inst.n != base.n or inst.m != base.m or inst.capacities != base.capacities:
+            return "an sp member must have the base's users, resources and capacities"
+        if _rows(inst, skip=j) != _rows(base, skip=j) or inst.weights[j] != base.weights[j] \
+                or inst.max_tasks[j] != base.max_tasks[j]:
+            return f"an sp member may change only user {j}'s demands"
+        if inst.demands[j] == base.demands[j]:
+            return f"an sp member must change user {j}'s demands"
+        return None
+    # pm
+    if inst.n != base.n - 1 or inst.m != base.m or inst.capacities != base.capacities \
+            or _rows(inst) != _rows(base, skip=j):
+        return f"a pm member must be the base without exactly user {j}"
+    return None
+
+
+def family_error(family: Family) -> str | None:
+    """Why `family` is malformed (None if every member stands in its stated relation to the base)."""
+    if not family.members:
+        return "a family needs a base member"
+    for k, member in enumerate(family.members):
+        why = relation_error(family.base, member, first=(k == 0))
+        if why:
+            return f"family member {k} ({member.label!r}): {why}"
+    labels = [m.label for m in family.members]
+    if len(set(labels)) != len(labels):
+        return "family members need distinct labels"
+    return None
+
+
 # --------------------------------------------------------------------------- the joint system
 def _member_view(inst: Instance, indivisible: bool) -> Z3View:
     return Z3View(SymbolicInstance.from_instance(inst), integral=indivisible, concrete=inst)
@@ -108,7 +188,13 @@ def joint_system(family: Family, properties: Sequence[str], indivisible: bool):
 
     Each property's constraints are its own rule negated (`fairlab.properties.property`): an
     allocation property on every member, a relational one between the base and each member
-    related to it by that property's deviation. Names: ``si[member][i]``, ``rm[member][i]``, ..."""
+    related to it by that property's deviation. Names: ``si[member][i]``, ``rm[member][i]``, ...
+
+    `InputError` if a member does not stand in its stated relation to the base (`family_error`):
+    no malformed family is ever solved."""
+    why = family_error(family)
+    if why:
+        raise InputError(f"impossibility family: {why}")
     make = z3.Int if indivisible else z3.Real
     tasks = [[make(f"x{k}_{i}") for i in range(m.instance.n)] for k, m in enumerate(family.members)]
     props = [fairlab_properties.get(p) for p in properties]

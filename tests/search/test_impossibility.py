@@ -75,3 +75,51 @@ def test_bad_property_sets_are_one_line_errors():
         imp.search(["si", "pe"])
     with pytest.raises(InputError, match="property 'xx'"):
         imp.search(["si", "xx"])
+
+
+# --------------------------------------------------------------------------- well-formed families
+@pytest.mark.parametrize("generator", sorted(imp.GENERATORS))
+def test_every_generated_family_stands_in_its_stated_relations(generator):
+    families = list(imp.GENERATORS[generator]())
+    assert families
+    for family in families:
+        assert imp.family_error(family) is None, family.to_dict()
+
+
+def _base():
+    return Instance.build([1, 1], [[1, 2], [2, 1], [1, 1]])
+
+
+@pytest.mark.parametrize("member, words", [
+    (lambda b: imp.Member("grow", b.replace(capacities=[2, 2], demands=[[9, 9], [9, 9], [9, 9]]), "rm"),
+     "base's users"),
+    (lambda b: imp.Member("grow", b.replace(capacities=[2, 2, 2], demands=[[1, 2, 1], [2, 1, 1], [1, 1, 1]]), "rm"),
+     "base's users"),
+    (lambda b: imp.Member("shrink", b.replace(capacities=[2, "1/2"]), "rm"), "at least the base's"),
+    (lambda b: imp.Member("same", b, "rm"), "increase some capacity"),
+    (lambda b: imp.Member("lie", b.replace(demands=[[2, 2], [1, 1], [1, 1]]), "sp", 0), "only user 0's demands"),
+    (lambda b: imp.Member("truth", b, "sp", 0), "must change user 0's demands"),
+    (lambda b: imp.Member("lie", b.replace(demands=[[2, 2], [2, 1], [1, 1]]), "sp", 3), "user index"),
+    (lambda b: imp.Member("left", b.replace(demands=[[1, 2], [1, 1]]), "pm", 0), "without exactly user 0"),
+    (lambda b: imp.Member("again", b, "base"), "only for the first member"),
+    (lambda b: imp.Member("odd", b.replace(capacities=[2, 2]), "grow"), "unknown relation"),
+])
+def test_a_member_not_in_its_stated_relation_is_refused_before_solving(member, words):
+    base = _base()
+    family = imp.Family([imp.Member("base", base), member(base)])
+    assert words in imp.family_error(family)
+    with pytest.raises(InputError, match="impossibility family"):
+        imp.joint_system(family, ["si", "rm", "sp", "pm"], indivisible=False)
+    with pytest.raises(InputError, match="impossibility family"):
+        imp.check_family(family, ["si", "rm"], indivisible=False)
+
+
+def test_well_formed_members_of_each_relation():
+    base = _base()
+    family = imp.Family([
+        imp.Member("base", base),
+        imp.Member("grow", base.replace(capacities=[1, 3]), "rm"),
+        imp.Member("lie", base.replace(demands=[[1, 2], [1, 1], [1, 1]]), "sp", 1),
+        imp.Member("left", base.replace(demands=[[1, 2], [1, 1]]), "pm", 1),
+    ])
+    assert imp.family_error(family) is None
