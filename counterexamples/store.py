@@ -184,11 +184,47 @@ def fixture_name(record: dict) -> str:
         "/", "_")
 
 
+def _package_folders() -> list[Path]:
+    """The installed package's folder and the shipped fixtures' folder (outside the package folder in
+    an editable install): no store may be inside either."""
+    return [Path(sys.modules["fairlab"].__file__).resolve().parent, FIXTURES.resolve()]
+
+
+def check_outside_package(path: Path) -> None:
+    """`InputError` if `path` is inside the installed package or the shipped fixtures' folder."""
+    resolved = Path(os.path.abspath(path)).resolve()
+    for folder in _package_folders():
+        if resolved == folder or folder in resolved.parents:
+            raise InputError(f"store {str(path)!r}: the store must be outside the installed package ({folder})")
+
+
 class Store:
-    """A folder of fixtures that belongs to the user (see `location`)."""
+    """A folder of fixtures that belongs to the user (see `location`); never inside the installed
+    package (`check_outside_package`: an `InputError` at construction)."""
 
     def __init__(self, directory: str | os.PathLike | None = None):
         self.path = location(directory)
+        check_outside_package(self.path)
+
+    def check_writable(self) -> None:
+        """`InputError` unless fixtures can be written here: the store is a folder, or does not exist
+        yet and its nearest existing ancestor is a writable folder. Commands that will write call this
+        before any work, so a bad ``--store`` is one line up front, not an error after a search."""
+        path = self.path
+        if os.path.lexists(path) and not path.is_dir():
+            raise InputError(f"store {str(path)!r}: exists and is not a folder")
+        ancestor = path
+        while not os.path.lexists(ancestor) and ancestor.parent != ancestor:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise InputError(f"store {str(path)!r}: {str(ancestor)!r} is not a folder")
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise InputError(f"store {str(path)!r}: {str(ancestor)!r} is not writable")
+
+    def check_readable(self) -> None:
+        """`InputError` if the store's path exists but is not a folder (a missing store is empty)."""
+        if os.path.lexists(self.path) and not self.path.is_dir():
+            raise InputError(f"store {str(self.path)!r}: exists and is not a folder")
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -205,10 +241,14 @@ class Store:
         record = {"schema_version": SCHEMA_VERSION, **record}
         record.setdefault("provenance", provenance())  # lab, Python, z3, HiGHS, numpy versions of this finding
         record.setdefault("found_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        self.check_writable()
         path = self.path / fixture_name(record)
         if path.exists() and not overwrite:
             return path, False
-        write_atomic(path, record)
+        try:
+            write_atomic(path, record)
+        except OSError as exc:
+            raise InputError(f"store {str(self.path)!r}: cannot write {path.name} ({exc.strerror or exc})") from None
         return path, True
 
     def find(self, mechanism: str, prop: str, digest: str) -> Path | None:
@@ -216,8 +256,16 @@ class Store:
         return path if path.exists() else None
 
     def load_all(self) -> list[tuple[Path, dict]]:
-        """Every fixture in the store (none if the folder does not exist yet), by file name."""
-        return [(path, read(path)) for path in sorted(self.path.glob("*.json"))] if self.path.is_dir() else []
+        """Every fixture in the store (none if the folder does not exist yet), by file name; a
+        one-line `InputError` if the store is not a folder or cannot be listed."""
+        self.check_readable()
+        if not self.path.is_dir():
+            return []
+        try:
+            paths = sorted(self.path.glob("*.json"))
+        except OSError as exc:
+            raise InputError(f"store {str(self.path)!r}: cannot be listed ({exc.strerror or exc})") from None
+        return [(path, read(path)) for path in paths]
 
 
 def read(path: str | os.PathLike) -> dict:

@@ -27,7 +27,7 @@ from fairlab.core.results import Result
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.base import Mechanism
 from fairlab.search import engines, proof
-from fairlab.search.findings import record_finding
+from fairlab.search.findings import record_finding, writable_store
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
@@ -42,6 +42,8 @@ def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2
     budget keywords: ``engines``, ``candidates``, ``rlimit``, ``seed``, ``time_limit``,
     ``options``, ...). A violation is stored in `store` if one is given (its file in
     ``details["fixture"]``, None when nothing was written)."""
+    if store is not None:
+        store = writable_store(store)  # a bad store: one line before any search
     mech = resolve_mechanism(mechanism)
     properties.get(property)
     proof.check_options(mech, dict(budget.get("options") or {}))  # values too, before any work
@@ -56,6 +58,8 @@ def prove(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
     """Prove `property` of `mechanism` for every instance of n users × m resources, or refute it
     (`proof.prove`; keywords: ``time_limit``, ``rlimit``, ``attempts``, ``options``,
     ``positive_demands``, ``budget``). A refutation is stored in `store` if one is given."""
+    if store is not None:
+        store = writable_store(store)  # a bad store: one line before any proof
     mech = resolve_mechanism(mechanism)
     result = proof.prove(mech, property, n, m, **budget)
     if store is not None and result.status == "refuted":

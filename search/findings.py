@@ -86,6 +86,14 @@ def store_of(store: Store | str | os.PathLike | None) -> Store:
     return store if isinstance(store, Store) else Store(store)
 
 
+def writable_store(store: Store | str | os.PathLike | None) -> Store:
+    """`store_of`, checked writable (`Store.check_writable`): what a verb that will write calls
+    before any work, so a bad store is a one-line `InputError` up front."""
+    target = store_of(store)
+    target.check_writable()
+    return target
+
+
 def record_finding(result: Result, mechanism: Mechanism | None, store: Store | str | os.PathLike | None = None,
                    claim: str | None = None) -> Result:
     """Re-verify the finding of `result` from scratch and save it in `store` (see `store_of`):

@@ -19,7 +19,7 @@ from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.base import Mechanism
 from fairlab.search import engines
 from fairlab.search.budgets import MATRIX_CANDIDATES, MATRIX_TIME_LIMIT
-from fairlab.search.findings import record_finding, store_of
+from fairlab.search.findings import record_finding, store_of, writable_store
 from fairlab.search.verify import plugin_identity
 
 
@@ -50,7 +50,7 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
            progress: Callable[[str], None] | None = None) -> list[Result]:
     """Every mechanism (default: the registered ones) × every property, in the registries' order."""
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
-    user_store = store_of(store)
+    user_store = writable_store(store) if write else store_of(store)
     records = [(name, record) for name, record in fixtures.shipped()]
     records += [(path.name, record) for path, record in user_store.load_all()]
     budget = {} if rlimit is None else {"rlimit": rlimit}

@@ -28,7 +28,7 @@ from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import bmf
 from fairlab.mechanisms.base import Constraint
 from fairlab.search import engines, impossibility, space
-from fairlab.search.findings import record_finding
+from fairlab.search.findings import record_finding, writable_store
 from fairlab.search.shrink import shrink
 
 
@@ -102,6 +102,8 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
               engines_used=None) -> Result:
     """Run one claim's search from scratch; `engines_used` restricts the portfolio (default all).
     A finding is stored in `store` (a `Store` or folder) if one is given, else nothing is written."""
+    if store is not None:
+        store = writable_store(store)  # a bad store: one line before any search
     limit = claim.time_limit if time_limit is None else time_limit
     start = time.monotonic()
     if claim.kind == "impossibility":

@@ -161,3 +161,94 @@ def test_a_python_callable_is_searched_but_its_finding_not_stored(tmp_path):
     with pytest.raises(InputError, match="could not be re-verified later"):
         run_search(dictator, "si", 2, 2, time_limit=60, store=tmp_path)
     assert not list(tmp_path.iterdir())
+
+
+# --------------------------------------------------------------------------- bad store locations
+def _one_line_error(out, *words):
+    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    assert all(w in lines[0] for w in words), lines[0]
+
+
+def test_a_store_that_cannot_be_a_folder_is_refused_before_any_search(tmp_path, monkeypatch):
+    from fairlab.core.errors import InputError
+    from fairlab.search import prove
+
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    calls = []
+    monkeypatch.setattr("fairlab.search.engines.search", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr("fairlab.search.proof.prove", lambda *a, **k: calls.append(a))
+    for where in (afile, afile / "sub"):
+        with pytest.raises(InputError, match="not a folder"):
+            Store(where).check_writable()
+        with pytest.raises(InputError, match="not a folder"):
+            run_search("asset", "si", 2, 2, store=where)
+        with pytest.raises(InputError, match="not a folder"):
+            prove("drf", "si", 2, 2, store=where)
+        assert calls == []  # refused before any work
+    with pytest.raises(InputError, match="not a folder"):
+        Store(afile).load_all()
+    assert afile.read_text() == "not a folder"
+    Store(tmp_path / "new" / "deeper").check_writable()  # does not exist yet: fine, created on save
+
+
+def test_an_unwritable_store_is_refused(tmp_path):
+    from fairlab.core.errors import InputError
+
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        pytest.skip("root may write anywhere")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(InputError, match="not writable"):
+            Store(locked / "store").check_writable()
+    finally:
+        locked.chmod(0o755)
+
+
+def test_a_failing_write_is_one_input_error(tmp_path, monkeypatch):
+    from fairlab.core.errors import InputError
+
+    result = run_search("asset", "si", 2, 2, time_limit=60)
+    record = fixture_record(result, fairlab.mechanism("asset"))
+
+    def refuse(path, data):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(store, "write_atomic", refuse)
+    with pytest.raises(InputError, match="cannot write .*Permission denied"):
+        Store(tmp_path).save(record, reverify(record))
+
+
+@pytest.mark.parametrize("verb", [["search", "asset", "si"], ["prove", "drf", "si"],
+                                  ["matrix", "--mechanism", "drf"], ["rediscover", "--claim", "thm1-asset-si"],
+                                  ["store", "list"], ["store", "verify"]])
+def test_cli_a_store_that_is_a_file_is_one_line(tmp_path, run_cli, verb):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for where in ([afile] if verb[0] == "store" else [afile, afile / "sub"]):
+        _one_line_error(run_cli(*verb, "--store", where, timeout=120), "not a folder")
+    assert afile.read_text() == ""
+
+
+def test_no_store_inside_the_installed_package(tmp_path, run_cli, monkeypatch):
+    from fairlab.core.errors import InputError
+
+    package = Path(fairlab.__file__).parent
+    for where in (package, package / "counterexamples" / "fixtures", store.FIXTURES, store.FIXTURES / "sub",
+                  store.FIXTURES / ".." / "fixtures"):
+        with pytest.raises(InputError, match="the store must be outside the installed package"):
+            Store(where)
+    monkeypatch.setenv("FAIRLAB_STORE", str(store.FIXTURES))
+    with pytest.raises(InputError, match="outside the installed package"):
+        Store()
+    before = _snapshot()
+    for verb in (["search", "asset", "si"], ["store", "path"], ["store", "list"]):
+        _one_line_error(run_cli(*verb, "--store", store.FIXTURES), "the store must be outside the installed package")
+    _one_line_error(run_cli("search", "asset", "si", env={"FAIRLAB_STORE": str(package / "x")}),
+                    "outside the installed package")
+    assert _snapshot() == before

@@ -25,6 +25,7 @@ from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 from fairlab.search import prove
 from fairlab.search.catalogue import run_catalogue
+from fairlab.search.findings import writable_store
 
 
 def register(app: typer.Typer) -> None:
@@ -64,6 +65,7 @@ def register(app: typer.Typer) -> None:
                                  f"--option (got {extra})")
             if not catalogue:
                 params.size(users, resources)
+                target = None if no_store else writable_store(Store(store))  # a bad store: one line, up front
         except InputError as exc:
             fail(str(exc))
         if catalogue:
@@ -82,7 +84,7 @@ def register(app: typer.Typer) -> None:
             fail("prove: give MECHANISM and PROPERTY, or --catalogue")
         try:
             with output_to_stderr(), plugin_time_limit(time_limit):
-                result = prove(mechanism, prop, users, resources, store=None if no_store else Store(store),
+                result = prove(mechanism, prop, users, resources, store=target,
                                time_limit=time_limit, options=parse_options(option), positive_demands=positive,
                                rlimit=rlimit, attempts=attempts)
         except InputError as exc:

@@ -36,6 +36,7 @@ from fairlab.search.budgets import (
     MAX_CANDIDATES,
     SEARCH_TIME_LIMIT,
 )
+from fairlab.search.findings import writable_store
 from fairlab.search.matrix import matrix
 
 err_console = Console(stderr=True)
@@ -80,10 +81,11 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
+            target = None if no_store else writable_store(Store(store))  # a bad store: one line, before the search
             with plugin.time_limit(time_limit), _progress(fmt == "table") as bar:
                 task = bar.add_task(f"{mechanism} vs {prop}", total=None)
                 result = run_search(
-                    mechanism, prop, users, resources, store=None if no_store else Store(store),
+                    mechanism, prop, users, resources, store=target,
                     engines=engine or engines.ENGINES, time_limit=time_limit, seed=seed, options=parse_options(option),
                     candidates=candidates, rlimit=rlimit,
                     progress=lambda name, k: bar.update(task, description=f"{prop}: {k} candidates ({name})"),
@@ -109,19 +111,23 @@ def register(app: typer.Typer) -> None:
         try:
             params.seconds(time_limit)
             chosen = [claims.get_claim(c) for c in claim] if claim else list(claims.CLAIMS)
-            target = None if no_store else Store(store)
+            target = None if no_store else writable_store(Store(store))  # a bad store: one line, before any claim
         except InputError as exc:
             fail(str(exc))
         outcomes = []
         start = time.monotonic()
-        with _progress(fmt == "table") as bar:
-            overall = bar.add_task("claims", total=len(chosen))
-            for c in chosen:
-                bar.update(overall, description=f"{c.id}")
-                outcomes.append(claims.run_claim(
-                    c, seed=seed, time_limit=time_limit, store=target,
-                    progress=lambda name, k, c=c: bar.update(overall, description=f"{c.id}: {k} candidates ({name})")))
-                bar.advance(overall)
+        try:
+            with _progress(fmt == "table") as bar:
+                overall = bar.add_task("claims", total=len(chosen))
+                for c in chosen:
+                    bar.update(overall, description=f"{c.id}")
+                    outcomes.append(claims.run_claim(
+                        c, seed=seed, time_limit=time_limit, store=target,
+                        progress=lambda name, k, c=c: bar.update(overall,
+                                                                 description=f"{c.id}: {k} candidates ({name})")))
+                    bar.advance(overall)
+        except InputError as exc:  # e.g. the store became unwritable: one line
+            fail(str(exc))
         if fmt == "json":
             emit_json(report("rediscovery", outcomes, store=None if target is None else str(target.path)))
         else:
@@ -152,6 +158,9 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
+            user_store = Store(store)
+            if not no_store:
+                user_store.check_writable()  # a bad store: one line, before any cell
             with plugin.time_limit(time_limit):
                 mechs = [mechanisms.get(m) for m in (mechanism or mechanisms.names())]
             with _progress(fmt == "table") as bar:
@@ -161,7 +170,7 @@ def register(app: typer.Typer) -> None:
                     bar.update(task, description=text, advance=1)
 
                 cells = matrix(mechs, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
-                               time_limit=time_limit, store=Store(store), write=not no_store, progress=advance)
+                               time_limit=time_limit, store=user_store, write=not no_store, progress=advance)
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":

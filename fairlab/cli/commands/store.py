@@ -35,7 +35,10 @@ def register(app: typer.Typer) -> None:
     @store_app.command("path")
     def path_cmd(store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP)):
         """Print the store's folder."""
-        typer.echo(str(Store(store).path))
+        try:
+            typer.echo(str(Store(store).path))
+        except InputError as exc:
+            fail(str(exc))
 
     @store_app.command("list")
     def list_cmd(
@@ -46,14 +49,15 @@ def register(app: typer.Typer) -> None:
         """List the fixtures of the store (or the shipped ones)."""
         check_format(fmt)
         try:
-            records = fixtures.shipped() if shipped else [(p.name, r) for p, r in Store(store).load_all()]
+            where = None if shipped else Store(store)
+            records = fixtures.shipped() if shipped else [(p.name, r) for p, r in where.load_all()]
         except InputError as exc:
             fail(str(exc))
         items = _listing(records)
         if fmt == "json":
             emit_json({"schema_version": SCHEMA_VERSION, "kind": "fixtures", "items": items})
             return
-        table = Table(title="shipped fixtures" if shipped else f"fixtures in {Store(store).path}")
+        table = Table(title="shipped fixtures" if shipped else f"fixtures in {where.path}")
         for col in ("fixture", "kind", "mechanism", "property", "claim", "found at"):
             table.add_column(col, overflow="fold")
         for item in items:
