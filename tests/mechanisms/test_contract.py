@@ -183,3 +183,12 @@ def test_conformance_json_is_a_result_document():
     assert data["schema_version"] == 1 and data["kind"] == "conformance" and data["status"] == "agrees"
     assert json.loads(json.dumps(data)) == data
 
+
+
+def test_conformance_from_python_has_the_cli_size_defaults():
+    """``fairlab conformance drf`` samples 2 users × 2 resources; so does ``fairlab.conformance("drf")``."""
+    report = fairlab.conformance("drf", samples=2)
+    assert report.status == "agrees"
+    assert (report.details["users"], report.details["resources"]) == (2, 2)
+    assert all(len(r.instance["demands"]) == 2 and len(r.instance["capacities"]) == 2
+               for r in conformance.results_of(report))
