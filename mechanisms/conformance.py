@@ -237,7 +237,7 @@ def _summary(name: str, results: list[Result], n: int, m: int, samples: int, see
     return head
 
 
-def check_sample(mechanism, n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                  budget: SolverBudget | None = None, options: dict | None = None, stop_early: bool = False,
                  instances: list | None = None, deadline: float | None = None) -> Result:
     """`check` on `sample(n, m, samples, seed)` (or on `instances`): one conformance `Result`,
@@ -246,7 +246,7 @@ def check_sample(mechanism, n: int, m: int, samples: int = DEFAULT_SAMPLES, seed
     size, sample, seed, options and the per-instance ``results``; ``budget`` the z3 budget of
     each query and the total ``rlimit_spent``.
 
-    The public ``fairlab.conformance(mechanism, n, m, ...)``: `mechanism` is anything
+    The public ``fairlab.conformance(mechanism, n=2, m=2, ...)`` (the CLI's defaults): `mechanism` is anything
     `fairlab.mechanisms.get` takes, `instances` anything `check` takes. An instance the allocator
     declines (its own `InputError`) is skipped; a failing plug-in or a bad option raises.
     `stop_early`: stop at the first instance that does not agree. `deadline` (time.monotonic)

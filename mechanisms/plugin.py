@@ -177,16 +177,18 @@ def load(name: str) -> Mechanism:
 
 def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
     """A plain Python callable ``Instance -> tasks`` (anything a plug-in may return) as a `Mechanism`,
-    named by `name` or its ``__name__``. It runs in this process (no time limit stops it); its
-    results are checked exactly feasible, its ``spec``, ``anonymous`` and ``scale_invariant``
-    attributes are read as a plug-in's. The same callable gives the same `Mechanism` object."""
+    named by `name` (an entry point's name) or else `callable_name` (``callable <module>.<qualname>``,
+    which no registered name can be: a ``def drf(instance)`` is never reported as the built-in
+    ``drf``). It runs in this process (no time limit stops it); its results are checked exactly
+    feasible, its ``spec``, ``anonymous`` and ``scale_invariant`` attributes are read as a
+    plug-in's. The same callable gives the same `Mechanism` object."""
     if not callable(fn):
         raise InputError(f"mechanism: expected a name, a Mechanism or a callable, got {type(fn).__name__}")
     try:
         return _CALLABLES[fn]
     except (KeyError, TypeError):
         pass
-    name = name or getattr(fn, "__name__", None) or type(fn).__name__
+    name = name or callable_name(fn)
     module = getattr(fn, "__module__", None) or ""
 
     def call(instance: Instance):
@@ -195,12 +197,21 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
             raise KeyboardInterrupt
         return kind, value
 
-    mechanism = _wrap(fn, name, f"Python callable {name}", source or module, module, call)
+    mechanism = _wrap(fn, name, f"Python {name}", source or module, module, call)
     try:
         _CALLABLES[fn] = mechanism
     except TypeError:  # not weak-referenceable: not cached
         pass
     return mechanism
+
+
+def callable_name(fn) -> str:
+    """``callable <module>.<qualname>`` of a plain Python callable: the word and the space keep it
+    apart from every registered name and alias (and from ``file.py:function`` plug-ins, whose names
+    a fixture may record), the module and qualified name say which callable it was."""
+    qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None) or getattr(type(fn), "__module__", None)
+    return f"callable {module}.{qualname}" if module else f"callable {qualname}"
 
 
 def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) -> Mechanism:

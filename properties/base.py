@@ -160,7 +160,32 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     An approximate allocation (`Allocation.is_exact` False) never leaves this function: the
     mechanism is asked for the exact one (`Mechanism.exact_options`) within the time left before
     the current `fairlab.core.exact.deadline` (`DEFAULT_EXACT_SECONDS` without one), and if that is
-    not possible or does not finish, `InexactAllocation` says why."""
+    not possible or does not finish, `InexactAllocation` says why.
+
+    A mechanism that is not one of the lab's built-ins (`is_builtin`: plug-in files, plain
+    callables, entry points, hand-made `Mechanism` objects) is run twice on the same instance and
+    options, and the two exact allocations must be equal: a mechanism that answers differently
+    for the same question is not a mechanism a verdict can be about (a deviation search would
+    compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
+    cannot prove determinism, but they catch a mechanism that alternates or draws at random
+    often enough to matter, at the only place allocations are obtained. Built-ins run once."""
+    tasks = _exact_tasks(mechanism, instance, options)
+    if not is_builtin(mechanism):
+        again = _exact_tasks(mechanism, instance, options)
+        if again != tasks:
+            raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
+                              f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
+                              "no verdict")
+    return tasks
+
+
+def is_builtin(mechanism: Mechanism) -> bool:
+    """One of the lab's own mechanisms (defined in a ``fairlab.`` module): deterministic by review,
+    run once by `run`. Everything else (plug-ins, callables, entry points) is foreign code."""
+    return mechanism.module.startswith("fairlab.")
+
+
+def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
     allocation = mechanism(instance, **dict(options))
     if not allocation.is_exact():
         allocation = _exact_allocation(mechanism, instance, options, allocation)

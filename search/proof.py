@@ -32,6 +32,13 @@ order (any failure is `unknown` with the reason, never `proved`):
    satisfiable (z3 produces an instance violating the property), so a property encoding that is
    UNSAT on its own (e.g. a wrongly negated property) cannot pass either.
 
+What a `proved` covers (``details["scope"]``): "mechanism" for the lab's built-ins (their specs are
+reviewed and pass conformance in the contract tests); "spec" for foreign code (plug-ins, callables,
+entry points), whose spec agreed with its allocator only on the sampled instances — the explanation
+says so. A foreign mechanism's `proved` passes one more gate, "allocator-check" (`allocator_check`):
+the exact property check of its allocator on the conformance sample and a few seeded instances with
+capacities 1..9; a violation there is the result, `refuted` with that witness, confirmed exactly.
+
 Budgets are deterministic: every z3 query runs in a fresh z3 context (z3's search depends on
 what its context saw before) and is decided by a resource limit (`fairlab.core.solving`). The proof
 query follows a fixed schedule of attempts — attempt k uses seed k and `rlimit` · 2^k — and the
@@ -46,13 +53,14 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import random
 import time
 from dataclasses import dataclass
 
 import z3
 
 from fairlab import mechanisms, properties
-from fairlab.core.errors import InputError, PluginError
+from fairlab.core.errors import InputError, OptionError, PluginError
 from fairlab.core.exact import to_fraction, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated, global_params
@@ -61,7 +69,7 @@ from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
-from fairlab.properties.base import Encoding, Violation, model_value, number
+from fairlab.properties.base import Encoding, Violation, is_builtin, model_value, number
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation
@@ -517,23 +525,37 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     queries: list[dict] = []
     reports: list[dict] = []
 
+    relation = prop == "unique" or prop.startswith("same-as:")
+    checked: dict = {}
+
     def result(status, explanation, core=(), control=None, instance=None, witness=None, reductions=()):
         spent = sum(q["spent"] for q in queries) + sum(c["budget"].get("rlimit_spent", 0) for c in reports)
         stopped = {"stopped": "time"} if explanation.startswith("time") else {}
+        # a refutation is confirmed exactly on the allocator itself: about the mechanism, whoever wrote it
+        covered = "mechanism" if Status(status) == Status.REFUTED else scope
         return Result(
             "proof", status, mechanism=mechanism.name, property=prop, instance=instance, witness=witness,
             certificate={"core": list(core), "control": control} if core else None,
             budget={**budget.recorded(), "rlimit_spent": spent, **stopped},
             seconds=time.monotonic() - start, explanation=explanation,
             details={"users": n, "resources": m, "options": options, "positive_demands": positive_demands,
-                     "gates": gates, "reductions": list(reductions), "conformance": reports, "queries": queries},
+                     "gates": gates, "reductions": list(reductions), "conformance": reports, "queries": queries,
+                     "scope": covered, **({"allocator_check": checked} if checked else {})},
         )
 
     # Gate 1: the spec describes the allocator (and, for 'same-as:X', X's spec describes X).
     other = related_mechanism(mechanism, prop)
     involved = [(mechanism, options)] + ([(other, {})] if other is not None and other is not mechanism else [])
+    # what a `proved` covers: the mechanism itself for the lab's built-ins (their specs are reviewed
+    # and pass conformance in the contract tests); for foreign code only its declared spec
+    scope = "mechanism" if all(is_builtin(mech) for mech, _ in involved) else "spec"
+    if scope == "spec" and not relation:
+        gates["allocator-check"] = "not-reached"
+    sampled: list[Result] = []
     for mech, opts in involved:
         report = conformance_gate(mech, n, m, opts, budget, deadline)
+        if mech is mechanism:
+            sampled = conformance.results_of(report)
         reports.append(to_json(report, versioned=False))
         if report.status != "agrees":
             gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
@@ -576,7 +598,91 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
             status, reason = "unknown", "z3 found a model but its violation did not survive the exact re-check"
         else:  # the witness reported is the one that was confirmed (the model's may have been rounded)
             reason, witness = confirmed
+    if status == "proved" and scope == "spec":
+        agreed = sum(1 for r in sampled if r.status == Status.AGREES)
+        if relation:
+            reason += (f". Scope: the declared specs (a relation between specifications); {mechanism.name}'s spec "
+                       f"agreed with its allocator on the {agreed} sampled instances")
+        else:
+            found = allocator_check(mechanism, prop, n, m, options, sampled, budget, deadline, checked)
+            if found is not None and found[0] == "refuted":
+                _, inst, witness, why = found
+                gates["allocator-check"] = "failed"
+                return result(Status.REFUTED, f"the spec is proved, but the allocator departs from it: {why}",
+                              instance=inst, witness=witness, reductions=reductions)
+            if found is not None:  # the clock stopped the allocator check: no claim
+                gates["allocator-check"] = "unknown"
+                return result(Status.UNKNOWN, _time_reason("the allocator check", budget) + f" — {found[1]}",
+                              reductions=reductions)
+            gates["allocator-check"] = "passed"
+            reason += (f". Scope: this proves the plug-in's declared spec, which agreed with its allocator on the "
+                       f"{agreed} sampled instances (conformance), and the allocator's exact {prop} check found no "
+                       f"violation on {checked.get('checked', 0)} instances (the sample and "
+                       f"{checked.get('extra', 0)} with capacities 1..9); an allocator departing from its spec "
+                       "elsewhere is not covered")
     return result(status, reason, best["core"], best["control"], best["instance"], witness, reductions)
+
+
+#: extra instances of the allocator check (`allocator_check`), and its deviation budget per check
+ALLOCATOR_CHECK_EXTRA = 9
+ALLOCATOR_CHECK_EVALUATIONS = 60
+
+
+def allocator_instances(n: int, m: int, seed: int = 0, count: int = ALLOCATOR_CHECK_EXTRA) -> list[Instance]:
+    """`count` seeded instances of n × m with non-unit capacities: instance k gives resource r the
+    capacity 1 + (k + 4r) mod 9, so each resource takes every capacity 1..9 over nine instances;
+    integer demands 0..9, every row with a positive entry. The same for the same arguments."""
+    rng = random.Random(f"fairlab allocator check {seed} {n} {m}")
+    out = []
+    for k in range(count):
+        rows = []
+        for _ in range(n):
+            row = [0 if rng.random() < 1 / 4 else rng.randint(1, 9) for _ in range(m)]
+            if not any(row):
+                row[rng.randrange(m)] = rng.randint(1, 9)
+            rows.append(row)
+        out.append(Instance.build([1 + (k + 4 * r) % 9 for r in range(m)], rows))
+    return out
+
+
+def allocator_check(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, sampled: list[Result],
+                    budget: ProveBudget, deadline: float, record: dict):
+    """The gate a foreign mechanism's `proved` passes besides conformance: the exact property check
+    (`fairlab.properties.check`, numeric engines only, `ALLOCATOR_CHECK_EVALUATIONS` deviations) of
+    its ALLOCATOR on the conformance sample and on `allocator_instances`. Sampled conformance cannot
+    show that foreign code follows its spec everywhere; an allocator that departs from it where the
+    spec's proof says the property holds is caught here if the departure shows on these instances.
+
+    None if no instance violates; ("refuted", instance dict, witness dict, explanation) for the
+    first violation, confirmed exactly (`confirm_refutation`); ("unknown", reason) if the clock
+    stopped the check. An instance the allocator declines is skipped. `record` is filled with what
+    was checked."""
+    instances = [Instance.from_dict(r.instance) for r in sampled if r.status != Status.SKIPPED and r.instance]
+    extra = allocator_instances(n, m, budget.conformance_seed)
+    record.update(instances=len(instances) + len(extra), extra=len(extra), checked=0, declined=0, undecided=0,
+                  evaluations=ALLOCATOR_CHECK_EVALUATIONS)
+    for inst in instances + extra:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "unknown", f"{record['checked']} of {record['instances']} instances checked"
+        try:
+            verdict = properties.check(mechanism, prop, inst, options=options, time_limit=left, symbolic=False,
+                                       evaluations=ALLOCATOR_CHECK_EVALUATIONS, seed=budget.conformance_seed)
+        except (PluginError, OptionError):
+            raise  # a broken or non-deterministic plug-in: no verdict at all
+        except InputError:
+            record["declined"] += 1  # the allocator declines this instance
+            continue
+        record["checked"] += 1
+        if verdict.status == Status.VIOLATED:
+            confirmed = confirm_refutation(mechanism, prop, inst.to_dict(), verdict.witness.to_dict(), options, budget)
+            if confirmed is not None:
+                return "refuted", inst.to_dict(), confirmed[1], confirmed[0]
+        elif verdict.status == Status.UNKNOWN:
+            if verdict.budget.get("stopped") == "time":
+                return "unknown", f"stopped on instance {record['checked']} of {record['instances']}"
+            record["undecided"] += 1
+    return None
 
 
 def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, witness: dict | None,

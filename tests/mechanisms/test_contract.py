@@ -85,7 +85,7 @@ drf_by_hand.scale_invariant = True
 
 def test_a_callable_is_a_mechanism_like_a_built_in(plugins):
     mech = fairlab.mechanism(equal_split)
-    assert mech.name == "equal_split" and mech.summary.startswith("Each user")
+    assert mech.name == f"callable {__name__}.equal_split" and mech.summary.startswith("Each user")
     assert not mech.anonymous and not mech.scale_invariant and mech.spec is None
     assert mechanisms.get(equal_split) is mech  # the same callable, the same Mechanism
     a = fairlab.allocate(equal_split, "drf-paper")
@@ -98,6 +98,20 @@ def test_a_callable_is_a_mechanism_like_a_built_in(plugins):
         _assert_exact_feasible(mech, instance)
 
     run()
+
+
+def test_a_callable_named_like_a_built_in_is_not_reported_as_it():
+    """Audit: ``def drf(instance)`` checked from Python gave Result(mechanism="drf"), the built-in's name."""
+
+    def drf(instance):
+        return [instance.solo_tasks(0)] + [0] * (instance.n - 1)
+
+    mech = mechanisms.get(drf)
+    assert mech.name == f"callable {__name__}.{drf.__qualname__}" and mech is not mechanisms.get("drf")
+    assert mech.name not in mechanisms.names()
+    result = fairlab.check(drf, "si", "drf-paper")
+    assert result.mechanism == mech.name and result.mechanism != "drf" and result.status == "violated"
+    assert fairlab.check("drf", "si", "drf-paper").status == "holds"
 
 
 def test_a_callable_with_a_spec_passes_conformance_like_the_built_in():
@@ -169,3 +183,12 @@ def test_conformance_json_is_a_result_document():
     assert data["schema_version"] == 1 and data["kind"] == "conformance" and data["status"] == "agrees"
     assert json.loads(json.dumps(data)) == data
 
+
+
+def test_conformance_from_python_has_the_cli_size_defaults():
+    """``fairlab conformance drf`` samples 2 users × 2 resources; so does ``fairlab.conformance("drf")``."""
+    report = fairlab.conformance("drf", samples=2)
+    assert report.status == "agrees"
+    assert (report.details["users"], report.details["resources"]) == (2, 2)
+    assert all(len(r.instance["demands"]) == 2 and len(r.instance["capacities"]) == 2
+               for r in conformance.results_of(report))

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import pytest
 
 from fairlab import mechanisms, properties
-from fairlab.core.errors import InputError
+from fairlab.core.errors import InputError, PluginError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result
 from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance
@@ -122,13 +122,28 @@ def test_malformed_witness_is_rejected_not_crashing():
     assert not Violation("sp", mechanisms.get("asset"), THM1, {"user": 0, "misreport": [1]}).verify()
 
 
-def test_a_violation_that_fails_reverification_is_never_reported():
-    """A non-deterministic mechanism: unfair on the first call, fair afterwards."""
+def test_a_non_deterministic_mechanism_gets_no_verdict():
+    """Unfair on the first call, fair afterwards: `run` runs a foreign mechanism twice and refuses
+    one that answers differently (a one-line PluginError), never a verdict."""
     calls = []
 
     def flaky(inst):
         calls.append(1)
         tasks = (F(0), F(0)) if len(calls) == 1 else mechanisms.allocate("drf", inst).tasks
+        return Allocation("flaky", inst, tasks)
+
+    with pytest.raises(PluginError, match="not a deterministic mechanism; no verdict"):
+        properties.check(Mechanism("flaky", "", "", flaky), "si", THM1)
+
+
+def test_a_violation_that_fails_reverification_is_never_reported():
+    """A witness that does not re-verify (here: the allocation changes between the check and its
+    re-verification, two runs each) is unknown, never violated."""
+    calls = []
+
+    def flaky(inst):
+        calls.append(1)
+        tasks = (F(0), F(0)) if len(calls) <= 2 else mechanisms.allocate("drf", inst).tasks
         return Allocation("flaky", inst, tasks)
 
     v = properties.check(Mechanism("flaky", "", "", flaky), "si", THM1)

@@ -155,12 +155,22 @@ def test_without_conformance_the_satisfiability_gate_refuses_a_contradictory_spe
     assert all(q["stage"] != "control" for q in proof.details["queries"])
 
 
-def test_without_conformance_the_second_reproducer_would_be_proved(monkeypatch):
+def test_without_conformance_the_second_reproducer_passes_every_z3_gate(monkeypatch):
     """Control for the conformance gate: DRF's spec (satisfiable, a true DRF theorem) passes every
-    later gate, so it is gate 1 alone that keeps the asset allocator from a false `proved`."""
+    later z3 gate; what keeps the asset allocator from a false `proved` is gate 1 and, for a
+    plug-in, the exact check of its allocator (which then refutes it on a concrete instance). With
+    both bypassed, the proof is about the declared spec and says so (scope "spec")."""
+    import fairlab.search.proof as P
+
     _bypass_conformance(monkeypatch)
     proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60)
-    assert proof.status == "proved"
+    gates = proof.details["gates"]
+    assert all(gates[g] == "passed" for g in ("satisfiable", "core-uses-property", "positive-control"))
+    assert proof.status == "refuted" and gates["allocator-check"] == "failed"
+    assert properties.get("si").verify(mechanisms.get(DRF_SPEC_ON_ASSET), proof.instance, proof.witness)
+    monkeypatch.setattr(P, "allocator_check", lambda *args, **kwargs: None)
+    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60)
+    assert proof.status == "proved" and proof.details["scope"] == "spec"
 
 
 def test_a_core_without_the_negated_property_is_no_proof(monkeypatch):

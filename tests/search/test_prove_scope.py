@@ -14,6 +14,7 @@ import pytest
 
 from fairlab import mechanisms, properties
 from fairlab.core.instance import Instance
+from fairlab.mechanisms import conformance
 from fairlab.search import prove
 from fairlab.search.engines import search
 
@@ -86,3 +87,39 @@ def test_plugin_declaring_both_facts_is_still_proved():
     assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.details["reductions"]
     hunt = search(mechanisms.get(DECLARED), "si", 2, 2, engines=["symbolic"], time_limit=60)
     assert hunt.status == "holds", hunt
+
+
+SNEAKY = f"{PLUGINS / 'sneaky.py'}:sneaky"
+WITH_SPEC = f"{PLUGINS / 'with_spec.py'}:drf_copy"
+
+
+def test_sneaky_allocator_violates_where_the_sample_does_not_look():
+    sneaky = mechanisms.get(SNEAKY)
+    seven = Instance.from_dict({"capacities": [7, 7], "demands": [[1, 1], [1, 1]]})
+    assert properties.check(sneaky, "si", seven, time_limit=30).status == "violated"
+    assert conformance.check_sample(sneaky, 2, 2).status == "agrees"  # no sampled first capacity is 7
+
+
+def test_a_plugin_whose_allocator_departs_from_its_spec_is_not_proved():
+    proof = prove(mechanisms.get(SNEAKY), "si", 2, 2, time_limit=60)
+    assert not (proof.status == "proved" and proof.details["scope"] == "mechanism"), proof
+    assert proof.status == "refuted", proof  # the allocator check finds the capacity-7 instance
+    assert proof.details["gates"]["allocator-check"] == "failed"
+    assert proof.instance["capacities"][0] == 7
+    sneaky = mechanisms.get(SNEAKY)
+    assert properties.check(sneaky, "si", Instance.from_dict(proof.instance)).status == "violated"
+    assert properties.get("si").verify(sneaky, proof.instance, proof.witness)
+
+
+def test_a_plugin_proof_says_it_is_about_the_spec():
+    proof = prove(mechanisms.get(WITH_SPEC), "si", 2, 2, time_limit=60)
+    assert proof.status == "proved" and proof.details["scope"] == "spec"
+    assert proof.details["gates"]["allocator-check"] == "passed"
+    assert "declared spec" in proof.explanation and "not covered" in proof.explanation
+    assert proof.details["allocator_check"]["checked"] >= 9
+
+
+def test_a_builtin_proof_is_about_the_mechanism():
+    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60)
+    assert proof.status == "proved" and proof.details["scope"] == "mechanism"
+    assert "allocator-check" not in proof.details["gates"] and "not covered" not in proof.explanation

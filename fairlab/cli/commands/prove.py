@@ -120,6 +120,9 @@ def print_proof(result) -> None:
     console.print(f"[bold]{escape(result.mechanism)}[/bold] {result.property} at {d['users']} users × "
                   f"{d['resources']} resources: [{colour}]{result.status}[/{colour}] in {result.seconds:.2f} s")
     console.print(f"why: {escape(result.explanation)}")
+    if d.get("scope"):
+        note = " (the declared spec, not the allocator)" if d["scope"] == "spec" else ""
+        console.print(f"scope: {d['scope']}{note}")
     for r in d["reductions"]:
         console.print(f"  · {r}")
     gates = ", ".join(f"{g} {state}" for g, state in d["gates"].items())
