@@ -45,6 +45,7 @@ from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
 from fairlab.core.solving import check as solver_check
+from fairlab.mechanisms.base import REGISTRY as MECHANISMS
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
 
 VERDICTS = ("violated", "holds", "none-found", "unknown")
@@ -180,9 +181,11 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
 
 
 def is_builtin(mechanism: Mechanism) -> bool:
-    """One of the lab's own mechanisms (defined in a ``fairlab.`` module): deterministic by review,
-    run once by `run`. Everything else (plug-ins, callables, entry points) is foreign code."""
-    return mechanism.module.startswith("fairlab.")
+    """One of the lab's own mechanisms: the very object registered under its name by a module of
+    `fairlab.mechanisms` (deterministic by review, its spec conformance-tested; run once by `run`).
+    Everything else (plug-ins, callables, entry points, a `Mechanism` built by hand, whatever module
+    it claims) is foreign code."""
+    return MECHANISMS.get(mechanism.name) is mechanism and mechanism.module.startswith("fairlab.mechanisms.")
 
 
 def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:

@@ -54,7 +54,7 @@ from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
 from fairlab.mechanisms import conformance, plugin
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
 from fairlab.mechanisms.plugin import PluginTimeout
-from fairlab.properties.base import Violation, isolated_solver
+from fairlab.properties.base import Violation, is_builtin, isolated_solver
 from fairlab.search import space
 from fairlab.search.budgets import (
     CHECK_EVALUATIONS,
@@ -368,6 +368,9 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
         if user_focus and not mechanism.anonymous:
             return "no", (f"symbolic engine: z3 found no violation by user 0 at {n}×{m}, but the mechanism is not "
                           "declared anonymous, so other users are not covered; holds not claimed")
+        if not is_builtin(mechanism):
+            return "no", (f"symbolic engine: z3 found no violation at {n}×{m} for the declared spec, but the spec of "
+                          "a mechanism from outside the lab is only sampled against its allocator; holds not claimed")
         def out_of_time():
             left = _seconds_left(deadline)
             return left is not None and left <= 0
