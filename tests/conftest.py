@@ -45,3 +45,18 @@ def run_cli():
         )
 
     return run
+
+
+def _assert_one_line_error(out, *words):
+    """A refused command: exit 2, nothing on stdout, one line ``error: ...`` naming every word."""
+    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+    assert all(w in lines[0] for w in words), lines[0]
+
+
+@pytest.fixture
+def assert_one_line_error():
+    """`assert_one_line_error(completed_process, *words)`: the project's rule for bad input."""
+    return _assert_one_line_error

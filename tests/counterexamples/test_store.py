@@ -164,12 +164,6 @@ def test_a_python_callable_is_searched_but_its_finding_not_stored(tmp_path):
 
 
 # --------------------------------------------------------------------------- bad store locations
-def _one_line_error(out, *words):
-    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
-    assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
-    assert all(w in lines[0] for w in words), lines[0]
 
 
 def test_a_store_that_cannot_be_a_folder_is_refused_before_any_search(tmp_path, monkeypatch):
@@ -227,15 +221,15 @@ def test_a_failing_write_is_one_input_error(tmp_path, monkeypatch):
 @pytest.mark.parametrize("verb", [["search", "asset", "si"], ["prove", "drf", "si"],
                                   ["matrix", "--mechanism", "drf"], ["rediscover", "--claim", "thm1-asset-si"],
                                   ["store", "list"], ["store", "verify"]])
-def test_cli_a_store_that_is_a_file_is_one_line(tmp_path, run_cli, verb):
+def test_cli_a_store_that_is_a_file_is_one_line(tmp_path, run_cli, verb, assert_one_line_error):
     afile = tmp_path / "afile"
     afile.write_text("")
     for where in ([afile] if verb[0] == "store" else [afile, afile / "sub"]):
-        _one_line_error(run_cli(*verb, "--store", where, timeout=120), "not a folder")
+        assert_one_line_error(run_cli(*verb, "--store", where, timeout=120), "not a folder")
     assert afile.read_text() == ""
 
 
-def test_no_store_inside_the_installed_package(tmp_path, run_cli, monkeypatch):
+def test_no_store_inside_the_installed_package(tmp_path, run_cli, monkeypatch, assert_one_line_error):
     from fairlab.core.errors import InputError
 
     package = Path(fairlab.__file__).parent
@@ -248,7 +242,8 @@ def test_no_store_inside_the_installed_package(tmp_path, run_cli, monkeypatch):
         Store()
     before = _snapshot()
     for verb in (["search", "asset", "si"], ["store", "path"], ["store", "list"]):
-        _one_line_error(run_cli(*verb, "--store", store.FIXTURES), "the store must be outside the installed package")
-    _one_line_error(run_cli("search", "asset", "si", env={"FAIRLAB_STORE": str(package / "x")}),
-                    "outside the installed package")
+        assert_one_line_error(run_cli(*verb, "--store", store.FIXTURES),
+                              "the store must be outside the installed package")
+    assert_one_line_error(run_cli("search", "asset", "si", env={"FAIRLAB_STORE": str(package / "x")}),
+                          "outside the installed package")
     assert _snapshot() == before

@@ -25,12 +25,6 @@ def _shipped(name: str) -> dict:
     return json.loads((FIXTURES / name).read_text())
 
 
-def _one_line_error(out, *words):
-    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
-    assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
-    assert all(w in lines[0] for w in words), lines[0]
 
 
 def _forged_si_rm() -> dict:
@@ -102,7 +96,7 @@ def _plugin_record(plugins, tmp_path, run_cli) -> dict:
     return json.loads(path.read_text())
 
 
-def test_a_plugin_record_must_name_its_mechanism(tmp_path, plugins, run_cli):
+def test_a_plugin_record_must_name_its_mechanism(tmp_path, plugins, run_cli, assert_one_line_error):
     record = _plugin_record(plugins, tmp_path, run_cli)
     assert reverify(record, [plugins / "unfair.py"]).ok
     tampered = {**record, "mechanism": "drf"}
@@ -110,10 +104,10 @@ def test_a_plugin_record_must_name_its_mechanism(tmp_path, plugins, run_cli):
         reverify(tampered, [plugins / "unfair.py"])
     path = tmp_path / "drf-si-forged.json"
     path.write_text(json.dumps(tampered))
-    _one_line_error(run_cli("store", "verify", path, "--plugin", plugins / "unfair.py"), "must agree")
+    assert_one_line_error(run_cli("store", "verify", path, "--plugin", plugins / "unfair.py"), "must agree")
 
 
-def test_a_file_plugin_without_its_hash_is_never_loaded(tmp_path, plugins, run_cli):
+def test_a_file_plugin_without_its_hash_is_never_loaded(tmp_path, plugins, run_cli, assert_one_line_error):
     record = _plugin_record(plugins, tmp_path, run_cli)
     marker = tmp_path / "imported"
     evil = tmp_path / "evil.py"
@@ -126,7 +120,7 @@ def test_a_file_plugin_without_its_hash_is_never_loaded(tmp_path, plugins, run_c
             reverify(tampered, [evil])
         path = tmp_path / "nokey.json"
         path.write_text(json.dumps(tampered))
-        _one_line_error(run_cli("store", "verify", path, "--plugin", evil), "no plugin record")
+        assert_one_line_error(run_cli("store", "verify", path, "--plugin", evil), "no plugin record")
     assert not marker.exists(), "a fixture made the lab import a file it names"
 
 
@@ -170,11 +164,11 @@ def test_a_malformed_record_is_one_input_error_naming_the_field(label, record, f
 @pytest.mark.parametrize("label, record", [("empty", {}), ("kind only", {"kind": "violation"}),
                                            ("float user", {**_violation(), "witness": {"user": 0.0}}),
                                            ("plugin string", {**_violation(), "plugin": "zz"})])
-def test_store_verify_of_a_malformed_record_is_one_line(tmp_path, run_cli, label, record):
+def test_store_verify_of_a_malformed_record_is_one_line(tmp_path, run_cli, label, record, assert_one_line_error):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(record))
-    _one_line_error(run_cli("store", "verify", path), "bad.json")
+    assert_one_line_error(run_cli("store", "verify", path), "bad.json")
     folder = tmp_path / "store"
     folder.mkdir()
     shutil.copy(path, folder / "bad.json")
-    _one_line_error(run_cli("store", "verify", "--store", folder), "bad.json")
+    assert_one_line_error(run_cli("store", "verify", "--store", folder), "bad.json")
