@@ -33,6 +33,9 @@ from fractions import Fraction
 from importlib import metadata
 from typing import Any, Mapping
 
+from fairlab import __version__
+from fairlab.core.exact import Algebraic, format_exact
+
 #: Version of the JSON documents the lab writes (results, fixtures); bumped on an incompatible change.
 SCHEMA_VERSION = 1
 
@@ -46,8 +49,6 @@ def provenance() -> dict:
     ``{"lab": "0.1.0", "python": "3.11.7", "z3-solver": "4.15.4.0", "highspy": "1.16.0", ...}``;
     a package that is not installed is ``None``. Cheap (package metadata only, nothing imported).
     """
-    from fairlab import __version__
-
     out = {"lab": __version__, "python": platform.python_version()}
     for name in PROVENANCE_PACKAGES:
         try:
@@ -150,8 +151,6 @@ def exact_json(value) -> int | str:
         return value
     if isinstance(value, Fraction):
         return int(value) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    from fairlab.core.exact import format_exact
-
     return format_exact(value)
 
 
@@ -188,8 +187,6 @@ def to_json(obj, versioned: bool = True):
     if isinstance(obj, (list, tuple, set, frozenset)):
         items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
         return [to_json(v, versioned=False) for v in items]
-    from fairlab.core.exact import Algebraic
-
     if isinstance(obj, Algebraic):
         return exact_json(obj)
     raise TypeError(f"no JSON form for {type(obj).__name__}")
