@@ -83,3 +83,11 @@ def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) ->
 def names() -> list[str]:
     """The registered mechanisms' names (aliases, plug-ins and entry points not included)."""
     return sorted(REGISTRY)
+
+
+def is_builtin(mechanism: Mechanism) -> bool:
+    """One of the lab's own mechanisms: the very object registered under its name by a module of
+    `fairlab.mechanisms` (deterministic by review, its spec conformance-tested; run once by
+    `fairlab.properties.base.run`). Everything else (plug-ins, callables, entry points, a
+    `Mechanism` built by hand, whatever module it claims) is foreign code."""
+    return REGISTRY.get(mechanism.name) is mechanism and mechanism.module.startswith("fairlab.mechanisms.")

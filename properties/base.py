@@ -42,11 +42,12 @@ from fairlab.core import exact
 from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.core.instance import Instance
+from fairlab.core.isolated import isolated_solver
 from fairlab.core.results import Result, Status, to_json
-from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, new_solver
+from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget
 from fairlab.core.solving import check as solver_check
-from fairlab.mechanisms.base import REGISTRY as MECHANISMS
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
+from fairlab.mechanisms.registry import is_builtin
 
 VERDICTS = ("violated", "holds", "none-found", "unknown")
 
@@ -178,14 +179,6 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
                               f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
                               "no verdict")
     return tasks
-
-
-def is_builtin(mechanism: Mechanism) -> bool:
-    """One of the lab's own mechanisms: the very object registered under its name by a module of
-    `fairlab.mechanisms` (deterministic by review, its spec conformance-tested; run once by `run`).
-    Everything else (plug-ins, callables, entry points, a `Mechanism` built by hand, whatever module
-    it claims) is foreign code."""
-    return MECHANISMS.get(mechanism.name) is mechanism and mechanism.module.startswith("fairlab.mechanisms.")
 
 
 def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
@@ -440,16 +433,3 @@ def solve_reason(constraints: Sequence[Constraint], budget) -> tuple[str, z3.Mod
         solver.add(c.expr.translate(ctx))
     status, reason = solver_check(solver)
     return status, (solver.model().translate(z3.main_ctx()) if status == "sat" else None), reason
-
-
-def isolated_solver(budget: SolverBudget, unsat_core: bool = False) -> tuple[z3.Solver, z3.Context]:
-    """A solver with `new_solver`'s settings (rlimit, seed, outer time stop) in a fresh z3 context.
-
-    Add constraints with ``expr.translate(ctx)`` and translate models back with
-    ``model.translate(z3.main_ctx())``. Why: in the shared main context z3's term ids, and with
-    them its search order and the work it spends, depend on every term the process built before,
-    so the same question asked twice in one process was seen to hit the rlimit once and be
-    decided the next time. A fresh context sees only the question: the same question, the same
-    answer within the same rlimit."""
-    ctx = z3.Context()
-    return new_solver(budget, unsat_core=unsat_core, ctx=ctx), ctx

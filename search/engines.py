@@ -49,12 +49,14 @@ from fairlab import properties
 from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
+from fairlab.core.isolated import isolated_solver
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
 from fairlab.mechanisms import conformance, plugin
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
 from fairlab.mechanisms.plugin import PluginTimeout
-from fairlab.properties.base import Violation, is_builtin, isolated_solver
+from fairlab.mechanisms.registry import is_builtin
+from fairlab.properties.base import Violation
 from fairlab.search import space
 from fairlab.search.budgets import (
     CHECK_EVALUATIONS,

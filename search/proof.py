@@ -69,7 +69,8 @@ from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
-from fairlab.properties.base import Encoding, Violation, is_builtin, model_value, number
+from fairlab.mechanisms.registry import is_builtin
+from fairlab.properties.base import Encoding, Violation, model_value, number
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation

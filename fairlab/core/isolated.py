@@ -21,6 +21,8 @@ from typing import Iterable, Sequence
 
 import z3
 
+from fairlab.core.solving import SolverBudget, new_solver
+
 
 def free_constants(exprs: Iterable[z3.ExprRef]) -> list[z3.ExprRef]:
     """The uninterpreted constants of `exprs`, in order of first appearance (depth first)."""
@@ -92,3 +94,16 @@ def global_params(params: Sequence[tuple[str, object]]):
     finally:
         for key, value in old:
             z3.set_param(key, value)
+
+
+def isolated_solver(budget: SolverBudget, unsat_core: bool = False) -> tuple[z3.Solver, z3.Context]:
+    """A solver with `new_solver`'s settings (rlimit, seed, outer time stop) in a fresh z3 context.
+
+    Add constraints with ``expr.translate(ctx)`` and translate models back with
+    ``model.translate(z3.main_ctx())``. Why: in the shared main context z3's term ids, and with
+    them its search order and the work it spends, depend on every term the process built before,
+    so the same question asked twice in one process was seen to hit the rlimit once and be
+    decided the next time. A fresh context sees only the question: the same question, the same
+    answer within the same rlimit."""
+    ctx = z3.Context()
+    return new_solver(budget, unsat_core=unsat_core, ctx=ctx), ctx

@@ -15,7 +15,8 @@ import fairlab
 from fairlab import mechanisms, properties
 from fairlab.core.errors import PluginError
 from fairlab.core.instance import Instance
-from fairlab.properties.base import is_builtin, run
+from fairlab.mechanisms.registry import is_builtin
+from fairlab.properties.base import run
 from fairlab.search.engines import search
 
 PLUGINS = Path(__file__).parents[1] / "plugins"
