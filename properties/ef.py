@@ -50,4 +50,5 @@ PROPERTY = register(AllocationProperty(
     rule=envies,
     choices=pairs,
     explain=explain,
+    vacuous=lambda inst: "vacuous: a single user envies no one" if inst.n == 1 else None,
 ))

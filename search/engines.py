@@ -552,28 +552,37 @@ def search(
         result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
         notes += result.details["notes"]
         if result.status == "violated":
-
-            def violates(instance):
-                kind, payload = classify(instance)
-                if kind == "stopped":
-                    raise _ShrinkStopped()
-                return payload if kind == "violated" else None
-
             stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
-            small, verdict, steps, tried, cut = shrink(result.instance, result, violates,
-                                                      trials=shrink_trials, deadline=stop, stop=_ShrinkStopped)
-            details = {"found_instance": result.instance, "shrink_steps": steps}
-            result = result.replace(instance=small, witness=verdict.witness, explanation=verdict.explanation,
-                                    exactness=getattr(verdict, "exactness", None) or result.exactness)
+            result, details, tried, note = shrink_with(classify, result, shrink_trials, stop)
             budget["shrink_trials_used"] = tried
-            if cut:
-                notes.append(f"shrinking stopped by the time limit after {tried} trials: the instance "
-                             "is verified but may not be the smallest")
+            notes += [note] if note else []
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
         details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},
         seconds=time.monotonic() - start,
     )
+
+
+def shrink_with(classify, result: Result, trials: int, deadline: float) -> tuple[Result, dict, int, str | None]:
+    """Shrink the violation of `result` (`fairlab.search.shrink`), every step decided by
+    `classify` (`candidate_check`): (the result at the smallest instance found, with its re-checked
+    witness and words; details ``found_instance`` / ``shrink_steps``; trials used; a note when the
+    clock cut it short)."""
+
+    def violates(instance):
+        kind, payload = classify(instance)
+        if kind == "stopped":
+            raise _ShrinkStopped()
+        return payload if kind == "violated" else None
+
+    small, verdict, steps, tried, cut = shrink(result.instance, result, violates, trials=trials, deadline=deadline,
+                                              stop=_ShrinkStopped)
+    details = {"found_instance": result.instance, "shrink_steps": steps}
+    shrunk = result.replace(instance=small, witness=verdict.witness, explanation=verdict.explanation,
+                            exactness=getattr(verdict, "exactness", None) or result.exactness)
+    note = (f"shrinking stopped by the time limit after {tried} trials: the instance is verified but may not be "
+            "the smallest") if cut else None
+    return shrunk, details, tried, note
 
 
 class _ShrinkStopped(Exception):

@@ -1,0 +1,73 @@
+"""The allocations a counterexample involves, for the report's figures (DRF paper Figures 3–4 style).
+
+A violation of an allocation property (si, ef, pe, bf, srf, njc) involves one allocation (pe: and
+the feasible allocation that dominates it; si: with the equal split 1/n of every resource); a
+violation comparing two instances involves both allocations: truthful vs misreport (sp), before
+vs after the capacities grow (rm), before vs after a user leaves (pm). Each is recomputed exactly
+by the mechanism (`fairlab.properties.base.run`, the one place allocations are obtained) and
+given with every user's share of every resource.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from fairlab import properties
+from fairlab.core.exact import format_exact
+from fairlab.core.instance import Instance
+from fairlab.core.results import to_json
+from fairlab.mechanisms.base import Mechanism
+from fairlab.properties import leontief
+from fairlab.properties.base import run
+from fairlab.properties.property import ALLOCATION, CAPACITY_CHANGE, DEPARTURE, MISREPORT
+
+
+def _vector(values: Sequence) -> str:
+    return "<" + ", ".join(format_exact(v) for v in values) + ">"
+
+
+def allocation_view(label: str, instance: Instance, tasks: Sequence, user: int | None,
+                    equal_split: bool = False, other: int | None = None) -> dict:
+    """One allocation as the report draws it: tasks per user, and each user's share of each
+    resource (tasks × demand / capacity), exact; with `equal_split`, the witness user's
+    entitlement (1/n of every resource, weight-proportional for weighted users) as shares."""
+    shares = [[t * d / c for d, c in zip(row, instance.capacities)] for t, row in zip(tasks, instance.demands)]
+    split = None
+    if equal_split and user is not None:
+        split = [format_exact(e / c) for e, c in zip(leontief.entitlement(instance, user), instance.capacities)]
+    return {
+        "label": label, "instance": to_json(instance, versioned=False), "tasks": [format_exact(t) for t in tasks],
+        "shares": [[format_exact(s) for s in row] for row in shares], "user": user, "other": other,
+        "equal_split": split,
+    }
+
+
+def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, witness, options: dict) -> list[dict]:
+    """The allocations of `prop`'s violation at `instance` with `witness` (already verified)."""
+    module = properties.get(prop)
+    raw = to_json(witness, versioned=False) or {}
+    tasks = run(mechanism, instance, options)
+    user = raw.get("user")
+    if module.compares == ALLOCATION:
+        views = [allocation_view("allocation", instance, tasks, user, equal_split=prop == "si",
+                                 other=raw.get("envied"))]
+        if "improvement" in raw:
+            better = module.witness.from_dict(raw).improvement
+            views.append(allocation_view("a feasible allocation that dominates it", instance,
+                                         [Fraction(t) for t in better], user))
+        return views
+    deviation, i = module.read(module.witness.from_dict(raw), instance)
+    derived = module.derive(instance, deviation)
+    after = run(mechanism, derived, options)
+    position = dict(module.compared(instance.n, deviation)).get(i)
+    names = instance.users
+    if module.compares == MISREPORT:
+        labels = ("truthful", f"{names[i]} declares {_vector(deviation[1])}")
+    elif module.compares == CAPACITY_CHANGE:
+        labels = ("before", f"capacities grow to {_vector(derived.capacities)}")
+    elif module.compares == DEPARTURE:
+        labels = ("before", f"after {names[deviation]} leaves")
+    else:  # a comparison kind this module does not know: show the two allocations plainly
+        labels = ("before", "after")
+    return [allocation_view(labels[0], instance, tasks, i), allocation_view(labels[1], derived, after, position)]

@@ -1,0 +1,511 @@
+"""The audit of one mechanism: every property of the registry, at every size up to N × M.
+
+Per size, smallest first (``sizes_up_to``), and per property still open:
+
+1. a **proof** (`fairlab.search.proof.prove`) when the mechanism has a symbolic spec and is not
+   discrete: its four gates (conformance of spec and allocator on a seeded sample, a satisfiable
+   spec, a core that uses the property, a positive control) stand before any ``proved``; a
+   refutation is confirmed exactly on the allocator;
+2. the **search** portfolio (`fairlab.search.engines.search`: symbolic, grid and random engines)
+   unless the size is already proved for the mechanism itself (a built-in: a plug-in's proof
+   covers only its declared spec, so its allocator is searched too);
+
+and before the sizes, the exact check of the **shipped examples** that fit in N × M. The first
+violation of a property (the smallest size, then shrunk and re-verified exactly like every search
+finding) decides it: larger sizes of that property are not run. A property is then
+
+* ``violated`` — the smallest counterexample (instance, typed witness, the witness in words);
+* ``proved`` — proved for every demand profile (unit weights, no task caps) at the sizes listed in
+  ``proved_sizes`` (a search's ``holds`` at a size is such a proof too);
+* ``none-found`` — no violation among the candidates evaluated (counted per size);
+* ``n/a`` — the mechanism declined every instance it was given (its reason);
+* ``unknown`` — nothing decided within the budget.
+
+Budgets are deterministic: candidates per size and property, z3 resource limits, the proof
+schedule, the seed. ``time_limit`` is the outer stop of the whole audit: what it cuts short is
+``unknown`` with ``"stopped": "time"``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from fairlab import mechanisms, properties
+from fairlab.audit import reference
+from fairlab.audit.allocations import involved_allocations
+from fairlab.core.errors import InputError, PluginError
+from fairlab.core.instance import Instance, examples
+from fairlab.core.results import Result, Status, provenance, to_json
+from fairlab.core.solving import DEFAULT_RLIMIT
+from fairlab.counterexamples.store import Store
+from fairlab.mechanisms import plugin
+from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.registry import is_builtin
+from fairlab.search import engines, proof
+from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, SHRINK_TRIALS
+from fairlab.search.findings import record_finding, writable_store
+from fairlab.search.verify import plugin_identity
+
+#: search candidates per size and property (the deterministic search budget of an audit)
+AUDIT_CANDIDATES = 100
+#: the whole audit's outer stop (seconds)
+AUDIT_TIME_LIMIT = 900.0
+#: outer stops of one proof and one search inside an audit (seconds; the audit's clock bounds both)
+PROOF_SECONDS = 60.0
+SEARCH_SECONDS = 120.0
+#: the largest audit size (exact search and proofs beyond it are out of reach)
+MAX_USERS, MAX_RESOURCES = 6, 6
+
+Size = tuple[int, int]
+
+
+def sizes_up_to(users: int, resources: int) -> list[Size]:
+    """Every size 1..users × 1..resources, smallest first (fewest demand entries, then fewest users):
+    the first size at which a violation turns up is the smallest that has one."""
+    for label, value, top in (("--users", users, MAX_USERS), ("--resources", resources, MAX_RESOURCES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+            raise InputError(f"{label}: expected an integer from 1 to {top}, got {value!r}")
+    return sorted(((n, m) for n in range(1, users + 1) for m in range(1, resources + 1)),
+                  key=_order)
+
+
+def _order(size: Size) -> tuple:
+    return (size[0] * size[1], size[0], size[1])
+
+
+def _plainness(instance: Instance) -> tuple:
+    """Smaller is plainer: fewer users and resources, smaller integers, unit weights and no caps."""
+    numbers = [x for row in instance.demands for x in row] + list(instance.capacities)
+    return (_order((instance.n, instance.m)), instance.weights_given != "none",
+            any(t is not None for t in instance.max_tasks), max(numbers), sum(numbers))
+
+
+def size_text(size: Sequence[int]) -> str:
+    return f"{size[0]}×{size[1]}"
+
+
+@dataclass(frozen=True)
+class AuditBudget:
+    """What decides an audit's verdicts (all deterministic) and its outer stop."""
+
+    candidates: int = AUDIT_CANDIDATES
+    rlimit: int = DEFAULT_RLIMIT
+    proof_rlimit: int = proof.DEFAULT_RLIMIT
+    proof_attempts: int = proof.DEFAULT_ATTEMPTS
+    seed: int = 0
+    time_limit: float = AUDIT_TIME_LIMIT
+
+    def __post_init__(self):
+        for label, value in (("candidates", self.candidates), ("rlimit", self.rlimit),
+                             ("proof_rlimit", self.proof_rlimit), ("proof_attempts", self.proof_attempts)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{label}: expected a positive integer, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"seed: expected a non-negative integer, got {self.seed!r}")
+        try:
+            seconds = float(self.time_limit)
+        except (TypeError, ValueError):
+            seconds = float("nan")
+        if not 0 < seconds < 1e8:
+            raise InputError(f"time limit: must be a finite positive number of seconds, got {self.time_limit!r}")
+
+    def recorded(self) -> dict:
+        return {"candidates": self.candidates, "rlimit": self.rlimit, "proof_rlimit": self.proof_rlimit,
+                "proof_attempts": self.proof_attempts, "seed": self.seed, "time_limit": float(self.time_limit)}
+
+
+@dataclass
+class _Property:
+    """What the audit learned about one property so far."""
+
+    name: str
+    sizes: list[dict] = field(default_factory=list)
+    examples: list[dict] = field(default_factory=list)
+    violation: Result | None = None  # the smallest verified counterexample (search-shaped Result)
+    found_by: str | None = None
+    proofs: dict = field(default_factory=dict)  # size -> proof Result that proved it
+    seconds: float = 0.0
+
+    @property
+    def open(self) -> bool:
+        return self.violation is None
+
+    def offer(self, finding: Result, how: str) -> None:
+        """Keep `finding` if it is the first or plainer than the one kept (`_plainness`)."""
+        if self.violation is None or _plainness(finding.instance) < _plainness(self.violation.instance):
+            self.violation, self.found_by = finding, how
+
+    def needs(self, size: Size) -> bool:
+        """Whether `size` is still worth auditing: nothing violated yet, or only an example (shrunk)
+        not smaller than `size` — a smaller (or, at its size, a plainer: unit weights, no caps)
+        counterexample may exist there."""
+        if self.violation is None:
+            return True
+        if self.found_by != "example":
+            return False
+        small = self.violation.instance  # at the example's own size too: a search's finding is plainer
+        return _order(size) <= _order((small.n, small.m))
+
+
+class _Clock:
+    def __init__(self, seconds: float):
+        self.start = time.monotonic()
+        self.deadline = self.start + seconds
+        self.stopped = False
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def share(self, cap: float) -> float | None:
+        """Seconds for the next step (at most `cap`), or None when the audit's time is up."""
+        left = self.left()
+        if left <= 0.05:
+            self.stopped = True
+            return None
+        return min(cap, left)
+
+
+# --------------------------------------------------------------------------- the steps
+def _vacuous(prop, size: Size) -> str | None:
+    """Why `prop` holds at every instance of this size without looking (srf with m > 1, pm with
+    one user, ef with one user), or None."""
+    why = getattr(prop, "vacuous", None)
+    if why is None:
+        return None
+    n, m = size
+    probe = Instance.build([1] * m, [[1] * m for _ in range(n)])
+    return why(probe)
+
+
+def _prove(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditBudget, clock: _Clock):
+    seconds = clock.share(PROOF_SECONDS)
+    if seconds is None:
+        return None
+    try:
+        return proof.prove(mech, prop, *size, time_limit=seconds, options=options, rlimit=budget.proof_rlimit,
+                           attempts=budget.proof_attempts)
+    except PluginError:
+        raise  # a broken plug-in: no profile at all rather than a wrong one
+    except InputError as exc:  # e.g. the property has no symbolic encoding
+        return Result("proof", Status.NA, mechanism=mech.name, property=prop, explanation=str(exc),
+                      details={"users": size[0], "resources": size[1]})
+
+
+def _search(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditBudget, clock: _Clock,
+            progress) -> Result | None:
+    seconds = clock.share(SEARCH_SECONDS)
+    if seconds is None:
+        return None
+    return engines.search(mech, prop, *size, time_limit=seconds, seed=budget.seed, options=options,
+                          candidates=budget.candidates, rlimit=budget.rlimit, progress=progress)
+
+
+def _classify(mech: Mechanism, prop: str, options: dict, budget: AuditBudget, deadline: float):
+    return engines.candidate_check(prop, mech, options, deadline, CHECK_EVALUATIONS, CHECK_RLIMIT, budget.seed)
+
+
+def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result, engine: str, options: dict,
+                budget: AuditBudget, clock: _Clock) -> Result:
+    """A violation found on one instance (an example, a proof's refutation), shrunk like a search
+    finding and shaped like one (kind ``search``), so it is stored and re-verified the same way."""
+    found = Result("search", Status.VIOLATED, mechanism=mech.name, property=prop, instance=instance,
+                   witness=verdict.witness, explanation=verdict.explanation, exactness=verdict.exactness,
+                   budget={"seed": budget.seed, "size": size_text((instance.n, instance.m))},
+                   details={"engine": engine, "options": options, "users": instance.n, "resources": instance.m})
+    classify = _classify(mech, prop, options, budget, clock.deadline)
+    kind, _ = classify(instance)
+    if kind != "violated":  # re-checked exactly before anything else (it must be)
+        return None
+    shrunk, details, tried, note = engines.shrink_with(classify, found, SHRINK_TRIALS, clock.deadline)
+    small = shrunk.instance
+    return shrunk.replace(details={**found.details, **details, "users": small.n, "resources": small.m,
+                                   "notes": [note] if note else []},
+                          budget={**found.budget, "shrink_trials_used": tried})
+
+
+def _check_examples(mech, props: dict[str, _Property], users, resources, options, budget, clock, progress):
+    """The exact check of every shipped example that fits in users × resources."""
+    for name, path in sorted(examples().items()):
+        inst = Instance.resolve(path)
+        if inst.n > users or inst.m > resources:
+            continue
+        for prop in props.values():
+            if clock.share(1.0) is None:
+                return
+            if progress:
+                progress(f"{prop.name}: example {name}")
+            start = time.monotonic()
+            kind, payload = _classify(mech, prop.name, options, budget, clock.deadline)(inst)
+            prop.seconds += time.monotonic() - start
+            row = {"example": name, "users": inst.n, "resources": inst.m,
+                   "status": {"violated": "violated", "evaluated": payload, "declined": "n/a"}.get(kind, "unknown"),
+                   "explanation": (payload.explanation if kind == "violated" else str(payload))}
+            prop.examples.append(row)
+            if kind == "violated" and prop.open:
+                finding = _as_finding(mech, prop.name, inst, payload, "example", options, budget, clock)
+                if finding is not None:
+                    prop.offer(finding, "example")
+
+
+def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progress) -> None:
+    n, m = size
+    record = {"users": n, "resources": m, "status": "unknown", "how": None, "candidates": 0, "seconds": 0.0,
+              "explanation": ""}
+    prop.sizes.append(record)
+    start = time.monotonic()
+    try:
+        module = properties.get(prop.name)
+        vacuous = _vacuous(module, size)
+        if vacuous is not None:
+            record.update(status="vacuous", how="definition", explanation=vacuous)
+            return
+        proved_for_mechanism = False
+        if mech.spec is not None and not mech.discrete:
+            if progress:
+                progress(f"{prop.name} at {size_text(size)}: proof")
+            result = _prove(mech, prop.name, size, options, budget, clock)
+            if result is None:
+                record.update(explanation="not reached: the audit's time limit", stopped="time")
+                return
+            record.update(how="proof", status=result.status.value, explanation=result.explanation,
+                          scope=result.details.get("scope"))
+            if result.status == Status.PROVED:
+                prop.proofs[size] = result
+                proved_for_mechanism = result.details.get("scope") == "mechanism"
+            elif result.status == Status.REFUTED:
+                finding = _as_finding(mech, prop.name, Instance.resolve(result.instance), result, "prove",
+                                      options, budget, clock)
+                if finding is not None:
+                    record["status"] = "violated"
+                    prop.offer(finding, "proof")
+                    # z3's model shrinks less well than a search finding: the search at this size may
+                    # give a plainer counterexample (kept only if it is plainer)
+        if proved_for_mechanism:
+            return
+        if progress:
+            progress(f"{prop.name} at {size_text(size)}: search")
+        found = _search(mech, prop.name, size, options, budget, clock,
+                        (lambda engine, k: progress(f"{prop.name} at {size_text(size)}: {k} candidates ({engine})"))
+                        if progress else None)
+        if found is None:
+            if record["how"] is None:
+                record.update(explanation="not reached: the audit's time limit", stopped="time")
+            return
+        evaluated = sum(found.details.get("evaluated", {}).values())
+        proved_spec = record["status"] == "proved"
+        record.update(how="proof+search" if record["how"] else "search", candidates=evaluated)
+        if found.status == Status.VIOLATED:
+            record.update(status="violated", explanation=found.explanation)
+            prop.offer(found, "search")
+        elif prop.violation is not None and record["status"] == "violated":
+            record["explanation"] += f"; the search at this size found none plainer ({engines.summary(found)})"
+        elif found.status == Status.HOLDS:
+            record.update(status="holds", explanation=found.explanation)
+        elif not proved_spec:
+            record.update(status=found.status.value, explanation=engines.summary(found))
+            if found.budget.get("stopped") == "time":
+                record["stopped"] = "time"
+        else:
+            record["explanation"] += f"; search of the allocator: {engines.summary(found)}"
+    finally:
+        record["seconds"] = round(time.monotonic() - start, 3)
+        prop.seconds += time.monotonic() - start
+
+
+# --------------------------------------------------------------------------- verdicts
+def _summary_of_sizes(sizes: list[Size]) -> str:
+    return ", ".join(size_text(s) for s in sizes)
+
+
+def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dict, store, clock: _Clock) -> Result:
+    """The property's one status, from its size records, examples and finding."""
+    module = properties.get(prop.name)
+    rows = prop.sizes
+    candidates = sum(r["candidates"] for r in rows)
+    by_size = {size_text((r["users"], r["resources"])): r["candidates"] for r in rows if r["candidates"]}
+    proved = [(r["users"], r["resources"]) for r in rows if r["status"] in ("proved", "holds")]
+    scopes = {r.get("scope") for r in rows if r["status"] == "proved"}
+    scope = None if not proved else ("spec" if "spec" in scopes else "mechanism")
+    stopped = any(r.get("stopped") == "time" for r in rows) or clock.stopped
+    details = {
+        "title": module.title, "definition": module.definition, "source": module.source,
+        "sizes": rows, "examples": prop.examples, "candidates": candidates, "candidates_by_size": by_size,
+        "proved_sizes": [list(s) for s in proved],
+        "largest_proved": list(max(proved, key=lambda s: (s[0] * s[1], s))) if proved else None,
+        "proved_everywhere": bool(proved) and all(r["status"] in ("proved", "holds", "vacuous") for r in rows),
+        "scope": scope, "found_by": None, "fixture": None, "allocations": [], "core": None, "options": options,
+    }
+    recorded = {**budget.recorded(), **({"stopped": "time"} if stopped else {})}
+    if proved:
+        largest = tuple(details["largest_proved"])
+        core_proof = prop.proofs.get(largest)
+        if core_proof is not None and core_proof.certificate:
+            details["core"] = list(core_proof.certificate.get("core") or [])
+    if prop.violation is not None:
+        finding = prop.violation
+        if store is not None:
+            finding = record_finding(finding, mech, store)
+        inst = finding.instance if isinstance(finding.instance, Instance) else Instance.resolve(finding.instance)
+        size = (inst.n, inst.m)
+        details.update(found_by=prop.found_by, fixture=finding.details.get("fixture"),
+                       allocations=involved_allocations(mech, prop.name, inst, finding.witness, options),
+                       shrink_steps=finding.details.get("shrink_steps"), notes=finding.details.get("notes", []))
+        summary = f"violated at {size_text(size)}: {finding.explanation}"
+        return Result("audit", Status.VIOLATED, mechanism=mech.name, property=prop.name, instance=inst,
+                      witness=finding.witness, exactness=finding.exactness, budget=recorded, seconds=prop.seconds,
+                      explanation=finding.explanation, details={**details, "summary": summary})
+    na = [r for r in rows if r["status"] == "n/a"]
+    vacuous = [r for r in rows if r["status"] == "vacuous"]
+    searched = [r for r in rows if r["candidates"]]
+    parts = []
+    if proved:
+        what = "its declared spec (a plug-in; its allocator was searched too)" if scope == "spec" else "every demand profile"
+        parts.append(f"proved for {what} (unit weights, no task caps) at {_summary_of_sizes(proved)}")
+    rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
+    if rest:
+        counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
+        parts.append(f"none found at {_summary_of_sizes([(r['users'], r['resources']) for r in rest])} "
+                     f"({sum(r['candidates'] for r in rest)} candidates: {counts})")
+    if vacuous:
+        parts.append(f"vacuous at {_summary_of_sizes([(r['users'], r['resources']) for r in vacuous])} "
+                     f"({vacuous[0]['explanation']})")
+    if na:
+        parts.append(f"declined at {_summary_of_sizes([(r['users'], r['resources']) for r in na])} "
+                     f"({na[0]['explanation']})")
+    open_rows = [r for r in rows if r["status"] == "unknown"]
+    if open_rows:
+        parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
+                     + (" (the audit's time limit)" if stopped else ""))
+    if proved:
+        status = Status.PROVED
+    elif searched and any(r["status"] == "none-found" for r in rows):
+        status = Status.NONE_FOUND
+    elif na and all(r["status"] in ("n/a", "vacuous") for r in rows) and len(na):
+        status = Status.NA
+    else:
+        status = Status.UNKNOWN
+    explanation = "; ".join(parts) or "nothing decided"
+    summary = f"{status.value}: {explanation}" if status != Status.PROVED else explanation
+    return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
+                  explanation=explanation, details={**details, "summary": summary})
+
+
+# --------------------------------------------------------------------------- the audit
+@dataclass(frozen=True)
+class AuditReport:
+    """The profile of one mechanism: one ``audit`` `Result` per property, the sizes and budget
+    that decided them, the reference profiles, and how to reproduce it."""
+
+    mechanism: str
+    about: dict
+    users: int
+    resources: int
+    sizes: tuple
+    budget: dict
+    results: tuple[Result, ...]
+    reference: dict
+    seconds: float
+    command: str
+    provenance: dict
+
+    def result(self, prop: str) -> Result:
+        return next(r for r in self.results if r.property == prop)
+
+    def to_dict(self) -> dict:
+        rows = []
+        for r in self.results:
+            d = r.details
+            rows.append({
+                "property": r.property, "title": d["title"], "definition": d["definition"], "source": d["source"],
+                "status": r.status.value, "summary": d["summary"], "explanation": r.explanation,
+                "instance": to_json(r.instance, versioned=False), "witness": to_json(r.witness, versioned=False),
+                "exactness": r.exactness, "found_by": d["found_by"], "fixture": d["fixture"], "scope": d["scope"],
+                "proved_sizes": d["proved_sizes"], "largest_proved": d["largest_proved"],
+                "proved_everywhere": d["proved_everywhere"], "core": d["core"],
+                "candidates": d["candidates"], "candidates_by_size": d["candidates_by_size"],
+                "sizes": to_json(d["sizes"], versioned=False), "examples": to_json(d["examples"], versioned=False),
+                "allocations": to_json(d["allocations"], versioned=False), "notes": d.get("notes", []),
+                "seconds": round(r.seconds, 3),
+            })
+        return {"schema_version": 1, "kind": "audit", "mechanism": self.mechanism, "about": self.about,
+                "users": self.users, "resources": self.resources, "sizes": [list(s) for s in self.sizes],
+                "seed": self.budget["seed"], "budget": self.budget, "seconds": round(self.seconds, 3),
+                "command": self.command, "properties": rows, "reference": self.reference,
+                "provenance": self.provenance}
+
+
+def about(mech: Mechanism) -> dict:
+    """What the audited mechanism is: a built-in or foreign code, its spec and declared facts."""
+    try:
+        identity = plugin_identity(mech)
+    except InputError:
+        identity = None
+    return {"builtin": is_builtin(mech), "spec": mech.spec is not None, "discrete": mech.discrete,
+            "scale_invariant": mech.scale_invariant, "anonymous": mech.anonymous,
+            "title": mech.summary, "source": mech.source, "plugin": identity}
+
+
+def command_line(mechanism: str, users: int, resources: int, budget: AuditBudget, options: dict) -> str:
+    parts = ["fairlab", "audit", mechanism, "--users", str(users), "--resources", str(resources),
+             "--seed", str(budget.seed)]
+    if budget.candidates != AUDIT_CANDIDATES:
+        parts += ["--candidates", str(budget.candidates)]
+    for key, value in options.items():
+        parts += ["--option", f"{key}={value}"]
+    return " ".join(parts)
+
+
+def _resolve(mechanism, options: dict, budget: AuditBudget) -> Mechanism:
+    with plugin.time_limit(min(budget.time_limit, 60.0)):  # also stops a plug-in's import
+        mech = mechanisms.get(mechanism)
+    proof.check_options(mech, options)
+    return mech
+
+
+def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, seed: int = 0,
+          candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
+          proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
+          store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
+          progress: Callable[[str], None] | None = None, with_examples: bool = True) -> AuditReport:
+    """Audit `mechanism` (a name, ``file.py:function``, an entry point, a `Mechanism` or a callable)
+    against every registered property (or `properties_`) at every size up to users × resources.
+    A violation is stored in `store` if one is given (a folder or a `Store`)."""
+    options = dict(options or {})
+    budget = AuditBudget(candidates=candidates, rlimit=rlimit, seed=seed, time_limit=time_limit,
+                         proof_rlimit=proof.DEFAULT_RLIMIT if proof_rlimit is None else proof_rlimit,
+                         proof_attempts=proof.DEFAULT_ATTEMPTS if proof_attempts is None else proof_attempts)
+    sizes = sizes_up_to(users, resources)
+    chosen = list(properties_ or properties.names())
+    for name in chosen:
+        properties.get(name)  # an unknown property: one line before any work
+    target = writable_store(store) if store is not None else None
+    mech = _resolve(mechanism, options, budget)
+    clock = _Clock(float(time_limit))
+    state = {name: _Property(name) for name in chosen}
+    with plugin.time_limit(float(time_limit)):
+        if with_examples:
+            _check_examples(mech, state, users, resources, options, budget, clock, progress)
+        for size in sizes:
+            for prop in state.values():
+                if prop.needs(size):
+                    _audit_size(mech, prop, size, options, budget, clock, progress)
+        results = tuple(_verdict(mech, state[name], budget, options, target, clock) for name in chosen)
+    name = mechanism if isinstance(mechanism, str) else mech.name
+    recorded = {**budget.recorded(), "stopped": "time" if clock.stopped else None}
+    return AuditReport(
+        mechanism=mech.name, about=about(mech), users=users, resources=resources, sizes=tuple(sizes),
+        budget=recorded, results=results, reference=reference.profiles(), seconds=time.monotonic() - clock.start,
+        command=command_line(name, users, resources, budget, options), provenance=provenance(),
+    )
+
+
+def audit_property(mechanism: str | Mechanism, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
+    """The audit of one property (`audit` restricted to it): one ``audit`` `Result`."""
+    return audit(mechanism, users, resources, properties_=[prop], **keywords).results[0]
+
+
+__all__ = ["audit", "audit_property", "AuditReport", "AuditBudget", "sizes_up_to", "AUDIT_CANDIDATES",
+           "AUDIT_TIME_LIMIT"]
