@@ -19,7 +19,15 @@ import time
 
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms import plugin
-from fairlab.properties.base import DEFAULT_BUDGET, Encoding, Violation, parse_budget, resolve_mechanism, verdict
+from fairlab.properties.base import (
+    DEFAULT_BUDGET,
+    Encoding,
+    Violation,
+    parse_budget,
+    resolve_instance,
+    resolve_mechanism,
+    verdict,
+)
 from fairlab.properties.property import ORDER, REGISTRY, Property, get, names, register
 
 _HELPERS = ("base", "leontief", "property")
@@ -64,6 +72,16 @@ def check(mechanism, property: str, instance, **budget) -> Result:
                            stopped="time")
 
 
+def check_all(mechanism, instance, **budget) -> list[Result]:
+    """`check` of every registered property in the registry's order (``fairlab check MECHANISM all
+    INSTANCE``), each violation re-verified once more (`reverify`); same budget keywords, the time
+    limit applying to each check."""
+    mech = resolve_mechanism(mechanism)
+    inst = resolve_instance(instance)
+    return [reverify(check(mech, name, inst, **budget), mech, inst, budget.get("options"))
+            for name in names()]
+
+
 def reverify(result: Result, mechanism, instance, options=None) -> Result:
     """`result` if it is not a violation or its witness re-verifies once more from scratch, else an
     ``unknown`` copy saying why (what ``fairlab check`` prints). A plug-in stopped by the time limit
@@ -84,4 +102,4 @@ def reverify(result: Result, mechanism, instance, options=None) -> Result:
     return result.replace(status=Status.UNKNOWN, witness=None, explanation=why, budget={**result.budget, **extra})
 
 
-__all__ = ["check", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation", "Encoding"]
+__all__ = ["check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation", "Encoding"]

@@ -81,6 +81,16 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry("asset", "bf", "refuted", ((2, 2),), "DRF paper Theorem 2", fast=((2, 2),)),
     Entry("asset", "rm", "refuted", ((2, 2),), "DRF paper Theorem 3",
           note="the capacity increase is a further unknown: slow for z3; `fairlab search asset rm` finds one in < 1 s"),
+    # BMF: Bonald & Roberts §2.1 (the three allocations DRF, PF, BMF are Pareto efficient, offer a
+    # sharing incentive and are single-resource fair), §2.4 (BMF is defined by no justified
+    # complaints on a bottleneck; it coincides with PF for n = J = 2 "and is therefore not strategyproof").
+    Entry("bmf", "si", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1", fast=((2, 2),)),
+    Entry("bmf", "pe", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1", fast=((2, 2),)),
+    Entry("bmf", "srf", "proved", ((2, 1), (3, 1), (4, 1)), "Bonald & Roberts §2.1", fast=((2, 1),)),
+    Entry("bmf", "njc", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.4 (BMF's definition)",
+          fast=((2, 2),)),
+    Entry("bmf", "sp", "refuted", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2: not strategyproof)",
+          fast=((2, 2),)),
     # BMF: Bonald & Roberts §2.4.
     Entry("bmf", "unique", "proved", ((2, 2), (3, 2), (4, 2), (5, 2)), "Bonald & Roberts §2.4 (two resources)",
           fast=((2, 2),), label="two-resources"),

@@ -23,7 +23,7 @@ from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import console, emit_json, listing
 from fairlab.core.errors import InputError
-from fairlab.core.results import to_json
+from fairlab.core.results import report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
 
@@ -53,7 +53,7 @@ def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | js
 
 def check_cmd(
     mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
-    property: str = typer.Argument(..., help="property name (see `fairlab properties`)"),
+    property: str = typer.Argument(..., help="property name (see `fairlab properties`), or all"),
     instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
     time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
     evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
@@ -64,7 +64,8 @@ def check_cmd(
     fmt: str = typer.Option("table", "--format", help="table | json"),
 ):
     """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
-    none-found (within the budget) or unknown.
+    none-found (within the budget) or unknown. PROPERTY `all` checks every property (a table;
+    JSON: a report of one result per property; --time-limit applies to each check).
 
     The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
     stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
@@ -74,22 +75,44 @@ def check_cmd(
         params.integer(evaluations, "--evaluations", 1)
         params.integer(rlimit, "--rlimit", 1)
         inst = read_instance(instance)
-        module = properties.get(property)
+        every = property == "all"
+        module = None if every else properties.get(property)
         options = parse_options(option)
-        with plugin.time_limit(time_limit):  # also stops a plug-in's import
-            # properties.check: a plug-in still running at the limit is unknown (time) if it
-            # has returned before, else a one-line error (it never returns)
-            result = properties.check(
-                mechanism, module.name, inst, time_limit=time_limit,
-                evaluations=evaluations, seed=seed, options=options, symbolic=not no_z3, rlimit=rlimit,
-            )
-            result = properties.reverify(result, mechanism, inst, options)
+        budget = dict(time_limit=time_limit, evaluations=evaluations, seed=seed, options=options,
+                      symbolic=not no_z3, rlimit=rlimit)
+        with plugin.time_limit(time_limit if not every else time_limit * len(properties.names())):
+            # also stops a plug-in's import; properties.check: a plug-in still running at the limit
+            # is unknown (time) if it has returned before, else a one-line error (it never returns)
+            if every:
+                results = properties.check_all(mechanism, inst, **budget)
+            else:
+                result = properties.check(mechanism, module.name, inst, **budget)
+                result = properties.reverify(result, mechanism, inst, options)
     except InputError as exc:
         fail(str(exc))
+    if every:
+        if fmt == "json":
+            emit_json(report("check-all", results, instance=to_json(inst, versioned=False)))
+            return
+        print_all(results, inst)
+        return
     if fmt == "json":
         emit_json(result)
         return
     print_verdict(result, inst)
+
+
+def print_all(results, inst) -> None:
+    """One row per property: the verdict in colour and words, the witness in words."""
+    table = Table(title=f"every property of {escape(results[0].mechanism)} on this instance "
+                        f"({inst.n} users × {inst.m} resources)")
+    for col in ("property", "verdict", "why"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        status = r.status.value
+        colour = {"violated": "red", "holds": "green"}.get(status, "yellow")
+        table.add_row(r.property, f"[{colour}]{status}[/{colour}]", escape(r.explanation))
+    console.print(table)
 
 
 def print_verdict(result, inst) -> None:
