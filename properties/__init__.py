@@ -102,4 +102,5 @@ def reverify(result: Result, mechanism, instance, options=None) -> Result:
     return result.replace(status=Status.UNKNOWN, witness=None, explanation=why, budget={**result.budget, **extra})
 
 
-__all__ = ["check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation", "Encoding"]
+__all__ = ["check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation",
+           "Encoding"]

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 from fairlab import mechanisms, properties
 from fairlab.audit import reference
 from fairlab.audit.allocations import involved_allocations
-from fairlab.core.errors import InputError, PluginError
+from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.results import Result, Status, provenance, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -187,11 +187,12 @@ def _prove(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditB
     try:
         return proof.prove(mech, prop, *size, time_limit=seconds, options=options, rlimit=budget.proof_rlimit,
                            attempts=budget.proof_attempts)
-    except PluginError:
-        raise  # a broken plug-in: no profile at all rather than a wrong one
-    except InputError as exc:  # e.g. the property has no symbolic encoding
-        return Result("proof", Status.NA, mechanism=mech.name, property=prop, explanation=str(exc),
-                      details={"users": size[0], "resources": size[1]})
+    except InputError as exc:
+        # no proof here (the property has no symbolic encoding, the plug-in's spec raised at this
+        # size, ...): the search decides this size on the allocator itself, and a broken allocator
+        # stops the audit there
+        return Result("proof", Status.UNKNOWN, mechanism=mech.name, property=prop,
+                      explanation=f"no proof: {exc}", details={"users": size[0], "resources": size[1]})
 
 
 def _search(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditBudget, clock: _Clock,
@@ -362,7 +363,8 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     searched = [r for r in rows if r["candidates"]]
     parts = []
     if proved:
-        what = "its declared spec (a plug-in; its allocator was searched too)" if scope == "spec" else "every demand profile"
+        what = ("its declared spec (a plug-in; its allocator was searched too)" if scope == "spec"
+                else "every demand profile")
         parts.append(f"proved for {what} (unit weights, no task caps) at {_summary_of_sizes(proved)}")
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
@@ -384,7 +386,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     elif searched and any(r["status"] == "none-found" for r in rows):
         status = Status.NONE_FOUND
     elif na and all(r["status"] in ("n/a", "vacuous") for r in rows) and len(na):
-        status = Status.NA
+        status = Status.NOT_APPLICABLE
     else:
         status = Status.UNKNOWN
     explanation = "; ".join(parts) or "nothing decided"
