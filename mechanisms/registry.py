@@ -47,7 +47,8 @@ def get(mechanism) -> Mechanism:
     found = entry_point(mechanism)
     if found is not None:
         return found
-    raise InputError(f"mechanism {mechanism!r}: unknown (known: {', '.join(names())})")
+    known = names() + [row["name"] for row in installed()]
+    raise InputError(f"mechanism {mechanism!r}: unknown (known: {', '.join(known)})")
 
 
 def entry_point(name: str) -> Mechanism | None:
@@ -72,6 +73,21 @@ def entry_point(name: str) -> Mechanism | None:
                           "expected a Mechanism or a callable")
     _ENTRY_POINTS[name] = mechanism
     return mechanism
+
+
+def installed() -> list[dict]:
+    """The mechanisms installed packages declare in the group ``fairlab.mechanisms`` (name, entry
+    point, distribution), read from package metadata without loading them; a name the lab
+    already uses is left out (the lab's own mechanism wins in `get`)."""
+    out, seen = [], set(REGISTRY) | set(ALIASES)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
+        dist = getattr(ep, "dist", None)
+        out.append({"name": ep.name, "entry_point": ep.value,
+                    "distribution": f"{dist.name} {dist.version}" if dist is not None else None})
+    return sorted(out, key=lambda row: row["name"])
 
 
 def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) -> Allocation:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from fairlab import mechanisms
@@ -17,7 +18,7 @@ from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import allocation_document, console, emit_json, listing
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_short
-from fairlab.mechanisms import plugin
+from fairlab.mechanisms import plugin, registry
 
 
 def register(app: typer.Typer) -> None:
@@ -26,14 +27,21 @@ def register(app: typer.Typer) -> None:
 
 
 def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
-    """List the registered mechanisms with their options and sources."""
+    """List the registered mechanisms with their options and sources, then the mechanisms installed
+    packages declare (entry points of the group fairlab.mechanisms, usable by name in every verb)."""
     check_format(fmt)
     rows = [mechanisms.REGISTRY[name] for name in mechanisms.names()]
+    extra = registry.installed()
     if fmt == "json":
         emit_json(listing("mechanisms", [
             {"name": m.name, "aliases": list(m.aliases), "summary": m.summary, "source": m.source,
              "options": dict(m.options), "symbolic": m.spec is not None, "discrete": m.discrete}
             for m in rows
+        ] + [
+            {"name": e["name"], "aliases": [], "summary": "installed plug-in (not loaded by the listing)",
+             "source": e["distribution"] or "", "options": {}, "symbolic": None, "discrete": None,
+             "entry_point": e["entry_point"], "distribution": e["distribution"]}
+            for e in extra
         ]))
         return
     table = Table(title="mechanisms")
@@ -42,6 +50,9 @@ def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | js
     for m in rows:
         opts = "\n".join(f"{k}: {v}" for k, v in m.options.items())
         table.add_row(m.name, ", ".join(m.aliases), m.summary, opts, m.source)
+    for e in extra:
+        table.add_row(escape(e["name"]), "", f"installed plug-in: entry point {escape(e['entry_point'])}", "",
+                      escape(e["distribution"] or ""))
     console.print(table)
 
 
