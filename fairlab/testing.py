@@ -1,0 +1,328 @@
+"""One-line property assertions for a researcher's own test suite.
+
+    from fairlab.testing import assert_satisfies, assert_violates
+
+    def test_my_mechanism_is_sharing_incentive():
+        assert_satisfies("my_mechanism.py:allocate", "si", up_to=(2, 2))
+
+    def test_a_dictator_is_not():
+        assert_violates("my_mechanism.py:dictator", "si", up_to=(2, 2))
+
+Both call the audit engine on one property (`fairlab.audit.run.audit_property`: exact checks of
+the shipped examples, the search portfolio at every size up to ``up_to``, and a proof per size
+where the mechanism has a symbolic spec) and turn its one status into pass or fail:
+
+==============  ==========================  ==========================
+engine status   `assert_satisfies`          `assert_violates`
+==============  ==========================  ==========================
+``violated``    fails: the counterexample   passes
+``proved``      passes                      fails: "proved at ..."
+``none-found``  passes, unless              fails: "none found among
+                ``require="proof"``         K candidates"
+``n/a``         fails: nothing was tested   fails: nothing was tested
+``unknown``     fails: which budget ran out fails: which budget ran out
+==============  ==========================  ==========================
+
+Read a pass of `assert_satisfies` honestly: ``none-found`` means that the stated number of
+candidate instances was checked exactly and none violates the property — evidence, not a proof;
+``require="proof"`` asks for ``proved`` (every demand profile up to the size; for a plug-in with a
+``.spec`` the proof covers that declared spec, which the engine checks against the code). A
+``violated`` is always a counterexample the engine re-verified exactly. Failures raise
+`PropertyAssertionError` (an `AssertionError`, so pytest shows it as a failed assertion) whose
+message is the counterexample with the commands that reproduce it, and whose ``.result`` is the
+engine's `fairlab.core.results.Result`.
+
+Budgets are deterministic: the same mechanism, property, size, seed and candidate count give the
+same verdict on every run; ``time_limit`` is only an outer stop (then the status is ``unknown``).
+A keyword left at None takes the run's default (`current_budget`: the pytest plugin's
+``--fairlab-seed`` / ``--fairlab-candidates`` / ``--fairlab-time-limit`` / ``--fairlab-store``),
+else the engine's own default (seed 0). By default nothing is stored; with a store (keyword or
+``--fairlab-store DIR``) a counterexample found is saved there as a fixture.
+
+This module imports neither pytest nor the engine at import time: the pytest plugin
+(`fairlab.pytest_plugin`) imports it in every pytest run of an environment where fairlab is
+installed, so the engine (z3, numpy) is loaded by the first assertion, not before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+
+from fairlab import __version__
+
+__all__ = ["assert_satisfies", "assert_violates", "PropertyAssertionError", "Budget", "current_budget",
+           "use_budget"]
+
+REQUIREMENTS = ("no-violation", "proof")
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """Defaults for the assertions of one test run; None leaves the engine's deterministic default.
+
+    seed: seed of the random candidates (engine default 0); candidates: candidate instances per
+    size; time_limit: outer stop in seconds for one assertion (then ``unknown``); store: folder
+    where found counterexamples are saved (None: nothing is stored)."""
+
+    seed: int | None = None
+    candidates: int | None = None
+    time_limit: float | None = None
+    store: str | None = None
+
+    def describe(self) -> str:
+        """``"seed 3, candidates 20"`` — the fields set, or ``"engine defaults"``."""
+        set_ = [f"{f.name.replace('_', ' ')} {getattr(self, f.name)}" for f in dataclasses.fields(self)
+                if getattr(self, f.name) is not None]
+        return ", ".join(set_) or "engine defaults"
+
+
+_budget = Budget()
+
+
+def current_budget() -> Budget:
+    """The defaults the assertions use when a keyword is left at None."""
+    return _budget
+
+
+def use_budget(budget: Budget) -> Budget:
+    """Make `budget` the run's defaults; returns the previous one (the pytest plugin restores it)."""
+    global _budget
+    if not isinstance(budget, Budget):
+        raise TypeError(f"expected a fairlab.testing.Budget, got {type(budget).__name__}")
+    previous, _budget = _budget, budget
+    return previous
+
+
+class PropertyAssertionError(AssertionError):
+    """A property assertion that failed; ``.result`` is the engine's `Result` for the property."""
+
+    def __init__(self, message: str, result):
+        super().__init__(message)
+        self.result = result
+
+
+def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = None, candidates: int | None = None,
+                     time_limit: float | None = None, rlimit: int | None = None, options: dict | None = None,
+                     store=None, require: str = "no-violation"):
+    """Assert that `mechanism` satisfies property `prop` at every size up to ``up_to = (users,
+    resources)``; returns the engine's `Result`.
+
+    mechanism: anything `fairlab.mechanism` accepts (a name, ``"file.py:function"``, an
+    entry-point name, a callable). prop: a property name (``fairlab properties``). Passes on
+    ``proved``, and on ``none-found`` (no counterexample among the candidates tried) unless
+    ``require="proof"``. Fails with the smallest counterexample on ``violated``; fails on
+    ``unknown`` (a budget ran out: which one to raise) and on ``n/a`` (the mechanism declined every
+    instance: nothing was tested). See the module docstring for the keywords."""
+    if require not in REQUIREMENTS:
+        raise ValueError(f"require: expected one of {', '.join(REQUIREMENTS)}, got {require!r}")
+    result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
+                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store)
+    status = _status(result)
+    if status == "proved" or (status == "none-found" and require == "no-violation"):
+        return result
+    head = f"{_name(mechanism, result)} does not satisfy {prop} up to {users}×{resources}"
+    if status == "violated":
+        message = f"{head}: violated\n" + _counterexample(mechanism, prop, result, users, resources, given)
+    elif status == "none-found":
+        message = (f"{_name(mechanism, result)}: {prop} is not proved up to {users}×{resources} (require='proof'): "
+                   f"{_summary(result)}\n" + _why_no_proof(result) + _sizes_block(result))
+    else:
+        message = f"{head}: " + _undecided(result, status)
+    raise PropertyAssertionError(message, result)
+
+
+def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = None, candidates: int | None = None,
+                    time_limit: float | None = None, rlimit: int | None = None, options: dict | None = None,
+                    store=None):
+    """Assert that `mechanism` violates property `prop` at some size up to ``up_to``; returns the
+    engine's `Result` (``.instance``, ``.witness`` and ``.explanation`` describe the smallest
+    counterexample, which the engine re-verified exactly).
+
+    Passes only on ``violated``. Fails on ``proved`` (no counterexample exists at the sizes
+    proved), ``none-found`` (none among the candidates tried: raise ``candidates`` or ``up_to``),
+    ``n/a`` and ``unknown``. Keywords as `assert_satisfies`."""
+    result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
+                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store)
+    status = _status(result)
+    if status == "violated":
+        return result
+    head = f"{_name(mechanism, result)} was expected to violate {prop} up to {users}×{resources}"
+    if status == "proved":
+        message = f"{head}, but it is proved: {_summary(result)}\n" + _sizes_block(result)
+    elif status == "none-found":
+        message = (f"{head}, but no counterexample was found: {_summary(result)}\n"
+                   "  (evidence, not a proof: raise candidates= / --fairlab-candidates or up_to=, or try "
+                   "another seed)\n" + _sizes_block(result))
+    else:
+        message = f"{head}: " + _undecided(result, status)
+    raise PropertyAssertionError(message, result)
+
+
+# --- running the engine ------------------------------------------------------------------------
+
+
+def _size(up_to) -> tuple[int, int]:
+    """``(users, resources)`` from a pair (or one int for a square size)."""
+    if isinstance(up_to, int) and not isinstance(up_to, bool):
+        up_to = (up_to, up_to)
+    try:
+        users, resources = up_to
+    except (TypeError, ValueError):
+        raise ValueError(f"up_to: expected (users, resources), got {up_to!r}") from None
+    for value, what in ((users, "users"), (resources, "resources")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"up_to: {what} must be a positive int, got {value!r}")
+    return users, resources
+
+
+def _audit(mechanism, prop, up_to, *, seed, candidates, time_limit, rlimit, options, store):
+    """The engine's `Result` for one property, the run's defaults filling the keywords left at None."""
+    users, resources = _size(up_to)
+    run = current_budget()
+    # the engine loads z3 and numpy: imported here, on the first assertion (see the module docstring)
+    from fairlab.audit.run import audit_property
+
+    given = {
+        "seed": seed if seed is not None else run.seed,
+        "candidates": candidates if candidates is not None else run.candidates,
+        "time_limit": time_limit if time_limit is not None else run.time_limit,
+        "rlimit": rlimit,
+        "options": options,
+        "store": store if store is not None else run.store,  # None: nothing is stored
+    }
+    # a keyword nobody set is not passed: the engine keeps its own deterministic default
+    given = {k: v for k, v in given.items() if v is not None}
+    return audit_property(mechanism, prop, users, resources, **given), users, resources, given
+
+
+def _status(result) -> str:
+    status = getattr(result.status, "value", result.status)
+    if status not in ("violated", "proved", "none-found", "n/a", "unknown"):
+        raise PropertyAssertionError(f"fairlab {__version__}: unexpected audit status {status!r} "
+                                     f"for {result.property}", result)
+    return status
+
+
+# --- the failure messages ----------------------------------------------------------------------
+
+
+def _name(mechanism, result) -> str:
+    """How the user named the mechanism (the name the CLI accepts), else the engine's name."""
+    if isinstance(mechanism, str):
+        return mechanism
+    return result.mechanism or getattr(mechanism, "name", None) or getattr(mechanism, "__name__", repr(mechanism))
+
+
+def _json(value):
+    from fairlab.core.results import to_json  # loads z3 (fairlab.core.exact): only once an assertion ran
+
+    return to_json(value, versioned=False)
+
+
+def _summary(result) -> str:
+    return result.details.get("summary") or result.explanation or result.status.value
+
+
+def _counterexample(mechanism, prop, result, users, resources, given) -> str:
+    """The smallest counterexample: instance, witness in words, sizes tried, how to reproduce."""
+    lines = []
+    instance = _json(result.instance) if result.instance is not None else None
+    if instance:
+        lines.append(f"  counterexample (smallest found, verified exactly): "
+                     f"{len(instance['demands'])} users × {len(instance['capacities'])} resources")
+        lines += ["    " + line for line in _instance_lines(instance)]
+    if result.explanation:
+        lines.append(f"  witness: {result.explanation}")
+    if result.witness is not None:
+        lines.append(f"  witness fields: {json.dumps(_json(result.witness), separators=(', ', ': '))}")
+    found_by = result.details.get("found_by")
+    if found_by:
+        lines.append(f"  found by: {found_by}")
+    fixture = result.details.get("fixture")
+    if fixture:
+        lines.append(f"  stored: {fixture}")
+    text = "\n".join(lines) + "\n" + _sizes_block(result)
+    return text + _reproduce(mechanism, prop, result, instance, users, resources, given)
+
+
+def _instance_lines(instance: dict) -> list[str]:
+    """The instance with its user and resource names, one line per user."""
+    names = instance.get("resources") or [f"r{j + 1}" for j in range(len(instance["capacities"]))]
+    users = instance.get("users") or [f"u{i + 1}" for i in range(len(instance["demands"]))]
+    lines = ["capacities: " + ", ".join(f"{r} {c}" for r, c in zip(names, instance["capacities"]))]
+    weights = instance.get("weights")
+    caps = instance.get("max_tasks")
+    for i, (user, row) in enumerate(zip(users, instance["demands"])):
+        line = f"{user} demands <{', '.join(str(d) for d in row)}>"
+        if weights is not None:
+            line += f", weight {_short(weights[i])}"
+        if caps is not None and caps[i] is not None:
+            line += f", at most {caps[i]} tasks"
+        lines.append(line)
+    return lines
+
+
+def _short(value) -> str:
+    return f"<{', '.join(str(v) for v in value)}>" if isinstance(value, list) else str(value)
+
+
+def _sizes_block(result) -> str:
+    """``sizes tried: 1×1 proved (proof), 2×1 none-found (100 candidates), ...``."""
+    sizes = result.details.get("sizes") or []
+    parts = []
+    for row in sizes:
+        part = f"{row.get('users')}×{row.get('resources')} {row.get('status')}"
+        extra = [x for x in (row.get("how"), f"{row['candidates']} candidates" if row.get("candidates") else None) if x]
+        if extra:
+            part += f" ({', '.join(extra)})"
+        parts.append(part)
+    out = f"  sizes tried: {', '.join(parts)}\n" if parts else ""
+    if result.details.get("candidates") is not None:
+        out += f"  candidates checked exactly: {result.details['candidates']}\n"
+    return out
+
+
+def _reproduce(mechanism, prop, result, instance, users, resources, given) -> str:
+    """Shell commands that reproduce the finding (or why there is no command for a callable)."""
+    if not isinstance(mechanism, str):
+        return ("  reproduce: the mechanism is a Python object; put it in a file and name it `file.py:function` "
+                "to reproduce with `fairlab check` / `fairlab audit`\n")
+    opts = "".join(f" -o {shlex.quote(f'{k}={v}')}" for k, v in (given.get("options") or {}).items())
+    seed = (result.budget or {}).get("seed", given.get("seed", 0))
+    audit = f"fairlab audit {shlex.quote(mechanism)} --users {users} --resources {resources} --seed {seed}"
+    if "candidates" in given:
+        audit += f" --candidates {given['candidates']}"
+    lines = ["  reproduce:"]
+    if instance:
+        text = json.dumps(instance, separators=(", ", ": "))
+        lines.append(f"    echo {shlex.quote(text)} > instance.json")
+        lines.append(f"    fairlab check {shlex.quote(mechanism)} {shlex.quote(prop)} instance.json{opts}")
+    lines.append("    " + audit + opts)
+    return "\n".join(lines) + "\n"
+
+
+def _why_no_proof(result) -> str:
+    scope = result.details.get("scope")
+    proved = result.details.get("proved_sizes") or []
+    if proved:
+        sizes = ", ".join(f"{u}×{r}" for u, r in proved)
+        return f"  proved only at {sizes} (scope: {scope or 'mechanism'})\n"
+    return ("  no size was proved (a proof needs a symbolic spec: a built-in's, or a plug-in's `.spec`; "
+            f"{result.explanation or 'see fairlab audit'})\n")
+
+
+def _undecided(result, status) -> str:
+    """The message of ``n/a`` and ``unknown``: nothing was tested / which budget ran out."""
+    if status == "n/a":
+        return (f"n/a — the mechanism declined every instance, so nothing was tested.\n"
+                f"  why: {result.explanation or _summary(result)}\n" + _sizes_block(result))
+    stopped = (result.budget or {}).get("stopped")
+    if stopped == "time":
+        raise_ = "the time limit ran out: raise time_limit= (or --fairlab-time-limit S)"
+    else:
+        raise_ = ("a deterministic budget ran out before a verdict: raise rlimit= (z3 resource units per check) "
+                  "or candidates= (--fairlab-candidates), or lower up_to=")
+    return (f"unknown — {raise_}.\n  what happened: {result.explanation or _summary(result)}\n"
+            + _sizes_block(result))
