@@ -130,7 +130,7 @@ def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = N
                    f"{_summary(result)}\n" + _why_no_proof(result) + _sizes_block(result))
     else:
         message = f"{head}: " + _undecided(result, status)
-    raise PropertyAssertionError(message, result)
+    raise PropertyAssertionError(message.rstrip(), result)
 
 
 def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = None, candidates: int | None = None,
@@ -157,7 +157,7 @@ def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = No
                    "another seed)\n" + _sizes_block(result))
     else:
         message = f"{head}: " + _undecided(result, status)
-    raise PropertyAssertionError(message, result)
+    raise PropertyAssertionError(message.rstrip(), result)
 
 
 # --- running the engine ------------------------------------------------------------------------
@@ -274,7 +274,7 @@ def _sizes_block(result) -> str:
     parts = []
     for row in sizes:
         part = f"{row.get('users')}×{row.get('resources')} {row.get('status')}"
-        extra = [x for x in (row.get("how"), f"{row['candidates']} candidates" if row.get("candidates") else None) if x]
+        extra = [x for x in (row.get("how"), _count(row.get("candidates"), "candidate")) if x]
         if extra:
             part += f" ({', '.join(extra)})"
         parts.append(part)
@@ -284,6 +284,11 @@ def _sizes_block(result) -> str:
     return out
 
 
+def _count(number, noun) -> str | None:
+    """``"1 candidate"``, ``"20 candidates"``; None for none."""
+    return f"{number} {noun}{'' if number == 1 else 's'}" if number else None
+
+
 def _reproduce(mechanism, prop, result, instance, users, resources, given) -> str:
     """Shell commands that reproduce the finding (or why there is no command for a callable)."""
     if not isinstance(mechanism, str):
@@ -291,9 +296,11 @@ def _reproduce(mechanism, prop, result, instance, users, resources, given) -> st
                 "to reproduce with `fairlab check` / `fairlab audit`\n")
     opts = "".join(f" -o {shlex.quote(f'{k}={v}')}" for k, v in (given.get("options") or {}).items())
     seed = (result.budget or {}).get("seed", given.get("seed", 0))
-    audit = f"fairlab audit {shlex.quote(mechanism)} --users {users} --resources {resources} --seed {seed}"
-    if "candidates" in given:
-        audit += f" --candidates {given['candidates']}"
+    audit = (f"fairlab audit {shlex.quote(mechanism)} --property {shlex.quote(prop)} --users {users} "
+             f"--resources {resources} --seed {seed}")
+    for key in ("candidates", "rlimit"):
+        if key in given:
+            audit += f" --{key} {given[key]}"
     lines = ["  reproduce:"]
     if instance:
         text = json.dumps(instance, separators=(", ", ": "))

@@ -80,7 +80,7 @@ def test_a_violation_fails_with_the_counterexample_and_how_to_reproduce_it(fake_
                   "witness: user u2 runs 12 tasks but its equal-split bundle <15, 15> runs 15",
                   '"user": 1', "found by: search", "sizes tried: 1×1 proved (proof), 2×1 none-found (search, "
                   "20 candidates), 2×2 violated (search, 7 candidates)", "fairlab check asset si instance.json",
-                  "fairlab audit asset --users 2 --resources 2 --seed 0"):
+                  "fairlab audit asset --property si --users 2 --resources 2 --seed 0"):
         assert words in text, (words, text)
     # the instance printed inline is the shell-quoted JSON of the counterexample
     echo = next(line for line in text.splitlines() if line.strip().startswith("echo "))
@@ -92,7 +92,8 @@ def test_the_reproduce_commands_carry_options_and_the_candidate_budget(fake_engi
     fake_engine.result = VIOLATED
     text = str(failure(assert_satisfies, "my file.py:alloc", "si", (2, 2), candidates=20, options={"k": 2}))
     assert "fairlab check 'my file.py:alloc' si instance.json -o k=2" in text
-    assert "fairlab audit 'my file.py:alloc' --users 2 --resources 2 --seed 0 --candidates 20 -o k=2" in text
+    assert ("fairlab audit 'my file.py:alloc' --property si --users 2 --resources 2 --seed 0 --candidates 20 "
+            "-o k=2") in text
 
 
 def test_a_callable_has_no_command_but_is_named(fake_engine):

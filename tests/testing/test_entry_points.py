@@ -54,3 +54,16 @@ def test_the_listing_shows_installed_mechanisms(run_cli, installed):
     out = run_cli("mechanisms", "--format", "json", env=installed)
     assert out.returncode == 0, out.stderr
     assert "half-drf" in [m["name"] for m in json.loads(out.stdout)["items"]]
+
+
+def test_the_assertions_take_the_entry_point_name(pytester, installed, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", installed["PYTHONPATH"])
+    pytester.makepyfile("""
+        from fairlab.testing import assert_satisfies, assert_violates
+
+        def test_half_drf():
+            found = assert_violates("half-drf", "si", up_to=(2, 1), candidates=5)
+            assert found.mechanism == "half-drf"
+            assert assert_satisfies("half-drf", "ef", up_to=(2, 1), candidates=5).status == "none-found"
+    """)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=300).assert_outcomes(passed=1)
