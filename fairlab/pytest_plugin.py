@@ -111,10 +111,12 @@ class Assertions:
 
     def satisfies(self, mechanism, prop, up_to=(3, 3), **keywords):
         """`fairlab.testing.assert_satisfies` with this budget."""
+        __tracebackhide__ = True
         return assert_satisfies(mechanism, prop, up_to, **self._keywords(keywords))
 
     def violates(self, mechanism, prop, up_to=(2, 2), **keywords):
         """`fairlab.testing.assert_violates` with this budget."""
+        __tracebackhide__ = True
         return assert_violates(mechanism, prop, up_to, **self._keywords(keywords))
 
 

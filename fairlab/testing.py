@@ -115,6 +115,7 @@ def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = N
     ``require="proof"``. Fails with the smallest counterexample on ``violated``; fails on
     ``unknown`` (a budget ran out: which one to raise) and on ``n/a`` (the mechanism declined every
     instance: nothing was tested). See the module docstring for the keywords."""
+    __tracebackhide__ = True  # pytest shows the test's line and this message, not this function's body
     if require not in REQUIREMENTS:
         raise ValueError(f"require: expected one of {', '.join(REQUIREMENTS)}, got {require!r}")
     result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
@@ -143,6 +144,7 @@ def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = No
     Passes only on ``violated``. Fails on ``proved`` (no counterexample exists at the sizes
     proved), ``none-found`` (none among the candidates tried: raise ``candidates`` or ``up_to``),
     ``n/a`` and ``unknown``. Keywords as `assert_satisfies`."""
+    __tracebackhide__ = True
     result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
                                       time_limit=time_limit, rlimit=rlimit, options=options, store=store)
     status = _status(result)

@@ -49,11 +49,14 @@ def test_without_the_distribution_the_name_is_unknown(run_cli, assert_one_line_e
     assert_one_line_error(run_cli("allocate", "half-drf", "drf-paper"), "half-drf", "unknown")
 
 
-@pytest.mark.xfail(strict=True, reason="`fairlab mechanisms` lists the built-in registry only (reported)")
 def test_the_listing_shows_installed_mechanisms(run_cli, installed):
     out = run_cli("mechanisms", "--format", "json", env=installed)
     assert out.returncode == 0, out.stderr
-    assert "half-drf" in [m["name"] for m in json.loads(out.stdout)["items"]]
+    listed = {m["name"]: m for m in json.loads(out.stdout)["items"]}
+    assert listed["half-drf"]["entry_point"] == "their_mechanisms:half_drf"
+    assert listed["half-drf"]["distribution"] == "their-mechanisms 1.0" and "drf" in listed
+    out = run_cli("mechanisms", env={**installed, "COLUMNS": "200"})
+    assert out.returncode == 0 and "half-drf" in out.stdout and "their_mechanisms:half_drf" in out.stdout
 
 
 def test_the_assertions_take_the_entry_point_name(pytester, installed, monkeypatch):
