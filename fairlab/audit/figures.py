@@ -1,0 +1,326 @@
+"""Hand-written SVG bar charts of allocations for the audit report (`fairlab.audit.html`).
+
+In the style of Figures 3-4 of the DRF paper (Ghodsi et al., NSDI 2011): one stacked bar per
+resource, its segments the users' shares of that resource's capacity, the y axis 0..100 %.
+No matplotlib: the report stays fast and every label is real, selectable text.
+
+An ALLOCATION is the dict of the audit document (see /work/HELPER16.md, "The audit document"):
+``{"label", "instance": {"capacities", "demands", "users", "resources", ...}, "tasks": ["1", "8/7"],
+"shares": [["1/3", "1/2"], ...], "user": 0, "equal_split": ["1/2", "1/2"] | None}``.
+
+* Colour is never the only cue: every user has a colour AND a hatch pattern, its name and share
+  are written on the segment when it is tall enough, and the exact share is the segment's
+  ``<title>`` tooltip. The witness user's segments have a thick outline and its legend entry says
+  "witness".
+* Exact strings ("8/7") are converted to float only to compute coordinates; the text shows them as
+  given.
+* Every string that comes from the document (user and resource names, labels: they come from user
+  files) is escaped; long names are shortened on the chart and given in full in a tooltip.
+* Deterministic: the same input gives the same bytes (no random ids, coordinates with fixed
+  decimals).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from fractions import Fraction
+from html import escape
+
+#: Okabe & Ito's colour-blind-safe palette (Color Universal Design), darkest text colour per entry
+COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")
+
+#: hatch patterns drawn over the colour, one per user (cycled with a period prime to the colours')
+HATCHES = (
+    "",                                              # plain
+    "M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4",            # diagonal /
+    "M2,2 h0.01 M6,6 h0.01",                         # dots (round caps)
+    "M0,2 h8 M0,6 h8",                               # horizontal lines
+    "M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4 M-2,6 l4,4 M0,0 l8,8 M6,-2 l4,4",  # cross-hatch
+    "M-2,6 l4,4 M0,0 l8,8 M6,-2 l4,4",               # diagonal \
+    "M2,0 v8 M6,0 v8",                               # vertical lines
+)
+
+FONT = 12            # px, the chart's text
+CHAR = 7.0           # px, estimated width of one character at FONT (sans-serif average, generous)
+LEFT = 46            # px, room for the y axis labels
+TOP = 40             # px, the title above the plot
+PLOT = 200           # px, height of the 0..100 % axis
+BAR = 64             # px, width of one bar
+SLOT = 116           # px, at least this much horizontal room per resource
+LEGEND_LINE = 20     # px per legend entry
+MAX_NAME = 18        # characters of a name shown on the chart (the full name is in a tooltip)
+PANEL_GAP = 24       # px between panels
+SCALE = 1.25         # the drawn size over the viewBox size (text at 12 px reads as 15 px)
+
+
+def _number(text) -> float | None:
+    """A float for drawing from an exact JSON value (int, "p/q", or an irrational's decimal)."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        return float(text)
+    try:
+        return float(Fraction(str(text).strip()))
+    except (ValueError, ZeroDivisionError):
+        match = re.search(r"-?\d+(\.\d+)?", str(text))
+        return float(match.group(0)) if match else None
+
+
+def _exact_text(value) -> str:
+    return "?" if value is None else str(value)
+
+
+def _short(name: str, limit: int = MAX_NAME) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _width(text: str, size: float = FONT) -> float:
+    return len(text) * CHAR * size / FONT
+
+
+def _f(x: float) -> str:
+    """A coordinate with fixed decimals (deterministic bytes, no '-0.00')."""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _names(allocation: dict, key: str, count: int, prefix: str) -> list[str]:
+    names = (allocation.get("instance") or {}).get(key) or []
+    return [str(names[i]) if i < len(names) else f"{prefix}{i + 1}" for i in range(count)]
+
+
+def _tasks_word(tasks: str) -> str:
+    return f"{tasks} task" if tasks == "1" else f"{tasks} tasks"
+
+
+def _defs(prefix: str, styles: list[int]) -> str:
+    """One <pattern> per style index used: the colour underneath, the hatch over it."""
+    out = []
+    for k in styles:
+        colour, hatch = COLOURS[k % len(COLOURS)], HATCHES[k % len(HATCHES)]
+        lines = ""
+        if hatch:
+            width = "2.6" if "h0.01" in hatch else "1.4"
+            lines = (f'<path d="{hatch}" stroke="#000" stroke-opacity="0.45" stroke-width="{width}" '
+                     f'stroke-linecap="round" fill="none"/>')
+        out.append(f'<pattern id="{prefix}-s{k}" patternUnits="userSpaceOnUse" width="8" height="8">'
+                   f'<rect width="8" height="8" fill="{colour}"/>{lines}</pattern>')
+    return f"<defs>{''.join(out)}</defs>"
+
+
+def _halo_text(x: float, y: float, text: str, anchor: str = "middle", size: int = FONT, weight: str = "") -> str:
+    """Text with a white halo, readable over any colour and hatch."""
+    bold = f' font-weight="{weight}"' if weight else ""
+    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}"{bold} fill="#111" '
+            f'stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">{escape(text)}</text>')
+
+
+class _Panel:
+    """One allocation drawn at the origin; `width`/`height` for placing it beside others."""
+
+    def __init__(self, allocation: dict, title: str, style_of: dict[str, int], prefix: str):
+        shares = allocation.get("shares") or []
+        tasks = allocation.get("tasks") or []
+        n = max(len(shares), len(tasks))
+        m = max([len(row) for row in shares] + [len((allocation.get("instance") or {}).get("capacities") or [])] + [0])
+        self.users = _names(allocation, "users", n, "u")
+        self.resources = _names(allocation, "resources", m, "r")
+        self.capacities = list((allocation.get("instance") or {}).get("capacities") or [])
+        self.shares, self.tasks, self.title = shares, tasks, str(title)
+        witness = allocation.get("user")
+        self.witness = witness if isinstance(witness, int) and not isinstance(witness, bool) and 0 <= witness < n \
+            else None
+        self.equal_split = allocation.get("equal_split")
+        self.style_of, self.prefix = style_of, prefix
+        self.slot = max([SLOT] + [_width(self._resource_label(r)) + 16 for r in range(m)]
+                        + [_width(self._capacity_label(r)) + 16 for r in range(m)])
+        self.legend = [self._legend_text(i) for i in range(n)]
+        if self.equal_split:
+            self.legend.append("equal split (1/n of each resource)")
+        plot_right = LEFT + m * self.slot + 8
+        self.width = max(plot_right, _width(_short(self.title, 60), FONT + 1) + 16,
+                         max([_width(t) + 40 for t in self.legend] + [0]))
+        self.legend_top = TOP + PLOT + 58
+        self.height = self.legend_top + len(self.legend) * LEGEND_LINE + 6
+
+    # ---------------------------------------------------------------- labels
+    def _resource_label(self, r: int) -> str:
+        return _short(self.resources[r])
+
+    def _capacity_label(self, r: int) -> str:
+        return f"capacity {_short(_exact_text(self.capacities[r]), 14)}" if r < len(self.capacities) else ""
+
+    def _legend_text(self, i: int) -> str:
+        tasks = _exact_text(self.tasks[i]) if i < len(self.tasks) else "?"
+        text = f"{_short(self.users[i])} ({_tasks_word(tasks)})"
+        return text + ("  ◀ witness" if i == self.witness else "")
+
+    def _share(self, i: int, r: int):
+        row = self.shares[i] if i < len(self.shares) else []
+        return row[r] if r < len(row) else None
+
+    # ---------------------------------------------------------------- drawing
+    def body(self) -> str:
+        out = [_halo_text(0, 16, _short(self.title, 60), anchor="start", size=FONT + 1, weight="bold")]
+        if len(self.title) > 60:
+            out[0] = f"<g><title>{escape(self.title)}</title>{out[0]}</g>"
+        out.append(self._axes())
+        for r in range(len(self.resources)):
+            out.append(self._bar(r))
+        for r in range(len(self.resources)):  # on top of every bar
+            out.append(self._equal_split_line(r))
+        out.append(self._legend())
+        return "".join(out)
+
+    def _y(self, share: float) -> float:
+        return TOP + PLOT * (1 - min(max(share, 0.0), 1.0))
+
+    def _axes(self) -> str:
+        right = LEFT + len(self.resources) * self.slot
+        out = ['<g class="axes" font-size="11" fill="#333">']
+        for pct in (0, 25, 50, 75, 100):
+            y = self._y(pct / 100)
+            out.append(f'<line x1="{LEFT}" y1="{_f(y)}" x2="{_f(right)}" y2="{_f(y)}" stroke="#ddd"/>')
+            out.append(f'<text x="{LEFT - 6}" y="{_f(y + 4)}" text-anchor="end">{pct}%</text>')
+        out.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT}" stroke="#333"/>')
+        out.append(f'<line x1="{LEFT}" y1="{TOP + PLOT}" x2="{_f(right)}" y2="{TOP + PLOT}" stroke="#333"/>')
+        out.append(f'<text x="12" y="{_f(TOP + PLOT / 2)}" text-anchor="middle" '
+                   f'transform="rotate(-90 12 {_f(TOP + PLOT / 2)})">share of capacity</text>')
+        out.append("</g>")
+        return "".join(out)
+
+    def _bar(self, r: int) -> str:
+        x = self._bar_left(r)
+        resource = self.resources[r]
+        out = [f'<g class="bar" data-resource="{escape(resource)}">']
+        bottom, outlines = 0.0, []
+        for i, user in enumerate(self.users):
+            exact = self._share(i, r)
+            value = _number(exact)
+            if value is None or value <= 0:
+                continue
+            top = min(bottom + value, 1.0)
+            y0, y1 = self._y(top), self._y(bottom)
+            height = y1 - y0
+            if height <= 0:
+                bottom = top
+                continue
+            style = self.style_of[user]
+            tip = f"{user} on {resource}: {_exact_text(exact)} of the capacity"
+            out.append(f'<rect class="segment" data-user="{escape(user)}" x="{_f(x)}" y="{_f(y0)}" width="{BAR}" '
+                       f'height="{_f(height)}" fill="url(#{self.prefix}-s{style})" stroke="#fff" stroke-width="0.75">'
+                       f'<title>{escape(tip)}</title></rect>')
+            if i == self.witness:
+                outlines.append(f'<rect class="witness" x="{_f(x + 1.5)}" y="{_f(y0 + 1.5)}" width="{BAR - 3}" '
+                                f'height="{_f(max(height - 3, 0.5))}" fill="none" stroke="#111" stroke-width="3">'
+                                f'<title>{escape(tip)} (the witness)</title></rect>')
+            label = f"{_short(user, 6)} {_exact_text(exact)}"
+            if height >= FONT + 4:
+                if _width(label) > BAR - 4:
+                    label = _exact_text(exact)
+                if _width(label) <= BAR - 4:
+                    out.append(_halo_text(x + BAR / 2, (y0 + y1) / 2 + FONT / 3, label))
+            bottom = top
+        out += outlines
+        cx = x + BAR / 2
+        out.append(f'<text x="{_f(cx)}" y="{TOP + PLOT + 17}" text-anchor="middle" font-size="{FONT}" '
+                   f'font-weight="bold" fill="#111">{escape(self._resource_label(r))}'
+                   f'<title>{escape(resource)}</title></text>')
+        if self._capacity_label(r):
+            out.append(f'<text x="{_f(cx)}" y="{TOP + PLOT + 32}" text-anchor="middle" font-size="11" '
+                       f'fill="#444">{escape(self._capacity_label(r))}</text>')
+        out.append("</g>")
+        return "".join(out)
+
+    def _bar_left(self, r: int) -> float:
+        return LEFT + r * self.slot + (self.slot - BAR) / 2
+
+    def _equal_split_line(self, r: int) -> str:
+        """A dashed line across bar `r` at the equal split, its value written just above it."""
+        x = self._bar_left(r)
+        if not self.equal_split or r >= len(self.equal_split):
+            return ""
+        exact = self.equal_split[r]
+        value = _number(exact)
+        if value is None:
+            return ""
+        y = self._y(value)
+        tip = f"equal split on {self.resources[r]}: {_exact_text(exact)} of the capacity"
+        return (f'<g class="equal-split"><title>{escape(tip)}</title>'
+                f'<line x1="{_f(x - 8)}" y1="{_f(y)}" x2="{_f(x + BAR + 8)}" y2="{_f(y)}" stroke="#111" '
+                f'stroke-width="2" stroke-dasharray="6 4"/>'
+                + _halo_text(x + BAR + 8, y - 4, f"1/n = {_exact_text(exact)}", anchor="end", size=10)
+                + "</g>")
+
+    def _legend(self) -> str:
+        out = ['<g class="legend">']
+        y = self.legend_top
+        for i, user in enumerate(self.users):
+            style = self.style_of[user]
+            stroke = 'stroke="#111" stroke-width="3"' if i == self.witness else 'stroke="#666" stroke-width="0.75"'
+            out.append(f'<rect x="0" y="{y}" width="28" height="14" fill="url(#{self.prefix}-s{style})" {stroke}>'
+                       f'<title>{escape(user)}</title></rect>')
+            weight = ' font-weight="bold"' if i == self.witness else ""
+            out.append(f'<text x="36" y="{y + 11}" font-size="{FONT}"{weight} fill="#111">'
+                       f'{escape(self.legend[i])}<title>{escape(user)}</title></text>')
+            y += LEGEND_LINE
+        if self.equal_split:
+            out.append(f'<line x1="0" y1="{y + 7}" x2="28" y2="{y + 7}" stroke="#111" stroke-width="2" '
+                       f'stroke-dasharray="6 4"/>')
+            out.append(f'<text x="36" y="{y + 11}" font-size="{FONT}" fill="#111">{escape(self.legend[-1])}</text>')
+        out.append("</g>")
+        return "".join(out)
+
+
+def _prefix(allocations: list[dict], titles: list[str]) -> str:
+    """A deterministic id prefix for the patterns, distinct for distinct figures on one page."""
+    text = json.dumps([allocations, titles], sort_keys=True, default=str)
+    return "fl" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def _svg(panels: list[_Panel], prefix: str, label: str) -> str:
+    width = sum(p.width for p in panels) + PANEL_GAP * (len(panels) - 1)
+    height = max(p.height for p in panels)
+    styles = sorted({s for p in panels for s in p.style_of.values()})
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="allocation-chart" role="img" '
+           f'aria-label="{escape(label)}" width="{_f(SCALE * (width + 8))}" height="{_f(SCALE * (height + 8))}" '
+           f'viewBox="-4 -4 {_f(width + 8)} {_f(height + 8)}" '
+           f'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif">',
+           f"<title>{escape(label)}</title>", _defs(prefix, styles)]
+    x = 0.0
+    for p in panels:
+        out.append(f'<g class="panel" transform="translate({_f(x)} 0)">{p.body()}</g>')
+        x += p.width + PANEL_GAP
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _styles(allocations: list[dict]) -> dict[str, int]:
+    """One style (colour + hatch) per user NAME, in order of first appearance, so a user keeps its
+    look across panels (after a user leaves, the others keep theirs)."""
+    style_of: dict[str, int] = {}
+    for a in allocations:
+        shares, tasks = a.get("shares") or [], a.get("tasks") or []
+        for name in _names(a, "users", max(len(shares), len(tasks)), "u"):
+            style_of.setdefault(name, len(style_of))
+    return style_of
+
+
+def allocation_svg(allocation: dict, title: str, id_prefix: str | None = None) -> str:
+    """One allocation as a stacked bar chart (an ``<svg>`` element, self-contained)."""
+    return panels_svg([allocation], titles=[title], id_prefix=id_prefix)
+
+
+def panels_svg(allocations: list[dict], titles: list[str] | None = None, id_prefix: str | None = None) -> str:
+    """Several allocations side by side in one ``<svg>`` (truthful vs misreport, before vs after),
+    each titled by its ``label`` unless `titles` are given. An empty list gives ``""``."""
+    if not allocations:
+        return ""
+    titles = [str(t) for t in titles] if titles else [str(a.get("label") or "allocation") for a in allocations]
+    prefix = id_prefix or _prefix(allocations, titles)
+    style_of = _styles(allocations)
+    panels = [_Panel(a, t, style_of, prefix) for a, t in zip(allocations, titles)]
+    label = "allocation: " + " | ".join(titles) if len(titles) == 1 else "allocations: " + " | ".join(titles)
+    return _svg(panels, prefix, label)

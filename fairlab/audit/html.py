@@ -1,0 +1,442 @@
+"""The audit report as one self-contained HTML5 page (`fairlab audit MECHANISM --out report.html`).
+
+`render(document)` turns an audit document (``AuditReport.to_dict()``, schema ``audit``) into a
+page with inline CSS and inline SVG only: no network, no external fonts, no scripts. `write`
+writes it atomically. Sections, in order: the summary line, the property table (statuses as
+coloured badges that carry the word), one section per violated property (its instance, the
+witness in words, the allocations involved drawn by `fairlab.audit.figures`, the stored fixture),
+the proofs (sizes, scope, unsat core), the properties with no verdict either way (candidates per
+size, reasons), the reference profiles of drf, ceei, bmf and asset next to the audited mechanism,
+and how to reproduce (command, seed, versions).
+
+Every string taken from the document is HTML-escaped: mechanism, user and resource names come
+from user files. Stable hooks for tests: ``table#properties`` with rows ``tr[data-property]
+[data-status]``, ``figure.allocation-figure[data-property]``, ``table#reference``,
+``section#reproduce``. The output is deterministic (same document, same bytes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from html import escape
+from pathlib import Path
+
+from fairlab.audit.figures import panels_svg
+from fairlab.core.errors import InputError
+from fairlab.counterexamples.store import check_outside_package
+
+#: status -> (mark shown before the word, what it means); the order of the legend
+STATUSES = {
+    "violated": ("✗", "a counterexample was found, shrunk and re-verified exactly"),
+    "proved": ("✓", "proved for every demand profile at each size listed (the largest is named)"),
+    "none-found": ("○", "no counterexample among the candidates tried; not a proof"),
+    "n/a": ("–", "the mechanism declines instances of this kind"),
+    "unknown": ("?", "the budget ran out before a verdict"),
+}
+#: per-size and reference statuses beyond the five above, each drawn like the closest one
+_LIKE = {"holds": "proved", "skipped": "n/a", "not established": "unknown", "established": "proved"}
+
+CSS = """
+:root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+       color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 24px 32px 64px; }
+h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 40px 0 12px;
+     border-bottom: 1px solid var(--line); padding-bottom: 4px; } h3 { font-size: 16px; margin: 24px 0 8px; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 13px; }
+pre { background: var(--soft); border: 1px solid var(--line); padding: 10px 12px; overflow-x: auto;
+      white-space: pre-wrap; word-break: break-all; }
+.summary, .muted { color: var(--muted); } .summary { margin: 0 0 4px; }
+table { border-collapse: collapse; margin: 8px 0 12px; }
+th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
+th { background: var(--soft); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table#properties td:first-child { white-space: nowrap; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 13px; font-weight: 600;
+         white-space: nowrap; border: 1px solid; }
+.status-violated { background: #ffebe9; color: #a40e26; border-color: #ff8182; }
+.status-proved { background: #dafbe1; color: #116329; border-color: #4ac26b; }
+.status-none-found { background: #ddf4ff; color: #0550ae; border-color: #80ccff; }
+.status-na { background: #eaeef2; color: #424a53; border-color: #afb8c1; }
+.status-unknown { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 20px; margin: 4px 0 0; padding: 0; list-style: none;
+          font-size: 13px; color: var(--muted); }
+article { border: 1px solid var(--line); border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }
+article.violated { border-left: 6px solid #cf222e; } article.proved { border-left: 6px solid #1a7f37; }
+figure.allocation-figure { margin: 12px 0; overflow-x: auto; }
+figure.allocation-figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: 13px; color: var(--muted); }
+ul.core { columns: 2 280px; margin: 4px 0; } ul.core li { break-inside: avoid; }
+table#reference tr.audited td, table#reference tr.audited th { background: #fff8e6; font-weight: 600; }
+table#reference { table-layout: fixed; width: 100%; min-width: 900px; }
+table#reference th:first-child { width: 190px; overflow-wrap: anywhere; }
+table#reference td { text-align: center; padding: 4px 3px; vertical-align: middle; }
+table#reference .badge { white-space: normal; font-size: 12px; padding: 1px 6px; }
+caption { text-align: left; }
+.scroll { overflow-x: auto; max-width: 100%; }
+details { margin: 8px 0; } summary { cursor: pointer; color: var(--muted); }
+.warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }
+nav { font-size: 14px; margin: 8px 0 0; } nav a { margin-right: 14px; }
+@media print { body { max-width: none; padding: 0; } nav { display: none; } article { break-inside: avoid; } }
+"""
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _e(value) -> str:
+    """Any document value as escaped text (None as an empty string)."""
+    return "" if value is None else escape(str(value), quote=True)
+
+
+def _anchor(text) -> str:
+    """A safe id fragment for a property name (which is escaped wherever it is shown)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", str(text)) or "_"
+
+
+def _status_class(status) -> str:
+    word = _LIKE.get(str(status), str(status))
+    return {"n/a": "status-na"}.get(word, f"status-{_anchor(word)}" if word in STATUSES else "status-unknown")
+
+
+def _badge(status, title: str | None = None) -> str:
+    word = str(status) if status is not None else "unknown"
+    mark = STATUSES.get(_LIKE.get(word, word), ("", ""))[0]
+    tip = f' title="{_e(title)}"' if title else ""
+    mark = f"{_e(mark)}&nbsp;" if mark else ""  # the mark never wraps away from its word
+    return f'<span class="badge {_status_class(word)}"{tip}>{mark}{_e(word)}</span>'
+
+
+def _size(size) -> str:
+    try:
+        n, m = size
+        return f"{int(n)}×{int(m)}"
+    except (TypeError, ValueError):
+        return _e(size)
+
+
+def _sizes(sizes) -> str:
+    return ", ".join(_size(s) for s in sizes or [])
+
+
+def _number(value) -> str:
+    """An exact JSON number as text: ints and "p/q" as given; a list as <a, b>; null as ∞."""
+    if value is None:
+        return "∞"
+    if isinstance(value, list):
+        return "<" + ", ".join(_number(v) for v in value) + ">"
+    return str(value)
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+
+
+def _seconds(value) -> str:
+    try:
+        return f"{float(value):.1f} s"
+    except (TypeError, ValueError):
+        return "? s"
+
+
+def _names(instance: dict, key: str, count: int, prefix: str) -> list[str]:
+    names = instance.get(key) or []
+    return [str(names[i]) if i < len(names) else f"{prefix}{i + 1}" for i in range(count)]
+
+
+# ------------------------------------------------------------------------------------------ sections
+def _header(doc: dict) -> str:
+    mech = doc.get("mechanism", "?")
+    props = doc.get("properties") or []
+    counts = {}
+    for p in props:
+        counts[p.get("status")] = counts.get(p.get("status"), 0) + 1
+    tally = " · ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
+    sizes = doc.get("sizes") or []
+    line = (f"sizes up to {_e(doc.get('users', '?'))}×{_e(doc.get('resources', '?'))} "
+            f"({len(sizes)} size{'s' if len(sizes) != 1 else ''}: {_sizes(sizes)}), seed {_e(doc.get('seed'))}, "
+            f"{_e(_seconds(doc.get('seconds')))}")
+    about = doc.get("about") or {}
+    out = [f"<header><h1>fairlab audit: <code>{_e(mech)}</code></h1>", f'<p class="summary">{line}</p>']
+    if tally:
+        out.append(f'<p class="summary">{len(props)} properties: {_e(tally)}</p>')
+    if about.get("title"):
+        out.append(f'<p class="muted">{_e(about.get("title"))}</p>')
+    stopped = (doc.get("budget") or {}).get("stopped")
+    if stopped:
+        out.append(f'<p class="warning">The audit was stopped early ({_e(stopped)} limit): properties without a '
+                   "verdict at a size are marked unknown there.</p>")
+    out.append('<nav><a href="#properties">properties</a><a href="#counterexamples">counterexamples</a>'
+               '<a href="#proofs">proofs</a><a href="#undecided">no verdict</a><a href="#reference">reference</a>'
+               '<a href="#reproduce">reproduce</a></nav></header>')
+    return "".join(out)
+
+
+def _property_table(props: list[dict]) -> str:
+    rows = []
+    for p in props:
+        name, status = p.get("property", "?"), p.get("status", "unknown")
+        link = f'<a href="#p-{_anchor(name)}">{_e(name)}</a>'
+        rows.append(f'<tr data-property="{_e(name)}" data-status="{_e(status)}"><td>{link} '
+                    f'<span class="muted">{_e(p.get("title"))}</span></td><td>{_badge(status)}</td>'
+                    f'<td>{_e(p.get("summary"))}</td></tr>')
+    legend = "".join(f"<li>{_badge(s)} {_e(meaning)}</li>" for s, (_, meaning) in STATUSES.items())
+    return ('<section id="profile"><h2>Property profile</h2>'
+            '<table id="properties"><thead><tr><th>property</th><th>status</th><th>summary</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table><ul class="legend" id="status-legend">{legend}</ul></section>')
+
+
+def _instance_table(instance: dict | None) -> str:
+    if not isinstance(instance, dict):
+        return ""
+    caps = instance.get("capacities") or []
+    demands = instance.get("demands") or []
+    users = _names(instance, "users", len(demands), "u")
+    resources = _names(instance, "resources", len(caps), "r")
+    weights, caps_per_user = instance.get("weights"), instance.get("max_tasks")
+    head = "".join(f"<th class=num>{_e(r)}</th>" for r in resources)
+    extra_head = ("<th class=num>weight</th>" if weights else "") + ("<th class=num>max tasks</th>" if caps_per_user
+                                                                      else "")
+    rows = [f'<tr><th>capacity</th>{"".join(f"<td class=num>{_e(_number(c))}</td>" for c in caps)}'
+            f'{"<td></td>" if weights else ""}{"<td></td>" if caps_per_user else ""}</tr>']
+    for i, user in enumerate(users):
+        cells = "".join(f"<td class=num>{_e(_number(v))}</td>" for v in demands[i])
+        if weights:
+            cells += f"<td class=num>{_e(_number(weights[i]) if i < len(weights) else '')}</td>"
+        if caps_per_user:
+            cells += f"<td class=num>{_e(_number(caps_per_user[i]) if i < len(caps_per_user) else '')}</td>"
+        rows.append(f"<tr><th>{_e(user)}</th>{cells}</tr>")
+    return (f'<div class="scroll"><table class="instance">'
+            f"<thead><tr><th></th>{head}{extra_head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _counterexamples(props: list[dict]) -> str:
+    violated = [(k, p) for k, p in enumerate(props) if p.get("status") == "violated"]
+    out = ['<section id="counterexamples"><h2>Counterexamples</h2>']
+    if not violated:
+        out.append('<p class="muted">No property is violated at the sizes audited.</p>')
+    for k, p in violated:
+        name = p.get("property", "?")
+        out.append(f'<article class="violated" id="p-{_anchor(name)}" data-property="{_e(name)}">'
+                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge('violated')}</h3>")
+        out.append(f'<p class="witness"><strong>{_e(p.get("explanation") or p.get("summary"))}</strong></p>')
+        instance = p.get("instance")
+        if isinstance(instance, dict):
+            n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
+            out.append(f"<p>The smallest counterexample found ({n}×{m}"
+                       f"{', by ' + _e(p.get('found_by')) if p.get('found_by') else ''}): the capacities, and "
+                       "what one task of each user needs:</p>")
+            out.append(_instance_table(instance))
+        if p.get("witness") is not None:
+            out.append(f"<p>Witness: <code>{_e(_json(p.get('witness')))}</code></p>")
+        allocations = [a for a in p.get("allocations") or [] if isinstance(a, dict)]
+        if allocations:
+            svg = panels_svg(allocations, id_prefix=f"fig{k}")
+            labels = " | ".join(str(a.get("label") or "allocation") for a in allocations)
+            out.append(f'<figure class="allocation-figure" data-property="{_e(name)}">{svg}'
+                       f"<figcaption>{_e(name)}: {_e(labels)}. Each bar is one resource, its segments the users' "
+                       "shares of its capacity (hover a segment for the exact value); the witness user is "
+                       "outlined.</figcaption></figure>")
+        if p.get("fixture"):
+            out.append(f'<p class="muted">Stored as <code>{_e(p.get("fixture"))}</code></p>')
+        out.append("</article>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def _proofs(props: list[dict]) -> str:
+    proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved"]
+    out = ['<section id="proofs"><h2>Proofs</h2>']
+    if not proved:
+        out.append('<p class="muted">No property was proved at any size (the mechanism may have no spec).</p>')
+    for p in proved:
+        name = p.get("property", "?")
+        anchor = f' id="p-{_anchor(name)}"' if p.get("status") == "proved" else ""
+        out.append(f'<article class="proved"{anchor} data-property="{_e(name)}">'
+                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(p.get('status'))}</h3>")
+        scope = p.get("scope")
+        scope_words = {"mechanism": "the mechanism itself (its spec passed conformance)",
+                       "spec": "the plug-in's declared spec (not its code)"}.get(scope, scope)
+        out.append(f"<p>Proved at {_sizes(p.get('proved_sizes'))}"
+                   f"{'; largest ' + _size(p.get('largest_proved')) if p.get('largest_proved') else ''}."
+                   f"{' Scope: ' + _e(scope_words) + '.' if scope else ''}</p>")
+        if p.get("explanation"):
+            out.append(f'<p class="muted">{_e(p.get("explanation"))}</p>')
+        core = p.get("core")
+        if core:
+            out.append(f"<p>Unsat core at {_size(p.get('largest_proved'))} ({len(core)} constraints):</p>"
+                       f'<ul class="core">{"".join(f"<li><code>{_e(c)}</code></li>" for c in core)}</ul>')
+        out.append("</article>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def _per_size_table(sizes: list[dict]) -> str:
+    if not sizes:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(s.get('users'))}×{_e(s.get('resources'))}</td><td>{_badge(s.get('status'))}</td>"
+        f"<td>{_e(s.get('how'))}</td><td class=num>{_e(s.get('candidates'))}</td>"
+        f"<td class=num>{_e(_seconds(s.get('seconds')))}</td><td>{_e(s.get('explanation'))}</td></tr>"
+        for s in sizes if isinstance(s, dict))
+    return ('<table class="sizes"><thead><tr><th>size</th><th>status</th><th>how</th><th class=num>candidates</th>'
+            f"<th class=num>time</th><th>explanation</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _undecided(props: list[dict]) -> str:
+    rest = [p for p in props if p.get("status") not in ("violated", "proved")]
+    out = ['<section id="undecided"><h2>No counterexample, not applicable, unknown</h2>']
+    if not rest:
+        out.append('<p class="muted">Every property is violated or proved.</p>')
+    for p in rest:
+        name = p.get("property", "?")
+        out.append(f'<article id="p-{_anchor(name)}" data-property="{_e(name)}">'
+                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(p.get('status'))}</h3>"
+                   f"<p>{_e(p.get('explanation') or p.get('summary'))}</p>"
+                   f'<p class="muted">{_e(p.get("candidates", 0))} candidates checked exactly in all.</p>'
+                   f"{_per_size_table(p.get('sizes') or [])}")
+        examples = [x for x in p.get("examples") or [] if isinstance(x, dict)]
+        if examples:
+            out.append("<p>Shipped examples: " + "; ".join(
+                f"{_e(x.get('example'))} ({_e(x.get('users'))}×{_e(x.get('resources'))}): {_e(x.get('status'))}"
+                for x in examples) + "</p>")
+        out.append("</article>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def _evidence_row(mech: str, prop: str, entry: dict) -> str:
+    evidence, source = entry.get("evidence") or "", entry.get("source") or ""
+    text = _e(evidence) + ("; " + _e(source) if source and source != evidence else "")
+    if entry.get("explanation"):
+        text += "<br>" + _e(entry.get("explanation"))
+    return f"<tr><td>{_e(mech)}</td><td>{_e(prop)}</td><td>{_badge(entry.get('status'))}</td><td>{text}</td></tr>"
+
+
+def _reference(doc: dict) -> str:
+    """The audited mechanism's row above the reference profiles (drf, ceei, bmf, asset); each
+    reference status carries its evidence as a tooltip, and the evidence is listed below."""
+    ref = doc.get("reference") or {}
+    mechanisms = ref.get("mechanisms") or {}
+    props = [p.get("property", "?") for p in doc.get("properties") or [] if isinstance(p, dict)]
+    for profile in mechanisms.values():  # properties the reference knows but this audit did not run
+        for name in profile or {}:
+            if name not in props:
+                props.append(name)
+    audited = {p.get("property"): p for p in doc.get("properties") or [] if isinstance(p, dict)}
+    cells = "".join(f"<td>{_badge(audited[p].get('status'), audited[p].get('summary'))}</td>" if p in audited
+                    else "<td></td>" for p in props)
+    mech = _e(doc.get("mechanism"))
+    rows = [f'<tr class="audited" data-mechanism="{mech}"><th><code>{mech}</code> (this audit)</th>{cells}</tr>']
+    notes = []
+    for name, profile in mechanisms.items():
+        row = []
+        for p in props:
+            entry = (profile or {}).get(p)
+            if not isinstance(entry, dict):
+                row.append("<td></td>")
+                continue
+            notes.append(_evidence_row(name, p, entry))
+            row.append(f"<td>{_badge(entry.get('status'), entry.get('evidence') or entry.get('source'))}</td>")
+        rows.append(f'<tr data-mechanism="{_e(name)}"><th>{_e(name)}</th>{"".join(row)}</tr>')
+    note = str(ref.get("note") or "")
+    note += "" if not note or note.endswith(".") else "."
+    head = "".join(f"<th>{_e(p)}</th>" for p in props)
+    return ('<section id="reference-profiles"><h2>Reference profiles</h2>'
+            f'<p class="muted">{_e(note)} Hover a status for its evidence, or open the list below the table.</p>'
+            f'<div class="scroll"><table id="reference"><thead><tr><th>mechanism</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>'
+            "<details><summary>Evidence for each reference entry</summary>"
+            '<table class="evidence"><thead><tr><th>mechanism</th><th>property</th><th>status</th><th>evidence</th>'
+            f'</tr></thead><tbody>{"".join(notes)}</tbody></table></details></section>')
+
+
+def _reproduce(doc: dict) -> str:
+    prov = doc.get("provenance") or {}
+    budget = doc.get("budget") or {}
+    about = doc.get("about") or {}
+    plugin = about.get("plugin") or {}
+    rows = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in prov.items())
+    budget_rows = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in budget.items())
+    out = ['<section id="reproduce"><h2>How to reproduce</h2>',
+           f"<pre><code>{_e(doc.get('command'))}</code></pre>",
+           f"<p>Seed <code>{_e(doc.get('seed'))}</code>, fairlab <code>{_e(prov.get('lab'))}</code>. Budgets are "
+           "counted in candidates and solver resource units, so the same command with the same versions gives "
+           "the same verdicts; the time limit only stops a run (its properties become unknown).</p>"]
+    if plugin:
+        out.append(f"<p>Plug-in <code>{_e(plugin.get('name'))}</code>, sha256 <code>{_e(plugin.get('sha256'))}"
+                   "</code>.</p>")
+    out.append(f'<table class="versions"><caption class="muted">versions</caption><tbody>{rows}</tbody></table>')
+    if budget_rows:
+        out.append(f'<table class="budget"><caption class="muted">budget</caption><tbody>{budget_rows}</tbody></table>')
+    out.append("</section>")
+    return "".join(out)
+
+
+def render(document: dict) -> str:
+    """The audit `document` as one self-contained HTML5 page (a str; deterministic)."""
+    doc = document if isinstance(document, dict) else {}
+    props = [p for p in doc.get("properties") or [] if isinstance(p, dict)]
+    title = f"fairlab audit: {doc.get('mechanism', '?')}"
+    body = "".join([_header(doc), _property_table(props), _counterexamples(props), _proofs(props),
+                    _undecided(props), _reference(doc), _reproduce(doc)])
+    footer = (f'<footer class="muted"><p>Written by fairlab {_e((doc.get("provenance") or {}).get("lab"))} '
+              "(<code>fairlab audit --out</code>); a self-contained file: no network, no scripts.</p></footer>")
+    return ("<!DOCTYPE html>\n"
+            f'<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{_e(title)}</title><style>{CSS}</style></head>\n"
+            f"<body>{body}{footer}</body></html>\n")
+
+
+# ------------------------------------------------------------------------------------------ writing
+def check_out_file(path: Path) -> None:
+    """Refuse (`InputError`, one line naming --out) a report path that cannot be written: an empty
+    name, a directory or other non-regular file, a missing or non-directory parent, a parent that is
+    not writable, or a place inside the installed package. Nothing is created."""
+    if path.is_dir():
+        raise InputError(f"--out: {str(path)!r} is a directory (give a file name, e.g. report.html)")
+    if os.path.lexists(path) and path.exists() and not path.is_file():
+        raise InputError(f"--out: {str(path)!r} exists and is not a regular file")
+    parent = path.parent
+    if not parent.exists():
+        raise InputError(f"--out: {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise InputError(f"--out: {str(parent)!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out: {str(parent)!r} is not writable")
+    try:
+        check_outside_package(path)
+    except InputError:
+        raise InputError(f"--out: {str(path)!r} is inside the installed package; write the report elsewhere") \
+            from None
+
+
+def write(document: dict, path) -> None:
+    """Write ``render(document)`` to `path` atomically: a temporary file in the same directory, then
+    `os.replace`, so `path` holds the old content or the whole new page, never part of one. Bad paths
+    are refused before anything is written (`check_out_file`); an OSError becomes a one-line
+    `InputError` ``--out: cannot write ...`` and the temporary file is removed."""
+    if not os.fspath(path):
+        raise InputError("--out: the file name is empty")
+    path = Path(os.fspath(path))
+    check_out_file(path)
+    page = render(document).encode("utf-8")
+    tmp = None
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(page)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise InputError(f"--out: cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
