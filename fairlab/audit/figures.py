@@ -91,6 +91,10 @@ def _names(allocation: dict, key: str, count: int, prefix: str) -> list[str]:
     return [str(names[i]) if i < len(names) else f"{prefix}{i + 1}" for i in range(count)]
 
 
+def _index(value, n: int) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n else None
+
+
 def _tasks_word(tasks: str) -> str:
     return f"{tasks} task" if tasks == "1" else f"{tasks} tasks"
 
@@ -129,13 +133,15 @@ class _Panel:
         self.resources = _names(allocation, "resources", m, "r")
         self.capacities = list((allocation.get("instance") or {}).get("capacities") or [])
         self.shares, self.tasks, self.title = shares, tasks, str(title)
-        witness = allocation.get("user")
-        self.witness = witness if isinstance(witness, int) and not isinstance(witness, bool) and 0 <= witness < n \
-            else None
+        self.witness = _index(allocation.get("user"), n)
+        self.other = _index(allocation.get("other"), n)  # e.g. the envied user of an ef witness
         self.equal_split = allocation.get("equal_split")
         self.style_of, self.prefix = style_of, prefix
         self.slot = max([SLOT] + [_width(self._resource_label(r)) + 16 for r in range(m)]
                         + [_width(self._capacity_label(r)) + 16 for r in range(m)])
+        if self.equal_split:  # room right of each bar for its "1/n = ..." label
+            widest = max([_width(self._split_label(r), 10) for r in range(m)] + [0])
+            self.slot = max(self.slot, BAR + 2 * (widest + 16))
         self.legend = [self._legend_text(i) for i in range(n)]
         if self.equal_split:
             self.legend.append("equal split (1/n of each resource)")
@@ -152,10 +158,16 @@ class _Panel:
     def _capacity_label(self, r: int) -> str:
         return f"capacity {_short(_exact_text(self.capacities[r]), 14)}" if r < len(self.capacities) else ""
 
+    def _split_label(self, r: int) -> str:
+        split = self.equal_split or []
+        return f"1/n = {_short(_exact_text(split[r]), 14)}" if r < len(split) else ""
+
     def _legend_text(self, i: int) -> str:
         tasks = _exact_text(self.tasks[i]) if i < len(self.tasks) else "?"
         text = f"{_short(self.users[i])} ({_tasks_word(tasks)})"
-        return text + ("  ◀ witness" if i == self.witness else "")
+        if i == self.witness:
+            return text + "  ◀ witness"
+        return text + ("  ◀ the other user of the witness" if i == self.other else "")
 
     def _share(self, i: int, r: int):
         row = self.shares[i] if i < len(self.shares) else []
@@ -212,16 +224,17 @@ class _Panel:
             out.append(f'<rect class="segment" data-user="{escape(user)}" x="{_f(x)}" y="{_f(y0)}" width="{BAR}" '
                        f'height="{_f(height)}" fill="url(#{self.prefix}-s{style})" stroke="#fff" stroke-width="0.75">'
                        f'<title>{escape(tip)}</title></rect>')
-            if i == self.witness:
-                outlines.append(f'<rect class="witness" x="{_f(x + 1.5)}" y="{_f(y0 + 1.5)}" width="{BAR - 3}" '
-                                f'height="{_f(max(height - 3, 0.5))}" fill="none" stroke="#111" stroke-width="3">'
-                                f'<title>{escape(tip)} (the witness)</title></rect>')
+            if i in (self.witness, self.other):
+                role, dash = ("witness", "") if i == self.witness else ("other", ' stroke-dasharray="5 3"')
+                outlines.append(f'<rect class="{role}" x="{_f(x + 1.5)}" y="{_f(y0 + 1.5)}" width="{BAR - 3}" '
+                                f'height="{_f(max(height - 3, 0.5))}" fill="none" stroke="#111" stroke-width="3"{dash}>'
+                                f'<title>{escape(tip)} (the {role} user)</title></rect>')
             label = f"{_short(user, 6)} {_exact_text(exact)}"
             if height >= FONT + 4:
                 if _width(label) > BAR - 4:
                     label = _exact_text(exact)
                 if _width(label) <= BAR - 4:
-                    out.append(_halo_text(x + BAR / 2, (y0 + y1) / 2 + FONT / 3, label))
+                    out.append(_halo_text(x + BAR / 2, self._label_y(r, y0, y1) + FONT / 3, label))
             bottom = top
         out += outlines
         cx = x + BAR / 2
@@ -233,6 +246,19 @@ class _Panel:
                        f'fill="#444">{escape(self._capacity_label(r))}</text>')
         out.append("</g>")
         return "".join(out)
+
+    def _label_y(self, r: int, top: float, bottom: float) -> float:
+        """The middle of a segment, or of its taller part when the equal-split line would cross
+        the label."""
+        middle = (top + bottom) / 2
+        split = _number(self.equal_split[r]) if self.equal_split and r < len(self.equal_split) else None
+        if split is None or abs(self._y(split) - middle) >= FONT:
+            return middle
+        line = self._y(split)
+        upper, lower = line - top, bottom - line
+        if max(upper, lower) < FONT + 6:
+            return middle
+        return (top + line) / 2 if upper >= lower else (line + bottom) / 2
 
     def _bar_left(self, r: int) -> float:
         return LEFT + r * self.slot + (self.slot - BAR) / 2
@@ -251,7 +277,7 @@ class _Panel:
         return (f'<g class="equal-split"><title>{escape(tip)}</title>'
                 f'<line x1="{_f(x - 8)}" y1="{_f(y)}" x2="{_f(x + BAR + 8)}" y2="{_f(y)}" stroke="#111" '
                 f'stroke-width="2" stroke-dasharray="6 4"/>'
-                + _halo_text(x + BAR + 8, y - 4, f"1/n = {_exact_text(exact)}", anchor="end", size=10)
+                + _halo_text(x + BAR + 12, y + 3.5, self._split_label(r), anchor="start", size=10)
                 + "</g>")
 
     def _legend(self) -> str:
@@ -259,7 +285,9 @@ class _Panel:
         y = self.legend_top
         for i, user in enumerate(self.users):
             style = self.style_of[user]
-            stroke = 'stroke="#111" stroke-width="3"' if i == self.witness else 'stroke="#666" stroke-width="0.75"'
+            stroke = 'stroke="#666" stroke-width="0.75"'
+            if i in (self.witness, self.other):
+                stroke = 'stroke="#111" stroke-width="3"' + ("" if i == self.witness else ' stroke-dasharray="5 3"')
             out.append(f'<rect x="0" y="{y}" width="28" height="14" fill="url(#{self.prefix}-s{style})" {stroke}>'
                        f'<title>{escape(user)}</title></rect>')
             weight = ' font-weight="bold"' if i == self.witness else ""

@@ -36,8 +36,12 @@ STATUSES = {
     "n/a": ("–", "the mechanism declines instances of this kind"),
     "unknown": ("?", "the budget ran out before a verdict"),
 }
+#: how a counterexample was found, in words
+FOUND_BY = {"search": "by the search engines", "proof": "from a model of spec ∧ ¬property, checked exactly",
+            "example": "among the shipped examples", "proof+search": "by the proof and the search"}
 #: per-size and reference statuses beyond the five above, each drawn like the closest one
-_LIKE = {"holds": "proved", "skipped": "n/a", "not established": "unknown", "established": "proved"}
+_LIKE = {"holds": "proved", "refuted": "violated", "vacuous": "n/a", "declined": "n/a", "skipped": "n/a",
+         "undecided": "unknown", "not established": "unknown"}
 
 CSS = """
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa; }
@@ -66,6 +70,7 @@ table#properties td:first-child { white-space: nowrap; }
           font-size: 13px; color: var(--muted); }
 article { border: 1px solid var(--line); border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }
 article.violated { border-left: 6px solid #cf222e; } article.proved { border-left: 6px solid #1a7f37; }
+article.partial { border-left: 6px solid #afb8c1; }
 figure.allocation-figure { margin: 12px 0; overflow-x: auto; }
 figure.allocation-figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 13px; color: var(--muted); }
@@ -75,7 +80,7 @@ table#reference { table-layout: fixed; width: 100%; min-width: 900px; }
 table#reference th:first-child { width: 190px; overflow-wrap: anywhere; }
 table#reference td { text-align: center; padding: 4px 3px; vertical-align: middle; }
 table#reference .badge { white-space: normal; font-size: 12px; padding: 1px 6px; }
-caption { text-align: left; }
+caption { text-align: left; white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 details { margin: 8px 0; } summary { cursor: pointer; color: var(--muted); }
 .warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }
@@ -224,9 +229,9 @@ def _counterexamples(props: list[dict]) -> str:
         instance = p.get("instance")
         if isinstance(instance, dict):
             n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
-            out.append(f"<p>The smallest counterexample found ({n}×{m}"
-                       f"{', by ' + _e(p.get('found_by')) if p.get('found_by') else ''}): the capacities, and "
-                       "what one task of each user needs:</p>")
+            how = FOUND_BY.get(p.get("found_by"), p.get("found_by"))
+            out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + _e(how) if how else ''}): the "
+                       "capacities, and what one task of each user needs:</p>")
             out.append(_instance_table(instance))
         if p.get("witness") is not None:
             out.append(f"<p>Witness: <code>{_e(_json(p.get('witness')))}</code></p>")
@@ -234,54 +239,90 @@ def _counterexamples(props: list[dict]) -> str:
         if allocations:
             svg = panels_svg(allocations, id_prefix=f"fig{k}")
             labels = " | ".join(str(a.get("label") or "allocation") for a in allocations)
+            other = ", the other user of the witness dashed" if any(
+                isinstance(a.get("other"), int) for a in allocations) else ""
             out.append(f'<figure class="allocation-figure" data-property="{_e(name)}">{svg}'
                        f"<figcaption>{_e(name)}: {_e(labels)}. Each bar is one resource, its segments the users' "
                        "shares of its capacity (hover a segment for the exact value); the witness user is "
-                       "outlined.</figcaption></figure>")
+                       f"outlined{other}.</figcaption></figure>")
         if p.get("fixture"):
             out.append(f'<p class="muted">Stored as <code>{_e(p.get("fixture"))}</code></p>')
+        out.append(_trail(p, open_=False))
         out.append("</article>")
     out.append("</section>")
     return "".join(out)
 
 
 def _proofs(props: list[dict]) -> str:
+    """Every property proved at some size: the sizes, what the proof covers, the unsat core."""
     proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved"]
     out = ['<section id="proofs"><h2>Proofs</h2>']
     if not proved:
         out.append('<p class="muted">No property was proved at any size (the mechanism may have no spec).</p>')
     for p in proved:
-        name = p.get("property", "?")
-        anchor = f' id="p-{_anchor(name)}"' if p.get("status") == "proved" else ""
-        out.append(f'<article class="proved"{anchor} data-property="{_e(name)}">'
-                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(p.get('status'))}</h3>")
+        name, status = p.get("property", "?"), p.get("status")
+        if status == "proved":
+            out.append(f'<article class="proved" id="p-{_anchor(name)}" data-property="{_e(name)}">'
+                       f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(status)}</h3>")
+        else:  # proved at the smaller sizes only
+            out.append(f'<article class="partial" data-property="{_e(name)}"><h3>{_e(name)} — '
+                       f"{_e(p.get('title'))}: proved up to {_size(p.get('largest_proved'))}, then "
+                       f"{_badge(status)}</h3>")
         scope = p.get("scope")
         scope_words = {"mechanism": "the mechanism itself (its spec passed conformance)",
                        "spec": "the plug-in's declared spec (not its code)"}.get(scope, scope)
-        out.append(f"<p>Proved at {_sizes(p.get('proved_sizes'))}"
-                   f"{'; largest ' + _size(p.get('largest_proved')) if p.get('largest_proved') else ''}."
-                   f"{' Scope: ' + _e(scope_words) + '.' if scope else ''}</p>")
-        if p.get("explanation"):
-            out.append(f'<p class="muted">{_e(p.get("explanation"))}</p>')
+        largest = p.get("largest_proved")
+        out.append(f"<p>Proved for every demand profile at {_sizes(p.get('proved_sizes'))}"
+                   f"{'; the largest ' + _size(largest) if largest else ''}."
+                   f"{' Scope: ' + _e(scope_words) + '.' if scope else ''}"
+                   f"{' The counterexample is at a larger size (above).' if status == 'violated' else ''}"
+                   f"{' Beyond it: ' + _e(p.get('summary')) if status not in ('proved', 'violated') else ''}</p>")
+        if status == "proved" and p.get("summary"):
+            out.append(f'<p class="muted">{_e(p.get("summary"))}</p>')
         core = p.get("core")
         if core:
-            out.append(f"<p>Unsat core at {_size(p.get('largest_proved'))} ({len(core)} constraints):</p>"
+            out.append(f"<p>Unsat core at {_size(largest)} ({len(core)} constraints: spec ∧ ¬{_e(name)} is "
+                       "unsatisfiable with these alone):</p>"
                        f'<ul class="core">{"".join(f"<li><code>{_e(c)}</code></li>" for c in core)}</ul>')
+        if status == "proved":
+            out.append(_trail(p, open_=False))
         out.append("</article>")
     out.append("</section>")
     return "".join(out)
 
 
 def _per_size_table(sizes: list[dict]) -> str:
-    if not sizes:
-        return ""
     rows = "".join(
         f"<tr><td>{_e(s.get('users'))}×{_e(s.get('resources'))}</td><td>{_badge(s.get('status'))}</td>"
         f"<td>{_e(s.get('how'))}</td><td class=num>{_e(s.get('candidates'))}</td>"
         f"<td class=num>{_e(_seconds(s.get('seconds')))}</td><td>{_e(s.get('explanation'))}</td></tr>"
         for s in sizes if isinstance(s, dict))
-    return ('<table class="sizes"><thead><tr><th>size</th><th>status</th><th>how</th><th class=num>candidates</th>'
-            f"<th class=num>time</th><th>explanation</th></tr></thead><tbody>{rows}</tbody></table>")
+    if not rows:
+        return ""
+    return ('<div class="scroll"><table class="sizes"><thead><tr><th>size</th><th>status</th><th>how</th>'
+            '<th class=num>candidates</th><th class=num>time</th><th>explanation</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>")
+
+
+def _examples_table(examples: list[dict]) -> str:
+    rows = "".join(f"<tr><td>{_e(x.get('example'))}</td><td>{_e(x.get('users'))}×{_e(x.get('resources'))}</td>"
+                   f"<td>{_badge(x.get('status'))}</td><td>{_e(x.get('explanation'))}</td></tr>"
+                   for x in examples if isinstance(x, dict))
+    if not rows:
+        return ""
+    return ('<div class="scroll"><table class="examples"><caption class="muted">the shipped examples up to the '
+            "audited size, checked exactly</caption><thead><tr><th>example</th><th>size</th><th>status</th>"
+            f"<th>explanation</th></tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def _trail(p: dict, open_: bool) -> str:
+    """How the verdict was reached: notes, the candidates, each size's outcome, the shipped examples
+    (folded away under violated and proved properties, whose evidence is above)."""
+    notes = "".join(f"<li>{_e(n)}</li>" for n in p.get("notes") or [])
+    body = (f'<ul class="notes">{notes}</ul>' if notes else "") + \
+        f'<p class="muted">{_e(p.get("candidates", 0))} candidate instances checked exactly in all.</p>' + \
+        _per_size_table(p.get("sizes") or []) + _examples_table(p.get("examples") or [])
+    return f"<details{' open' if open_ else ''}><summary>each size, and the shipped examples</summary>{body}</details>"
 
 
 def _undecided(props: list[dict]) -> str:
@@ -293,25 +334,45 @@ def _undecided(props: list[dict]) -> str:
         name = p.get("property", "?")
         out.append(f'<article id="p-{_anchor(name)}" data-property="{_e(name)}">'
                    f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(p.get('status'))}</h3>"
-                   f"<p>{_e(p.get('explanation') or p.get('summary'))}</p>"
-                   f'<p class="muted">{_e(p.get("candidates", 0))} candidates checked exactly in all.</p>'
-                   f"{_per_size_table(p.get('sizes') or [])}")
-        examples = [x for x in p.get("examples") or [] if isinstance(x, dict)]
-        if examples:
-            out.append("<p>Shipped examples: " + "; ".join(
-                f"{_e(x.get('example'))} ({_e(x.get('users'))}×{_e(x.get('resources'))}): {_e(x.get('status'))}"
-                for x in examples) + "</p>")
-        out.append("</article>")
+                   f"<p>{_e(p.get('explanation') or p.get('summary'))}</p>{_trail(p, open_=True)}</article>")
     out.append("</section>")
     return "".join(out)
 
 
-def _evidence_row(mech: str, prop: str, entry: dict) -> str:
-    evidence, source = entry.get("evidence") or "", entry.get("source") or ""
-    text = _e(evidence) + ("; " + _e(source) if source and source != evidence else "")
-    if entry.get("explanation"):
-        text += "<br>" + _e(entry.get("explanation"))
-    return f"<tr><td>{_e(mech)}</td><td>{_e(prop)}</td><td>{_badge(entry.get('status'))}</td><td>{text}</td></tr>"
+def _evidence_items(entry: dict) -> list[dict]:
+    """A reference entry's evidence as a list of records (the engine gives a list; a plain string,
+    as an older or hand-written document may have, is one record)."""
+    evidence = entry.get("evidence")
+    if isinstance(evidence, list):
+        return [e for e in evidence if isinstance(e, dict)]
+    if evidence:
+        return [{"status": entry.get("status"), "evidence": evidence, "source": entry.get("source")}]
+    return []
+
+
+def _evidence_text(item: dict) -> str:
+    parts = [str(item.get("evidence") or item.get("source") or "")]
+    if item.get("source") and item.get("source") != item.get("evidence"):
+        parts.append(f"source: {item['source']}")
+    if item.get("restriction"):
+        parts.append(f"restricted to {item['restriction']}")
+    return "; ".join(p for p in parts if p)
+
+
+def _evidence_tooltip(entry: dict) -> str:
+    items = _evidence_items(entry)
+    return " | ".join(f"{i.get('status')}: {_evidence_text(i)}" for i in items) or "no theorem and no fixture"
+
+
+def _evidence_rows(mech: str, prop: str, entry: dict) -> str:
+    rows = []
+    for item in _evidence_items(entry):
+        text = _e(_evidence_text(item))
+        if item.get("explanation"):
+            text += "<br>" + _e(item.get("explanation"))
+        rows.append(f"<tr><td>{_e(mech)}</td><td>{_e(prop)}</td><td>{_badge(item.get('status'))}</td>"
+                    f"<td>{_sizes(item.get('sizes'))}</td><td>{text}</td></tr>")
+    return "".join(rows)
 
 
 def _reference(doc: dict) -> str:
@@ -337,8 +398,8 @@ def _reference(doc: dict) -> str:
             if not isinstance(entry, dict):
                 row.append("<td></td>")
                 continue
-            notes.append(_evidence_row(name, p, entry))
-            row.append(f"<td>{_badge(entry.get('status'), entry.get('evidence') or entry.get('source'))}</td>")
+            notes.append(_evidence_rows(name, p, entry))
+            row.append(f"<td>{_badge(entry.get('status'), _evidence_tooltip(entry))}</td>")
         rows.append(f'<tr data-mechanism="{_e(name)}"><th>{_e(name)}</th>{"".join(row)}</tr>')
     note = str(ref.get("note") or "")
     note += "" if not note or note.endswith(".") else "."
@@ -348,7 +409,8 @@ def _reference(doc: dict) -> str:
             f'<div class="scroll"><table id="reference"><thead><tr><th>mechanism</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>'
             "<details><summary>Evidence for each reference entry</summary>"
-            '<table class="evidence"><thead><tr><th>mechanism</th><th>property</th><th>status</th><th>evidence</th>'
+            '<table class="evidence"><thead><tr><th>mechanism</th><th>property</th><th>status</th><th>sizes</th>'
+            '<th>evidence</th>'
             f'</tr></thead><tbody>{"".join(notes)}</tbody></table></details></section>')
 
 

@@ -101,7 +101,7 @@ def test_the_page_is_well_formed_html5_with_unique_ids(page):
     tree = parse(page)
     assert len(tree.ids) == len(set(tree.ids)), sorted(i for i in tree.ids if tree.ids.count(i) > 1)
     assert {"properties", "reference", "reproduce"} <= set(tree.ids)
-    assert "<title>fairlab audit: examples/mixed.py:mixed</title>" in page
+    assert "<title>fairlab audit: sample</title>" in page
 
 
 def test_the_page_references_nothing_outside_itself(page):
@@ -129,24 +129,30 @@ def test_statuses_are_shown_as_words_in_the_property_table(audit_sample, page):
 def test_every_violated_property_has_a_figure_with_drawn_segments(audit_sample, page):
     tree = parse(page)
     violated = [p for p in audit_sample["properties"] if p["status"] == "violated"]
-    assert {p["property"] for p in violated} == {"si", "sp", "pm"}
-    assert set(tree.figures) == {p["property"] for p in violated}
+    assert {p["property"] for p in violated} == {"si", "sp", "pe", "pm", "rm"}
+    assert list(tree.figures) == [p["property"] for p in violated]
     for p in violated:
         segments = [r for r in tree.figures[p["property"]] if r.get("class") == "segment"]
         assert segments and all(float(r["width"]) > 0 and float(r["height"]) > 0 for r in segments)
-    # the figures show the exact values as text, and the panels their labels
-    assert "u1 8/7" not in page and "u1 (8/7 tasks)" in page and "misreport &lt;1, 1/8&gt;" in page
-    assert "after user u1 leaves" in page and "1/n = 1/2" in page
+        labels = [a["label"] for a in p["allocations"]]
+        assert len(labels) == {"si": 1, "sp": 2, "pe": 2, "pm": 2, "rm": 2}[p["property"]]
+        assert all(escape(label) in page for label in labels)
+    # the figures show the exact values as text: sp's misreport gives user u2 3/4 tasks
+    assert "u2 (3/4 tasks)  ◀ witness" in page and "u2 declares &lt;4/3, 1&gt;" in page
+    assert "after u3 leaves" in page and "1/n = 1/2" in page
 
 
 def test_the_sections_carry_the_document(audit_sample, page):
-    ef = next(p for p in audit_sample["properties"] if p["property"] == "ef")
-    assert all(escape(c) in page for c in ef["core"])
-    assert "Unsat core at 3×2 (13 constraints)" in page
-    assert audit_sample["command"] in page and audit_sample["provenance"]["z3-solver"] in page
+    srf = next(p for p in audit_sample["properties"] if p["property"] == "srf")
+    assert all(escape(c) in page for c in srf["core"])
+    assert f"Unsat core at 3×1 ({len(srf['core'])} constraints: spec ∧ ¬srf is unsatisfiable" in page
+    assert escape(audit_sample["command"]) in page and audit_sample["provenance"]["z3-solver"] in page
     for mech in ("drf", "ceei", "bmf", "asset"):
         assert f'<tr data-mechanism="{mech}">' in page
-    assert "none found: 600 candidates" in page and "the mechanism declines instances" in page
+    for p in audit_sample["properties"]:
+        assert escape(p["summary"]) in page
+        if p["status"] not in ("violated", "proved"):
+            assert escape(p["explanation"]) in page
     for p in audit_sample["properties"]:
         if p["fixture"]:
             assert p["fixture"] in page
