@@ -453,10 +453,16 @@ def render(document: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------ writing
-def check_out_file(path: Path) -> None:
+def check_out_file(path: str | os.PathLike) -> None:
     """Refuse (`InputError`, one line naming --out) a report path that cannot be written: an empty
     name, a directory or other non-regular file, a missing or non-directory parent, a parent that is
-    not writable, or a place inside the installed package. Nothing is created."""
+    not writable, or a place inside the installed package. Nothing is created. `write` calls it;
+    a command calls it too before any work, so a bad --out costs one line, not an audit."""
+    if not os.fspath(path):
+        raise InputError("--out: the file name is empty")
+    if os.fspath(path).endswith(("/", os.sep)):
+        raise InputError(f"--out: {os.fspath(path)!r} names a directory (give a file name, e.g. report.html)")
+    path = Path(os.fspath(path))
     if path.is_dir():
         raise InputError(f"--out: {str(path)!r} is a directory (give a file name, e.g. report.html)")
     if os.path.lexists(path) and path.exists() and not path.is_file():
@@ -480,10 +486,8 @@ def write(document: dict, path) -> None:
     `os.replace`, so `path` holds the old content or the whole new page, never part of one. Bad paths
     are refused before anything is written (`check_out_file`); an OSError becomes a one-line
     `InputError` ``--out: cannot write ...`` and the temporary file is removed."""
-    if not os.fspath(path):
-        raise InputError("--out: the file name is empty")
-    path = Path(os.fspath(path))
     check_out_file(path)
+    path = Path(os.fspath(path))
     page = render(document).encode("utf-8")
     tmp = None
     try:

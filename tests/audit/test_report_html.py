@@ -283,11 +283,12 @@ def test_write_failure_keeps_the_old_file_and_leaves_no_temporary(tmp_path, audi
     ("missing/report.html", "does not exist"),
     ("file/report.html", "is not a directory"),
     ("", "the file name is empty"),
+    ("new/", "names a directory"),
 ])
 def test_write_refuses_bad_paths_in_one_line(tmp_path, audit_sample, where, words):
     (tmp_path / "dir").mkdir()
     (tmp_path / "file").write_text("x")
-    path = "" if where == "" else tmp_path / where
+    path = "" if where == "" else f"{tmp_path}/{where}"
     with pytest.raises(InputError) as caught:
         report.write(audit_sample, path)
     message = str(caught.value)
