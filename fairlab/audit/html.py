@@ -453,7 +453,7 @@ def render(document: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------ writing
-def check_out_file(path: str | os.PathLike) -> None:
+def check_path(path: str | os.PathLike) -> None:
     """Refuse (`InputError`, one line naming --out) a report path that cannot be written: an empty
     name, a directory or other non-regular file, a missing or non-directory parent, a parent that is
     not writable, or a place inside the installed package. Nothing is created. `write` calls it;
@@ -484,9 +484,9 @@ def check_out_file(path: str | os.PathLike) -> None:
 def write(document: dict, path) -> None:
     """Write ``render(document)`` to `path` atomically: a temporary file in the same directory, then
     `os.replace`, so `path` holds the old content or the whole new page, never part of one. Bad paths
-    are refused before anything is written (`check_out_file`); an OSError becomes a one-line
+    are refused before anything is written (`check_path`); an OSError becomes a one-line
     `InputError` ``--out: cannot write ...`` and the temporary file is removed."""
-    check_out_file(path)
+    check_path(path)
     path = Path(os.fspath(path))
     page = render(document).encode("utf-8")
     tmp = None

@@ -289,6 +289,8 @@ def test_write_refuses_bad_paths_in_one_line(tmp_path, audit_sample, where, word
     (tmp_path / "dir").mkdir()
     (tmp_path / "file").write_text("x")
     path = "" if where == "" else f"{tmp_path}/{where}"
+    with pytest.raises(InputError, match=words):
+        report.check_path(path)  # what `fairlab audit --out` asks before the audit runs
     with pytest.raises(InputError) as caught:
         report.write(audit_sample, path)
     message = str(caught.value)
