@@ -36,13 +36,14 @@ from typing import Callable, Sequence
 from fairlab import mechanisms, properties
 from fairlab.audit import reference
 from fairlab.audit.allocations import involved_allocations
-from fairlab.core.errors import InputError
+from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.results import Result, Status, provenance, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
-from fairlab.counterexamples.store import Store
+from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, SHRINK_TRIALS
@@ -128,15 +129,34 @@ class _Property:
     found_by: str | None = None
     proofs: dict = field(default_factory=dict)  # size -> proof Result that proved it
     seconds: float = 0.0
+    allocations: list = field(default_factory=list)  # those the kept violation involves
+    notes: list = field(default_factory=list)
+    refused: list = field(default_factory=list)  # findings that did not re-verify (never reported)
 
     @property
     def open(self) -> bool:
         return self.violation is None
 
-    def offer(self, finding: Result, how: str) -> None:
-        """Keep `finding` if it is the first or plainer than the one kept (`_plainness`)."""
-        if self.violation is None or _plainness(finding.instance) < _plainness(self.violation.instance):
-            self.violation, self.found_by = finding, how
+    def offer(self, finding: Result, how: str, mech: Mechanism, options: dict, store: Store | None) -> bool:
+        """Keep `finding` if it is the first or plainer than the one kept (`_plainness`): stored
+        (re-verified from scratch once more first) and its allocations drawn now, while the
+        audit's time lasts. One that does not re-verify is not kept."""
+        if self.violation is not None and _plainness(finding.instance) >= _plainness(self.violation.instance):
+            return True
+        self.notes = []
+        try:
+            if store is not None:
+                finding = record_finding(finding, mech, store)
+            self.allocations = involved_allocations(mech, self.name, finding.instance, finding.witness, options)
+        except FixtureRefused as exc:  # it did not re-verify: no claim rests on it
+            self.refused.append(str(exc))
+            return False
+        except (PluginTimeout, ExactTimeout) as exc:  # the time limit: the verified finding stands
+            self.allocations = []
+            self.notes = [f"{'not stored, ' if store is not None else ''}its allocations not drawn: the time "
+                          f"limit came first ({exc})"]
+        self.violation, self.found_by = finding, how
+        return True
 
     def needs(self, size: Size) -> bool:
         """Whether `size` is still worth auditing: nothing violated yet, or only an example (shrunk)
@@ -227,7 +247,7 @@ def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result,
                           budget={**found.budget, "shrink_trials_used": tried})
 
 
-def _check_examples(mech, props: dict[str, _Property], users, resources, options, budget, clock, progress):
+def _check_examples(mech, props: dict[str, _Property], users, resources, options, budget, clock, progress, store):
     """The exact check of every shipped example that fits in users × resources."""
     for name, path in sorted(examples().items()):
         inst = Instance.resolve(path)
@@ -248,10 +268,10 @@ def _check_examples(mech, props: dict[str, _Property], users, resources, options
             if kind == "violated" and prop.open:
                 finding = _as_finding(mech, prop.name, inst, payload, "example", options, budget, clock)
                 if finding is not None:
-                    prop.offer(finding, "example")
+                    prop.offer(finding, "example", mech, options, store)
 
 
-def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progress) -> None:
+def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progress, store) -> None:
     n, m = size
     record = {"users": n, "resources": m, "status": "unknown", "how": None, "candidates": 0, "seconds": 0.0,
               "explanation": ""}
@@ -279,9 +299,8 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
             elif result.status == Status.REFUTED:
                 finding = _as_finding(mech, prop.name, Instance.resolve(result.instance), result, "prove",
                                       options, budget, clock)
-                if finding is not None:
+                if finding is not None and prop.offer(finding, "proof", mech, options, store):
                     record["status"] = "violated"
-                    prop.offer(finding, "proof")
                     # z3's model shrinks less well than a search finding: the search at this size may
                     # give a plainer counterexample (kept only if it is plainer)
         if proved_for_mechanism:
@@ -298,15 +317,17 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
         evaluated = sum(found.details.get("evaluated", {}).values())
         proved_spec = record["status"] == "proved"
         record.update(how="proof+search" if record["how"] else "search", candidates=evaluated)
-        if found.status == Status.VIOLATED:
+        if found.status == Status.VIOLATED and prop.offer(found, "search", mech, options, store):
             record.update(status="violated", explanation=found.explanation)
-            prop.offer(found, "search")
+        elif found.status == Status.VIOLATED:
+            record.update(status="unknown", explanation=f"a violation was found but {prop.refused[-1]}; no verdict")
         elif prop.violation is not None and record["status"] == "violated":
             record["explanation"] += f"; the search at this size found none plainer ({engines.summary(found)})"
         elif found.status == Status.HOLDS:
             record.update(status="holds", explanation=found.explanation)
         elif not proved_spec:
-            record.update(status=found.status.value, explanation=engines.summary(found))
+            words = found.explanation if found.status == Status.NOT_APPLICABLE else engines.summary(found)
+            record.update(status=found.status.value, explanation=words)
             if found.budget.get("stopped") == "time":
                 record["stopped"] = "time"
         else:
@@ -321,7 +342,7 @@ def _summary_of_sizes(sizes: list[Size]) -> str:
     return ", ".join(size_text(s) for s in sizes)
 
 
-def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dict, store, clock: _Clock) -> Result:
+def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dict, clock: _Clock) -> Result:
     """The property's one status, from its size records, examples and finding."""
     module = properties.get(prop.name)
     rows = prop.sizes
@@ -347,13 +368,12 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
             details["core"] = list(core_proof.certificate.get("core") or [])
     if prop.violation is not None:
         finding = prop.violation
-        if store is not None:
-            finding = record_finding(finding, mech, store)
+        notes = list(finding.details.get("notes", [])) + prop.notes
         inst = finding.instance if isinstance(finding.instance, Instance) else Instance.resolve(finding.instance)
+        allocations = prop.allocations
         size = (inst.n, inst.m)
-        details.update(found_by=prop.found_by, fixture=finding.details.get("fixture"),
-                       allocations=involved_allocations(mech, prop.name, inst, finding.witness, options),
-                       shrink_steps=finding.details.get("shrink_steps"), notes=finding.details.get("notes", []))
+        details.update(found_by=prop.found_by, fixture=finding.details.get("fixture"), allocations=allocations,
+                       shrink_steps=finding.details.get("shrink_steps"), notes=notes)
         summary = f"violated at {size_text(size)}: {finding.explanation}"
         return Result("audit", Status.VIOLATED, mechanism=mech.name, property=prop.name, instance=inst,
                       witness=finding.witness, exactness=finding.exactness, budget=recorded, seconds=prop.seconds,
@@ -363,9 +383,11 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     searched = [r for r in rows if r["candidates"]]
     parts = []
     if proved:
-        what = ("its declared spec (a plug-in; its allocator was searched too)" if scope == "spec"
-                else "every demand profile")
-        parts.append(f"proved for {what} (unit weights, no task caps) at {_summary_of_sizes(proved)}")
+        text = f"proved at {_summary_of_sizes(proved)} for every demand profile (unit weights, no task caps)"
+        if scope == "spec":
+            text += (" — of the plug-in's declared spec; its allocator was checked against the spec on samples "
+                     "and searched")
+        parts.append(text)
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
@@ -377,6 +399,9 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     if na:
         parts.append(f"declined at {_summary_of_sizes([(r['users'], r['resources']) for r in na])} "
                      f"({na[0]['explanation']})")
+    if prop.refused:
+        parts.append(f"{len(prop.refused)} violation(s) found did not re-verify and are not reported "
+                     f"({prop.refused[0]})")
     open_rows = [r for r in rows if r["status"] == "unknown"]
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
@@ -489,12 +514,12 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
     state = {name: _Property(name) for name in chosen}
     with plugin.time_limit(float(time_limit)):
         if with_examples:
-            _check_examples(mech, state, users, resources, options, budget, clock, progress)
+            _check_examples(mech, state, users, resources, options, budget, clock, progress, target)
         for size in sizes:
             for prop in state.values():
                 if prop.needs(size):
-                    _audit_size(mech, prop, size, options, budget, clock, progress)
-        results = tuple(_verdict(mech, state[name], budget, options, target, clock) for name in chosen)
+                    _audit_size(mech, prop, size, options, budget, clock, progress, target)
+        results = tuple(_verdict(mech, state[name], budget, options, clock) for name in chosen)
     name = mechanism if isinstance(mechanism, str) else mech.name
     recorded = {**budget.recorded(), "stopped": "time" if clock.stopped else None}
     return AuditReport(

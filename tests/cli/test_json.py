@@ -39,7 +39,7 @@ LOADS = "0.2,0.2,0.2"
 #: once their work is merged
 CONVERTING: dict[str, str] = {}
 
-RESULT, REPORT, LISTING, ALLOCATION, SCHEMA = "result", "report", "listing", "allocation", "schema"
+RESULT, REPORT, LISTING, ALLOCATION, SCHEMA, AUDIT = "result", "report", "listing", "allocation", "schema", "audit"
 
 # (case id, the verb path it covers, arguments before --format json, the schemas its document may have);
 # "{tmp}" is the temporary directory
@@ -55,6 +55,8 @@ CASES = [
     ],
     ("allocate-plugin", "allocate", ["allocate", f"{PLUGINS / 'unfair.py'}:equal_split", "drf-paper"], {ALLOCATION}),
     ("check", "check", ["check", "asset", "si", "thm1-asset-si", "--time-limit", "5"], {RESULT}),
+    ("check-all", "check", ["check", "asset", "all", "drf-paper", "--time-limit", "5"], {REPORT}),
+    ("audit", "audit", ["audit", "asset", "-n", "2", "-m", "1", "--no-store"], {AUDIT}),
     ("search", "search", ["search", "asset", "si", "--time-limit", "10", "--no-store"], {RESULT}),
     ("matrix", "matrix", ["matrix", "--mechanism", "asset", "--time-limit", "1", "--no-store"], {REPORT}),
     ("conformance", "conformance", ["conformance", "drf", "--users", "2", "--resources", "2", "--samples", "3"],
@@ -97,6 +99,8 @@ def fixtures_before():
 def schema_of(document) -> str:
     """Which shipped schema a document claims by its shape."""
     if isinstance(document, dict):
+        if document.get("kind") == "audit":
+            return AUDIT
         if "$schema" in document:
             return SCHEMA
         if "items" in document:

@@ -1,0 +1,89 @@
+"""`fairlab audit` and `fairlab check MECHANISM all INSTANCE` from the command line: the three output
+formats, the HTML report, bad input refused in one line before any work, a misbehaving plug-in."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from fairlab.core.schemas import validate
+
+
+def test_audit_json_markdown_and_table(run_cli, tmp_path):
+    args = ["audit", "asset", "-n", "2", "-m", "1", "--store", tmp_path / "store"]
+    out = run_cli(*args, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    document = json.loads(out.stdout)
+    validate(document, "audit")
+    assert document["mechanism"] == "asset" and document["sizes"] == [[1, 1], [2, 1]]
+    statuses = {row["property"]: row["status"] for row in document["properties"]}
+    assert statuses["sp"] == "proved" and statuses["srf"] == "proved"
+    md = run_cli(*args, "--format", "markdown")
+    assert md.returncode == 0 and md.stdout.startswith("# fairlab audit: asset")
+    assert "| sp (strategyproofness) | **proved up to 2×1** |" in md.stdout
+    table = run_cli(*args)
+    assert table.returncode == 0 and "proved up to 2×1" in table.stdout
+    assert "reproduce: fairlab audit asset" in table.stdout
+
+
+def test_audit_writes_the_html_report(run_cli, tmp_path):
+    report = tmp_path / "report.html"
+    out = run_cli("audit", "asset", "-n", "2", "-m", "2", "--property", "si", "--property", "sp", "--no-store",
+                  "--out", report)
+    assert out.returncode == 0, out.stderr
+    page = report.read_text(encoding="utf-8")
+    assert "fairlab audit" in page and 'data-property="si"' in page and "<svg" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+@pytest.mark.parametrize("args,words", [
+    (["audit", "nope"], ["nope", "unknown"]),
+    (["audit", "drf", "--users", "0"], ["--users"]),
+    (["audit", "drf", "--users", "7"], ["--users"]),
+    (["audit", "drf", "--resources", "9"], ["--resources"]),
+    (["audit", "drf", "--time-limit", "nan"], ["--time-limit"]),
+    (["audit", "drf", "--time-limit", "-1"], ["--time-limit"]),
+    (["audit", "drf", "--candidates", "0"], ["--candidates"]),
+    (["audit", "drf", "--property", "fairness"], ["fairness"]),
+    (["audit", "drf", "--format", "xml"], ["--format"]),
+    (["audit", "drf", "--option", "tie=nonsense"], ["tie"]),
+    (["check", "drf", "everything", "drf-paper"], ["everything"]),
+])
+def test_bad_input_is_one_line(run_cli, assert_one_line_error, args, words):
+    assert_one_line_error(run_cli(*args, timeout=60), *words)
+
+
+def test_bad_out_path_is_refused_before_any_work(run_cli, assert_one_line_error, tmp_path):
+    start = time.monotonic()
+    out = run_cli("audit", "drf", "--out", tmp_path, timeout=60)  # a directory
+    assert_one_line_error(out, "--out")
+    assert time.monotonic() - start < 30
+    out = run_cli("audit", "drf", "--out", tmp_path / "missing" / "deeper" / "r.html", timeout=60)
+    assert out.returncode == 2 or (tmp_path / "missing" / "deeper" / "r.html").exists()
+
+
+def test_plugin_that_raises_or_hangs(run_cli, assert_one_line_error, plugins, tmp_path):
+    report = tmp_path / "r.html"
+    out = run_cli("audit", f"{plugins / 'unfair.py'}:raises", "-n", "1", "-m", "1", "--no-store", "--out", report,
+                  timeout=120)
+    assert_one_line_error(out, "boom")
+    assert not report.exists()
+    start = time.monotonic()
+    out = run_cli("audit", f"{plugins / 'hangs.py'}:f", "-n", "1", "-m", "1", "--no-store", "--time-limit", "3",
+                  timeout=120)
+    assert out.returncode == 2 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert time.monotonic() - start < 60
+
+
+def test_check_all(run_cli):
+    out = run_cli("check", "asset", "all", "thm1-asset-si", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    document = json.loads(out.stdout)
+    validate(document, "report")
+    assert document["kind"] == "check-all"
+    got = {r["property"]: r["status"] for r in document["results"]}
+    assert got["si"] == "violated" and len(got) == 9
+    table = run_cli("check", "asset", "all", "thm1-asset-si")
+    assert table.returncode == 0 and "violated" in table.stdout
