@@ -18,6 +18,11 @@ def compact(value) -> str:
     return json.dumps(value, ensure_ascii=False).replace('"', "")
 
 
+def short_name(mechanism: str) -> str:
+    """A column header for a mechanism: a plug-in ``path/to/file.py:function`` is its function."""
+    return mechanism.rsplit(":", 1)[-1] if ":" in mechanism else mechanism
+
+
 def reference_word(entry: dict | None) -> str:
     if not entry:
         return "—"
@@ -49,7 +54,7 @@ def render(document: dict) -> str:
              f"Sizes up to {document['users']} users × {document['resources']} resources "
              f"({len(document['sizes'])} sizes), seed {document['seed']}, {document['seconds']:.1f} s"
              + (" — stopped by the time limit" if document["budget"].get("stopped") else "") + ".", "",
-             "| property | " + cell(mech) + " | " + " | ".join(others) + " | summary |",
+             "| property | " + cell(short_name(mech)) + " | " + " | ".join(others) + " | summary |",
              "|---|---|" + "---|" * len(others) + "---|"]
     for row in document["properties"]:
         refs = " | ".join(cell(reference_word(ref[name].get(row["property"]))) for name in others)

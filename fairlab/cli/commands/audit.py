@@ -103,18 +103,13 @@ def _progress(fmt: str) -> Progress:
                     transient=True, disable=not err_console.is_terminal)
 
 
-def short_name(mechanism: str) -> str:
-    """A column header for a mechanism: a plug-in ``path/to/file.py:function`` is its function."""
-    return mechanism.rsplit(":", 1)[-1] if ":" in mechanism else mechanism
-
-
 def print_table(document: dict) -> None:
     ref = document["reference"]["mechanisms"]
     others = [name for name in REFERENCE_MECHANISMS if name in ref]
     table = Table(title=f"audit of {escape(document['mechanism'])}: sizes up to {document['users']}×"
                         f"{document['resources']}, seed {document['seed']}, {document['seconds']:.1f} s")
     table.add_column("property")
-    table.add_column(escape(short_name(document["mechanism"])))
+    table.add_column(escape(markdown.short_name(document["mechanism"])))
     for name in others:
         table.add_column(f"[dim]{name}[/dim]")
     table.add_column("summary", overflow="fold")
