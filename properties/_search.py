@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.mechanisms.plugin import PluginTimeout
+from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Budget, Encoding, solve_reason, verdict, violated
 
 
@@ -85,6 +86,9 @@ def search(
             z3_reason = reason if reason != "rlimit" else f"rlimit {budget.rlimit}"
             if reason == "time":
                 stopped = "time"
+        if status == "unsat" and not is_builtin(mech):
+            # a plug-in's declared spec says nothing certain about its allocator: no `holds` from it
+            status = z3_status = "unsat for the plug-in's declared spec (not a proof about its allocator)"
         if status == "unsat":
             return verdict(
                 name, mech, "holds", budget,

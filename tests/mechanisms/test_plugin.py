@@ -36,11 +36,14 @@ def test_plugin_without_spec_uses_numeric_search_only():
     assert v.status == "none-found" and v.budget["candidates"] == 29
 
 
-def test_plugin_with_spec_gets_z3_proofs():
+def test_plugin_spec_is_used_but_never_says_holds():
+    """z3 runs on the plug-in's spec (its models are candidates), but an unsat is about the spec,
+    not the plug-in's code: the check goes on with numeric candidates (tests/plugins/sp_sneak.py
+    is an allocator that departs from its spec on one misreport)."""
     name = f"{PLUGINS / 'with_spec.py'}:drf_copy"
     assert mechanisms.get(name).spec is not None
     v = properties.check(name, "sp", THM1)
-    assert (v.status, v.budget["z3"]) == ("holds", "unsat")
+    assert v.status == "none-found" and v.budget["z3"].startswith("unsat for the plug-in's declared spec")
 
 
 def test_result_shapes():
