@@ -33,6 +33,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import dataclasses
 import hashlib
 import importlib.util
 import multiprocessing
@@ -51,7 +52,8 @@ import z3
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import Instance
-from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, check_feasible
+from fairlab.core.stdio import output_to_stderr
+from fairlab.mechanisms.base import REGISTRY, Allocation, Constraint, Mechanism, check_feasible
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
 _CALLABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -191,8 +193,8 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
     name = name or callable_name(fn)
     module = getattr(fn, "__module__", None) or ""
 
-    def call(instance: Instance):
-        kind, value = _run(fn, instance, name)
+    def call(instance: Instance, options: dict):
+        kind, value = _run(fn, instance, name, options)
         if kind == "interrupt":
             raise KeyboardInterrupt
         return kind, value
@@ -202,6 +204,42 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
         _CALLABLES[fn] = mechanism
     except TypeError:  # not weak-referenceable: not cached
         pass
+    return mechanism
+
+
+def load_entry_point(ep, name: str) -> Mechanism:
+    """Import an installed package's entry point `ep` (``importlib.metadata.EntryPoint``) — stopped
+    at the active time limit, its prints sent to stderr, a failure one line naming it — and wrap
+    what it names (`from_entry_point`)."""
+    with _guard(name):
+        try:
+            with output_to_stderr():
+                loaded = ep.load()
+        except (Exception, SystemExit) as exc:  # a broken package: one line naming it
+            raise PluginError(f"mechanism {name!r}: entry point {ep.value!r} does not load: "
+                              f"{_describe(exc)}") from None
+    return from_entry_point(loaded, name, f"entry point {ep.value}")
+
+
+def from_entry_point(loaded, name: str, source: str) -> Mechanism:
+    """What an installed package registers under `name` (group ``fairlab.mechanisms``) as a
+    `Mechanism` whose calls run in a worker process, like a file plug-in's: a call that never
+    returns is stopped at the time limit, its prints go to stderr, its results are checked as a
+    plug-in's. A `Mechanism` object keeps its spec, options and declared facts (renamed `name`:
+    it is foreign code whatever name it gives itself); a callable is wrapped as a plug-in's."""
+    if isinstance(loaded, Mechanism) and REGISTRY.get(loaded.name) is loaded:
+        return loaded  # the lab's own mechanism, re-exported under another name
+    if isinstance(loaded, Mechanism):
+        worker = _Worker(name, loaded.allocate)
+        return dataclasses.replace(loaded, name=name, aliases=(), source=source, allocate=_allocator(name, worker.call),
+                                   spec=None if loaded.spec is None else _guarded_spec(name, loaded.spec))
+    if not callable(loaded):
+        raise PluginError(f"mechanism {name!r}: {source} is a {type(loaded).__name__}, expected a Mechanism or a "
+                          "callable")
+    worker = _Worker(name, loaded)
+    mechanism = _wrap(loaded, name, f"installed plug-in {name}", source, getattr(loaded, "__module__", "") or "",
+                      worker.call)
+    mechanism.allocate.worker = worker
     return mechanism
 
 
@@ -321,8 +359,8 @@ def _allocator(name: str, call):
     """The allocator of a plug-in whose call ``instance -> (kind, value)`` is `_run`'s reply
     (in a worker process for a file plug-in, in this one for a callable)."""
 
-    def allocate(instance: Instance) -> Allocation:
-        kind, value = call(instance)
+    def allocate(instance: Instance, **options) -> Allocation:
+        kind, value = call(instance, options)
         if kind == "refuses":  # the plug-in refuses this instance
             raise InputError(f"mechanism {name!r}: {value}")
         if kind != "ok":  # raised, exited, returned something unusable, or died
@@ -367,14 +405,15 @@ class _Worker:
             self.conn.close()
         self.process = self.conn = None
 
-    def call(self, instance: Instance) -> tuple[str, object]:
-        """("ok", (encoded tasks, approximate?, error bound)) | ("refuses", message) | ("failed", one-line message)."""
+    def call(self, instance: Instance, options: dict | None = None) -> tuple[str, object]:
+        """("ok", (encoded tasks, approximate?, error bound)) | ("refuses", message) | ("failed", one-line message).
+        `options`: keyword options of the call (a `Mechanism` from an installed package may take some)."""
         limit = _active()
         if self.process is None or not self.process.is_alive():
             self.stop()
             self._start()
         try:
-            self.conn.send(instance)
+            self.conn.send((instance, dict(options or {})))
             wait = None if limit is None else max(limit.deadline - time.monotonic(), 0.0)
             if not self.conn.poll(wait):
                 self.stop()
@@ -423,11 +462,11 @@ def _serve(conn, fn, name: str) -> None:
     sys.stdout = sys.stderr
     while True:
         try:
-            instance = conn.recv()
+            instance, options = conn.recv()
         except (EOFError, OSError):
             os._exit(0)
         try:
-            reply = _run(fn, instance, name)
+            reply = _run(fn, instance, name, options)
             conn.send(reply)
         except BaseException as exc:  # e.g. an unpicklable value in the reply
             try:
@@ -436,9 +475,9 @@ def _serve(conn, fn, name: str) -> None:
                 os._exit(1)
 
 
-def _run(fn, instance: Instance, name: str) -> tuple[str, object]:
+def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tuple[str, object]:
     try:
-        result = fn(instance)
+        result = fn(instance, **options) if options else fn(instance)
     except PluginError as exc:
         return "failed", str(exc)
     except InputError as exc:  # the plug-in refuses this instance

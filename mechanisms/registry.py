@@ -9,9 +9,10 @@ Entry points: a package declares
     [project.entry-points."fairlab.mechanisms"]
     mine = "my_package.module:allocate"
 
-and ``get("mine")`` loads it on first lookup: a `Mechanism` is used as it is, a callable is wrapped
-as `fairlab.mechanisms.plugin.from_callable` wraps it (named by the entry point's name). A broken
-entry point is a one-line `PluginError`.
+and ``get("mine")`` loads it on first lookup (`fairlab.mechanisms.plugin.from_entry_point`): its
+calls run in a worker process like a file plug-in's (stopped at the time limit, prints to stderr,
+results checked), named by the entry point's name; a `Mechanism` keeps its spec and options. A
+broken entry point is a one-line `PluginError`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Mapping
 
-from fairlab.core.errors import InputError, PluginError
+from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism
@@ -58,19 +59,7 @@ def entry_point(name: str) -> Mechanism | None:
     matches = [ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not matches:
         return None
-    ep = matches[0]
-    try:
-        loaded = ep.load()
-    except Exception as exc:  # a broken package: one line naming it
-        raise PluginError(f"mechanism {name!r}: entry point {ep.value!r} does not load: "
-                          f"{type(exc).__name__}: {exc}") from None
-    if isinstance(loaded, Mechanism):
-        mechanism = loaded
-    elif callable(loaded):
-        mechanism = plugin.from_callable(loaded, name=name, source=f"entry point {ep.value}")
-    else:
-        raise PluginError(f"mechanism {name!r}: entry point {ep.value!r} is a {type(loaded).__name__}, "
-                          "expected a Mechanism or a callable")
+    mechanism = plugin.load_entry_point(matches[0], name)
     _ENTRY_POINTS[name] = mechanism
     return mechanism
 
