@@ -112,20 +112,34 @@ def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = N
     mechanism: anything `fairlab.mechanism` accepts (a name, ``"file.py:function"``, an
     entry-point name, a callable). prop: a property name (``fairlab properties``). Passes on
     ``proved``, and on ``none-found`` (no counterexample among the candidates tried) unless
-    ``require="proof"``. Fails with the smallest counterexample on ``violated``; fails on
-    ``unknown`` (a budget ran out: which one to raise) and on ``n/a`` (the mechanism declined every
-    instance: nothing was tested). See the module docstring for the keywords."""
+    ``require="proof"`` (then every size that is not vacuous must be proved). Fails with the
+    smallest counterexample on ``violated``; fails on ``unknown`` (a budget or the time limit ran
+    out before every size was decided: which one to raise), on ``n/a`` and whenever the mechanism
+    declined every instance of some size up to ``up_to`` (nothing was tested there). See the module
+    docstring for the keywords."""
     __tracebackhide__ = True  # pytest shows the test's line and this message, not this function's body
     if require not in REQUIREMENTS:
         raise ValueError(f"require: expected one of {', '.join(REQUIREMENTS)}, got {require!r}")
     result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
                                       time_limit=time_limit, rlimit=rlimit, options=options, store=store)
     status = _status(result)
-    if status == "proved" or (status == "none-found" and require == "no-violation"):
+    rows = (result.details or {}).get("sizes", [])
+    declined = [f"{r['users']}×{r['resources']}" for r in rows if r.get("status") == "n/a"]
+    unproved = [f"{r['users']}×{r['resources']}" for r in rows if r.get("status") not in ("proved", "holds", "vacuous")]
+    if not declined and (status == "proved" and (require == "no-violation" or not unproved)
+                         or status == "none-found" and require == "no-violation"):
         return result
     head = f"{_name(mechanism, result)} does not satisfy {prop} up to {users}×{resources}"
     if status == "violated":
         message = f"{head}: violated\n" + _counterexample(mechanism, prop, result, users, resources, given)
+    elif declined and status in ("proved", "none-found"):
+        message = (f"{_name(mechanism, result)}: {prop} is not established up to {users}×{resources}: the mechanism "
+                   f"declined every instance at {', '.join(declined)}, so nothing was tested there (lower up_to=)\n"
+                   + _sizes_block(result))
+    elif status == "proved":  # require="proof", but some sizes are only searched
+        message = (f"{_name(mechanism, result)}: {prop} is not proved at every size up to {users}×{resources} "
+                   f"(require='proof'): not proved at {', '.join(unproved)}; {_summary(result)}\n"
+                   + _why_no_proof(result) + _sizes_block(result))
     elif status == "none-found":
         message = (f"{_name(mechanism, result)}: {prop} is not proved up to {users}×{resources} (require='proof'): "
                    f"{_summary(result)}\n" + _why_no_proof(result) + _sizes_block(result))

@@ -94,17 +94,28 @@ def writable_store(store: Store | str | os.PathLike | None) -> Store:
     return target
 
 
+def prepare_finding(result: Result, mechanism: Mechanism | None, claim: str | None = None):
+    """The fixture record of `result` re-verified from scratch, with its receipt — ``(record,
+    verified)``, ready for `Store.save` (None when there is nothing to store). `FixtureRefused`
+    when it does not re-verify exactly. For runs that write their findings only once everything
+    succeeded (`fairlab.audit`)."""
+    record = fixture_record(result, mechanism, claim)
+    if record is None:
+        return None
+    verified = reverify(record, mechanism=mechanism)
+    if not verified.ok:
+        raise FixtureRefused(f"not storing {record['mechanism']} vs {record['property']}: it does not re-verify "
+                             f"exactly ({verified.message})")
+    return record, verified
+
+
 def record_finding(result: Result, mechanism: Mechanism | None, store: Store | str | os.PathLike | None = None,
                    claim: str | None = None) -> Result:
     """Re-verify the finding of `result` from scratch and save it in `store` (see `store_of`):
     the result with ``details["fixture"]`` (the file; None when there is nothing to store).
     `FixtureRefused` — nothing written — when it does not re-verify exactly."""
-    record = fixture_record(result, mechanism, claim)
-    if record is None:
+    prepared = prepare_finding(result, mechanism, claim)
+    if prepared is None:
         return result.replace(details={**result.details, "fixture": None})
-    verified = reverify(record, mechanism=mechanism)
-    if not verified.ok:
-        raise FixtureRefused(f"not storing {record['mechanism']} vs {record['property']}: it does not re-verify "
-                             f"exactly ({verified.message})")
-    path, _ = store_of(store).save(record, verified)
+    path, _ = store_of(store).save(*prepared)
     return result.replace(details={**result.details, "fixture": str(path)})

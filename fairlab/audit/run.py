@@ -28,7 +28,9 @@ schedule, the seed. ``time_limit`` is the outer stop of the whole audit: what it
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -47,7 +49,7 @@ from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, SHRINK_TRIALS
-from fairlab.search.findings import record_finding, writable_store
+from fairlab.search.findings import prepare_finding, writable_store
 from fairlab.search.verify import plugin_identity
 
 #: search candidates per size and property (the deterministic search budget of an audit)
@@ -132,27 +134,30 @@ class _Property:
     allocations: list = field(default_factory=list)  # those the kept violation involves
     notes: list = field(default_factory=list)
     refused: list = field(default_factory=list)  # findings that did not re-verify (never reported)
+    prepared: tuple | None = None  # the kept finding's fixture record and receipt, for the store
+    fixture: str | None = None  # where it was stored
 
     @property
     def open(self) -> bool:
         return self.violation is None
 
     def offer(self, finding: Result, how: str, mech: Mechanism, options: dict, store: Store | None) -> bool:
-        """Keep `finding` if it is the first or plainer than the one kept (`_plainness`): stored
-        (re-verified from scratch once more first) and its allocations drawn now, while the
-        audit's time lasts. One that does not re-verify is not kept."""
+        """Keep `finding` if it is the first or plainer than the one kept (`_plainness`): re-verified
+        from scratch once more for the store and its allocations drawn now, while the audit's time
+        lasts. One that does not re-verify is not kept."""
         if self.violation is not None and _plainness(finding.instance) >= _plainness(self.violation.instance):
             return True
         self.notes = []
         try:
-            if store is not None:
-                finding = record_finding(finding, mech, store)
+            # re-verified from scratch now (written to the store only when the whole audit succeeded)
+            self.prepared = prepare_finding(finding, mech) if store is not None else None
             self.allocations = involved_allocations(mech, self.name, finding.instance, finding.witness, options)
         except FixtureRefused as exc:  # it did not re-verify: no claim rests on it
             self.refused.append(str(exc))
             return False
         except (PluginTimeout, ExactTimeout) as exc:  # the time limit: the verified finding stands
             self.allocations = []
+            self.prepared = None
             self.notes = [f"{'not stored, ' if store is not None else ''}its allocations not drawn: the time "
                           f"limit came first ({exc})"]
         self.violation, self.found_by = finding, how
@@ -372,7 +377,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         inst = finding.instance if isinstance(finding.instance, Instance) else Instance.resolve(finding.instance)
         allocations = prop.allocations
         size = (inst.n, inst.m)
-        details.update(found_by=prop.found_by, fixture=finding.details.get("fixture"), allocations=allocations,
+        details.update(found_by=prop.found_by, fixture=prop.fixture, allocations=allocations,
                        shrink_steps=finding.details.get("shrink_steps"), notes=notes)
         summary = f"violated at {size_text(size)}: {finding.explanation}"
         return Result("audit", Status.VIOLATED, mechanism=mech.name, property=prop.name, instance=inst,
@@ -393,12 +398,10 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
         parts.append(f"none found at {_summary_of_sizes([(r['users'], r['resources']) for r in rest])} "
                      f"({sum(r['candidates'] for r in rest)} candidates: {counts})")
-    if vacuous:
-        parts.append(f"vacuous at {_summary_of_sizes([(r['users'], r['resources']) for r in vacuous])} "
-                     f"({vacuous[0]['explanation']})")
-    if na:
-        parts.append(f"declined at {_summary_of_sizes([(r['users'], r['resources']) for r in na])} "
-                     f"({na[0]['explanation']})")
+    for label, group in (("vacuous", vacuous), ("declined", na)):
+        for reason in dict.fromkeys(r["explanation"] for r in group):  # each reason once, in order
+            where = [(r["users"], r["resources"]) for r in group if r["explanation"] == reason]
+            parts.append(f"{label} at {_summary_of_sizes(where)} ({reason})")
     if prop.refused:
         parts.append(f"{len(prop.refused)} violation(s) found did not re-verify and are not reported "
                      f"({prop.refused[0]})")
@@ -406,11 +409,15 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
                      + (" (the audit's time limit)" if stopped else ""))
-    if proved:
+    # A size left undecided (the time limit, a budget) leaves the property undecided: a violation may
+    # sit exactly there, so neither `proved` nor `none-found` may be claimed for the sizes asked.
+    if open_rows or prop.refused:
+        status = Status.UNKNOWN
+    elif proved:
         status = Status.PROVED
-    elif searched and any(r["status"] == "none-found" for r in rows):
+    elif any(r["status"] == "none-found" for r in rows):
         status = Status.NONE_FOUND
-    elif na and all(r["status"] in ("n/a", "vacuous") for r in rows) and len(na):
+    elif na:
         status = Status.NOT_APPLICABLE
     else:
         status = Status.UNKNOWN
@@ -475,14 +482,24 @@ def about(mech: Mechanism) -> dict:
             "title": mech.summary, "source": mech.source, "plugin": identity}
 
 
-def command_line(mechanism: str, users: int, resources: int, budget: AuditBudget, options: dict) -> str:
+def command_line(mechanism: str, users: int, resources: int, budget: AuditBudget, options: dict,
+                 chosen: Sequence[str] | None = None) -> str:
+    """The command that reruns this audit (shell-quoted), with every setting that differs from the
+    defaults."""
     parts = ["fairlab", "audit", mechanism, "--users", str(users), "--resources", str(resources),
              "--seed", str(budget.seed)]
+    for name in chosen or ():
+        parts += ["--property", name]
     if budget.candidates != AUDIT_CANDIDATES:
         parts += ["--candidates", str(budget.candidates)]
+    if budget.rlimit != DEFAULT_RLIMIT:
+        parts += ["--rlimit", str(budget.rlimit)]
+    if float(budget.time_limit) != AUDIT_TIME_LIMIT:
+        parts += ["--time-limit", f"{float(budget.time_limit):g}"]
     for key, value in options.items():
-        parts += ["--option", f"{key}={value}"]
-    return " ".join(parts)
+        text = json.dumps(value) if isinstance(value, (bool, type(None), list, dict)) else str(value)
+        parts += ["--option", f"{key}={text}"]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def _resolve(mechanism, options: dict, budget: AuditBudget) -> Mechanism:
@@ -519,13 +536,17 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
             for prop in state.values():
                 if prop.needs(size):
                     _audit_size(mech, prop, size, options, budget, clock, progress, target)
+        # every property ran without an error: only now does anything reach the store
+        for prop in state.values():
+            if prop.violation is not None and prop.prepared is not None:
+                prop.fixture = str(target.save(*prop.prepared)[0])
         results = tuple(_verdict(mech, state[name], budget, options, clock) for name in chosen)
     name = mechanism if isinstance(mechanism, str) else mech.name
     recorded = {**budget.recorded(), "stopped": "time" if clock.stopped else None}
     return AuditReport(
         mechanism=mech.name, about=about(mech), users=users, resources=resources, sizes=tuple(sizes),
         budget=recorded, results=results, reference=reference.profiles(), seconds=time.monotonic() - clock.start,
-        command=command_line(name, users, resources, budget, options), provenance=provenance(),
+        command=command_line(name, users, resources, budget, options, properties_), provenance=provenance(),
     )
 
 

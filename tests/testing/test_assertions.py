@@ -64,8 +64,14 @@ def test_a_proof_is_required_only_when_asked(fake_engine):
     fake_engine.result = audit_result(Status.NONE_FOUND, summary="none-found: none found at 2×2 (20 candidates)")
     err = failure(assert_satisfies, "ceei", "si", (2, 2), require="proof")
     assert "not proved up to 2×2" in str(err) and "20 candidates" in str(err) and "no size was proved" in str(err)
-    fake_engine.result = audit_result(Status.PROVED)
+    every_size = [{"users": n, "resources": m, "status": "proved", "how": "proof", "candidates": 0}
+                  for n, m in ((1, 1), (2, 1), (2, 2))]
+    fake_engine.result = audit_result(Status.PROVED, sizes=every_size)
     assert_satisfies("drf", "si", (2, 2), require="proof")
+    # proved at some sizes only (the others searched): not a proof up to 2×2
+    fake_engine.result = audit_result(Status.PROVED, sizes=[*every_size[:2], {**every_size[2], "status": "none-found"}])
+    err = failure(assert_satisfies, "drf", "si", (2, 2), require="proof")
+    assert "not proved at 2×2" in str(err)
     with pytest.raises(ValueError, match="require"):
         assert_satisfies("drf", "si", require="always")
 
