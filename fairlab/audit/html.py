@@ -455,14 +455,16 @@ def render(document: dict) -> str:
 # ------------------------------------------------------------------------------------------ writing
 def check_path(path: str | os.PathLike) -> None:
     """Refuse (`InputError`, one line naming --out) a report path that cannot be written: an empty
-    name, a directory or other non-regular file, a missing or non-directory parent, a parent that is
-    not writable, or a place inside the installed package. Nothing is created. `write` calls it;
+    name, a symbolic link, a directory or other non-regular file, a missing or non-directory parent,
+    a parent that is not writable, or a place inside the installed package. Nothing is created. `write` calls it;
     a command calls it too before any work, so a bad --out costs one line, not an audit."""
     if not os.fspath(path):
         raise InputError("--out: the file name is empty")
     if os.fspath(path).endswith(("/", os.sep)):
         raise InputError(f"--out: {os.fspath(path)!r} names a directory (give a file name, e.g. report.html)")
     path = Path(os.fspath(path))
+    if path.is_symlink():  # replacing it would replace the link itself (e.g. /dev/stdout), not its target
+        raise InputError(f"--out: {str(path)!r} is a symbolic link (give the path of a regular file)")
     if path.is_dir():
         raise InputError(f"--out: {str(path)!r} is a directory (give a file name, e.g. report.html)")
     if os.path.lexists(path) and path.exists() and not path.is_file():

@@ -4,13 +4,30 @@ counterexamples with their instances, the reference profiles and how to reproduc
 from __future__ import annotations
 
 import json
+import re
 
 from fairlab.audit.reference import REFERENCE_MECHANISMS
 
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-def cell(text) -> str:
-    """Text safe inside a markdown table cell (pipes escaped, one line)."""
-    return str(text if text is not None else "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+def text(value) -> str:
+    """Text safe in markdown prose: no HTML (names come from user files), no control characters."""
+    plain = CONTROL.sub("", str(value if value is not None else ""))
+    return plain.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def cell(value) -> str:
+    """Text safe inside a markdown table cell: `text`, pipes escaped, one line."""
+    return text(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def fenced(body: str, info: str = "") -> list[str]:
+    """A code block whose fence is longer than any run of backticks in `body` (which cannot close it)."""
+    body = CONTROL.sub("", body)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, body, fence]
 
 
 def compact(value) -> str:
@@ -24,9 +41,17 @@ def short_name(mechanism: str) -> str:
 
 
 def reference_word(entry: dict | None) -> str:
-    if not entry:
+    """A reference profile's cell: its status and the sizes its evidence covers ("proved 2×2, 2×3")."""
+    if not entry or entry["status"] == "not established":
         return "—"
-    return {"not established": "—"}.get(entry["status"], entry["status"])
+    sizes = ", ".join(f"{n}×{m}" for n, m in entry.get("sizes") or [])
+    return f"{entry['status']} {sizes}".strip()
+
+
+def reference_columns(document: dict) -> list[str]:
+    """The reference mechanisms shown beside the audited one (not itself again)."""
+    ref = document["reference"]["mechanisms"]
+    return [name for name in REFERENCE_MECHANISMS if name in ref and name != document["mechanism"]]
 
 
 def status_word(row: dict) -> str:
@@ -49,7 +74,7 @@ def render(document: dict) -> str:
     """The whole report in markdown."""
     mech = document["mechanism"]
     ref = document["reference"]["mechanisms"]
-    others = [name for name in REFERENCE_MECHANISMS if name in ref]
+    others = reference_columns(document)
     lines = [f"# fairlab audit: {cell(mech)}", "",
              f"Sizes up to {document['users']} users × {document['resources']} resources "
              f"({len(document['sizes'])} sizes), seed {document['seed']}, {document['seconds']:.1f} s"
@@ -68,10 +93,10 @@ def render(document: dict) -> str:
     if found:
         lines += ["", "## Counterexamples"]
         for row in found:
-            lines += ["", f"### {row['property']}: {cell(row['title'])}", "", row["explanation"], "",
-                      "```json", json.dumps(row["instance"]), "```",
-                      f"witness: `{json.dumps(row['witness'])}`" + (f"; stored as `{row['fixture']}`"
-                                                                   if row.get("fixture") else "")]
-    lines += ["", "## Reproduce", "", "```", document["command"], "```", "",
-              "Versions: " + ", ".join(f"{k} {v}" for k, v in document["provenance"].items() if v) + "."]
+            lines += ["", f"### {row['property']}: {cell(row['title'])}", "", text(row["explanation"]), "",
+                      *fenced(json.dumps(row["instance"], ensure_ascii=False), "json"), "",
+                      *fenced(f"witness: {json.dumps(row['witness'], ensure_ascii=False)}"
+                              + (f"\nstored as {row['fixture']}" if row.get("fixture") else ""))]
+    lines += ["", "## Reproduce", "", *fenced(document["command"]), "",
+              "Versions: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in document["provenance"].items() if v) + "."]
     return "\n".join(lines) + "\n"

@@ -21,7 +21,6 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairlab.audit import html, markdown
-from fairlab.audit.reference import REFERENCE_MECHANISMS
 from fairlab.audit.run import AUDIT_CANDIDATES, AUDIT_TIME_LIMIT, audit
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
@@ -66,9 +65,8 @@ def audit_cmd(
     listed), none-found (with the candidates tried), n/a (declined) or unknown (budget ran out)."""
     check_format(fmt, ("table", "json", "markdown"))
     try:
-        params.size(users, resources)
-        params.integer(users, "--users", 1, 6, "audits stop at 6×6")
-        params.integer(resources, "--resources", 1, 6, "audits stop at 6×6")
+        params.integer(users, "--users", 1, 6, "an audit goes up to 6×6")
+        params.integer(resources, "--resources", 1, 6, "an audit goes up to 6×6")
         params.seconds(time_limit)
         params.integer(candidates, "--candidates", 1, 100_000)
         params.integer(rlimit, "--rlimit", 1)
@@ -105,7 +103,7 @@ def _progress(fmt: str) -> Progress:
 
 def print_table(document: dict) -> None:
     ref = document["reference"]["mechanisms"]
-    others = [name for name in REFERENCE_MECHANISMS if name in ref]
+    others = markdown.reference_columns(document)
     table = Table(title=f"audit of {escape(document['mechanism'])}: sizes up to {document['users']}×"
                         f"{document['resources']}, seed {document['seed']}, {document['seconds']:.1f} s")
     table.add_column("property")
