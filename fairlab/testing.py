@@ -25,8 +25,10 @@ engine status   `assert_satisfies`          `assert_violates`
 
 Read a pass of `assert_satisfies` honestly: ``none-found`` means that the stated number of
 candidate instances was checked exactly and none violates the property — evidence, not a proof;
-``require="proof"`` asks for ``proved`` (every demand profile up to the size; for a plug-in with a
-``.spec`` the proof covers that declared spec, which the engine checks against the code). A
+``require="proof"`` asks for ``proved`` (every demand profile up to the size), which only the lab's
+own mechanisms can get: a plug-in's ``.spec`` is proved too, but that is a proof about the spec,
+not the code (the two are compared on samples only), so it is listed beside the verdict
+(``result.details["spec_proved_sizes"]``) and the verdict rests on the search. A
 ``violated`` is always a counterexample the engine re-verified exactly. Failures raise
 `PropertyAssertionError` (an `AssertionError`, so pytest shows it as a failed assertion) whose
 message is the counterexample with the commands that reproduce it, and whose ``.result`` is the
@@ -332,8 +334,11 @@ def _why_no_proof(result) -> str:
     if proved:
         sizes = ", ".join(f"{u}×{r}" for u, r in proved)
         return f"  proved only at {sizes} (scope: {scope or 'mechanism'})\n"
-    return ("  no size was proved (a proof needs a symbolic spec: a built-in's, or a plug-in's `.spec`; "
-            f"{result.explanation or 'see fairlab audit'})\n")
+    if result.details.get("spec_proved_sizes"):
+        return ("  no size was proved for the code: a plug-in's proof covers its declared spec only "
+                f"({result.explanation})\n")
+    return ("  no size was proved (a proof needs a symbolic spec: only the lab's own mechanisms' proofs cover "
+            f"their code; {result.explanation or 'see fairlab audit'})\n")
 
 
 def _undecided(result, status) -> str:

@@ -255,7 +255,7 @@ def _counterexamples(props: list[dict]) -> str:
 
 def _proofs(props: list[dict]) -> str:
     """Every property proved at some size: the sizes, what the proof covers, the unsat core."""
-    proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved"]
+    proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved" or p.get("spec_proved_sizes")]
     out = ['<section id="proofs"><h2>Proofs</h2>']
     if not proved:
         out.append('<p class="muted">No property was proved at any size (the mechanism may have no spec).</p>')
@@ -264,6 +264,18 @@ def _proofs(props: list[dict]) -> str:
         if status == "proved":
             out.append(f'<article class="proved" id="p-{_anchor(name)}" data-property="{_e(name)}">'
                        f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(status)}</h3>")
+        elif not p.get("proved_sizes"):  # only a plug-in's declared spec is proved
+            out.append(f'<article class="partial" data-property="{_e(name)}"><h3>{_e(name)} — '
+                       f"{_e(p.get('title'))}: its declared spec proved; {_badge(status)}</h3>"
+                       f"<p>The plug-in's declared spec is proved for every demand profile at "
+                       f"{_sizes(p.get('spec_proved_sizes'))}: a proof about the spec, not the plug-in's code, whose "
+                       "agreement with the spec was only sampled; the status rests on the search of the allocator."
+                       "</p>")
+            core = p.get("core")
+            if core:
+                out.append(f'<ul class="core">{"".join(f"<li><code>{_e(c)}</code></li>" for c in core)}</ul>')
+            out.append("</article>")
+            continue
         else:  # proved at the smaller sizes only
             out.append(f'<article class="partial" data-property="{_e(name)}"><h3>{_e(name)} — '
                        f"{_e(p.get('title'))}: proved up to {_size(p.get('largest_proved'))}, then "

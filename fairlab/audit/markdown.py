@@ -7,13 +7,12 @@ import json
 import re
 
 from fairlab.audit.reference import REFERENCE_MECHANISMS
-
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from fairlab.core.stdio import printable
 
 
 def text(value) -> str:
     """Text safe in markdown prose: no HTML (names come from user files), no control characters."""
-    plain = CONTROL.sub("", str(value if value is not None else ""))
+    plain = printable(value if value is not None else "")
     return plain.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -24,7 +23,7 @@ def cell(value) -> str:
 
 def fenced(body: str, info: str = "") -> list[str]:
     """A code block whose fence is longer than any run of backticks in `body` (which cannot close it)."""
-    body = CONTROL.sub("", body)
+    body = printable(body)
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence + info, body, fence]
@@ -58,15 +57,17 @@ def status_word(row: dict) -> str:
     status = row["status"]
     if status == "proved":
         largest = row.get("largest_proved")
+        if not row.get("proved_sizes"):
+            return "proved (vacuous at every size)"
         if row.get("proved_everywhere") and largest:
-            word = f"proved up to {largest[0]}×{largest[1]}"
-        else:
-            counted = [s for s in row["sizes"] if s["status"] != "vacuous"]
-            word = f"proved at {len(row['proved_sizes'])} of {len(counted)} sizes"
-        return word + (" (spec)" if row.get("scope") == "spec" else "")
+            return f"proved up to {largest[0]}×{largest[1]}"
+        counted = [s for s in row["sizes"] if s["status"] != "vacuous"]
+        return f"proved at {len(row['proved_sizes'])} of {len(counted)} sizes"
     if status == "violated" and row.get("instance"):
         inst = row["instance"]
         return f"violated at {len(inst['demands'])}×{len(inst['capacities'])}"
+    if row.get("spec_proved_sizes"):
+        return f"{status} (its spec proved at {len(row['spec_proved_sizes'])} sizes)"
     return status
 
 
@@ -87,7 +88,7 @@ def render(document: dict) -> str:
                      f"{cell(row['summary'])} |")
     lines += ["", f"Reference columns: {cell(document['reference']['note'])}. "
               "Statuses: violated (a verified counterexample), proved (for every demand profile at the sizes "
-              "given; (spec): a plug-in's declared spec), none-found (no violation among the candidates "
+              "given), none-found (no violation among the candidates "
               "evaluated), n/a (the mechanism declined), unknown (the budget ran out), — (not established)."]
     found = [row for row in document["properties"] if row["status"] == "violated"]
     if found:

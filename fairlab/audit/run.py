@@ -42,6 +42,7 @@ from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.results import Result, Status, provenance, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
+from fairlab.core.stdio import printable
 from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Mechanism
@@ -296,11 +297,15 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
             if result is None:
                 record.update(explanation="not reached: the audit's time limit", stopped="time")
                 return
-            record.update(how="proof", status=result.status.value, explanation=result.explanation,
+            record.update(how="proof", status=result.status.value, explanation=printable(result.explanation),
                           scope=result.details.get("scope"))
             if result.status == Status.PROVED:
                 prop.proofs[size] = result
                 proved_for_mechanism = result.details.get("scope") == "mechanism"
+                if not proved_for_mechanism:
+                    # a plug-in's proof is about its declared spec, not its code: the size is what
+                    # the search of the allocator finds; the spec's proof is recorded beside it
+                    record.update(status="unknown", spec_proved=True)
             elif result.status == Status.REFUTED:
                 finding = _as_finding(mech, prop.name, Instance.resolve(result.instance), result, "prove",
                                       options, budget, clock)
@@ -320,7 +325,6 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
                 record.update(explanation="not reached: the audit's time limit", stopped="time")
             return
         evaluated = sum(found.details.get("evaluated", {}).values())
-        proved_spec = record["status"] == "proved"
         record.update(how="proof+search" if record["how"] else "search", candidates=evaluated)
         if found.status == Status.VIOLATED and prop.offer(found, "search", mech, options, store):
             record.update(status="violated", explanation=found.explanation)
@@ -330,13 +334,13 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
             record["explanation"] += f"; the search at this size found none plainer ({engines.summary(found)})"
         elif found.status == Status.HOLDS:
             record.update(status="holds", explanation=found.explanation)
-        elif not proved_spec:
+        else:
             words = found.explanation if found.status == Status.NOT_APPLICABLE else engines.summary(found)
-            record.update(status=found.status.value, explanation=words)
+            if record.get("spec_proved"):
+                words = f"the allocator searched: {words}; its declared spec is proved at this size"
+            record.update(status=found.status.value, explanation=printable(words))
             if found.budget.get("stopped") == "time":
                 record["stopped"] = "time"
-        else:
-            record["explanation"] += f"; search of the allocator: {engines.summary(found)}"
     finally:
         record["seconds"] = round(time.monotonic() - start, 3)
         prop.seconds += time.monotonic() - start
@@ -354,20 +358,21 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     candidates = sum(r["candidates"] for r in rows)
     by_size = {size_text((r["users"], r["resources"])): r["candidates"] for r in rows if r["candidates"]}
     proved = [(r["users"], r["resources"]) for r in rows if r["status"] in ("proved", "holds")]
-    scopes = {r.get("scope") for r in rows if r["status"] == "proved"}
-    scope = None if not proved else ("spec" if "spec" in scopes else "mechanism")
+    spec_proved = [(r["users"], r["resources"]) for r in rows if r.get("spec_proved")]
+    scope = "mechanism" if proved else ("spec" if spec_proved else None)
     stopped = any(r.get("stopped") == "time" for r in rows) or clock.stopped
     details = {
         "title": module.title, "definition": module.definition, "source": module.source,
         "sizes": rows, "examples": prop.examples, "candidates": candidates, "candidates_by_size": by_size,
         "proved_sizes": [list(s) for s in proved],
         "largest_proved": list(max(proved, key=lambda s: (s[0] * s[1], s))) if proved else None,
-        "proved_everywhere": bool(proved) and all(r["status"] in ("proved", "holds", "vacuous") for r in rows),
+        "proved_everywhere": bool(rows) and all(r["status"] in ("proved", "holds", "vacuous") for r in rows),
+        "spec_proved_sizes": [list(s) for s in spec_proved],
         "scope": scope, "found_by": None, "fixture": None, "allocations": [], "core": None, "options": options,
     }
     recorded = {**budget.recorded(), **({"stopped": "time"} if stopped else {})}
-    if proved:
-        largest = tuple(details["largest_proved"])
+    if proved or spec_proved:
+        largest = tuple(details["largest_proved"] or max(spec_proved, key=_order))
         core_proof = prop.proofs.get(largest)
         if core_proof is not None and core_proof.certificate:
             details["core"] = list(core_proof.certificate.get("core") or [])
@@ -379,20 +384,17 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         size = (inst.n, inst.m)
         details.update(found_by=prop.found_by, fixture=prop.fixture, allocations=allocations,
                        shrink_steps=finding.details.get("shrink_steps"), notes=notes)
-        summary = f"violated at {size_text(size)}: {finding.explanation}"
+        words = printable(finding.explanation)
+        summary = f"violated at {size_text(size)}: {words}"
         return Result("audit", Status.VIOLATED, mechanism=mech.name, property=prop.name, instance=inst,
                       witness=finding.witness, exactness=finding.exactness, budget=recorded, seconds=prop.seconds,
-                      explanation=finding.explanation, details={**details, "summary": summary})
+                      explanation=words, details={**details, "summary": summary})
     na = [r for r in rows if r["status"] == "n/a"]
     vacuous = [r for r in rows if r["status"] == "vacuous"]
     searched = [r for r in rows if r["candidates"]]
     parts = []
     if proved:
-        text = f"proved at {_summary_of_sizes(proved)} for every demand profile (unit weights, no task caps)"
-        if scope == "spec":
-            text += (" — of the plug-in's declared spec; its allocator was checked against the spec on samples "
-                     "and searched")
-        parts.append(text)
+        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile (unit weights, no task caps)")
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
@@ -402,10 +404,14 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         for reason in dict.fromkeys(r["explanation"] for r in group):  # each reason once, in order
             where = [(r["users"], r["resources"]) for r in group if r["explanation"] == reason]
             parts.append(f"{label} at {_summary_of_sizes(where)} ({reason})")
+    if spec_proved:
+        parts.append(f"the plug-in's declared spec is proved at {_summary_of_sizes(spec_proved)} (a proof about the "
+                     "spec, not the plug-in's code, whose agreement with the spec was only sampled)")
     if prop.refused:
         parts.append(f"{len(prop.refused)} violation(s) found did not re-verify and are not reported "
                      f"({prop.refused[0]})")
-    open_rows = [r for r in rows if r["status"] == "unknown"]
+    decided = ("proved", "holds", "none-found", "vacuous", "n/a", "violated")
+    open_rows = [r for r in rows if r["status"] not in decided]  # unknown, or a refutation left unconfirmed
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
                      + (" (the audit's time limit)" if stopped else ""))
@@ -413,7 +419,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     # sit exactly there, so neither `proved` nor `none-found` may be claimed for the sizes asked.
     if open_rows or prop.refused:
         status = Status.UNKNOWN
-    elif proved:
+    elif proved or (vacuous and len(vacuous) == len(rows)):  # vacuous at every size: it holds by definition
         status = Status.PROVED
     elif any(r["status"] == "none-found" for r in rows):
         status = Status.NONE_FOUND
@@ -421,8 +427,8 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         status = Status.NOT_APPLICABLE
     else:
         status = Status.UNKNOWN
-    explanation = "; ".join(parts) or "nothing decided"
-    summary = f"{status.value}: {explanation}" if status != Status.PROVED else explanation
+    explanation = printable("; ".join(parts) or "nothing decided")
+    summary = explanation if status in (Status.PROVED, Status.NONE_FOUND) else f"{status.value}: {explanation}"
     return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
                   explanation=explanation, details={**details, "summary": summary})
 
@@ -458,7 +464,8 @@ class AuditReport:
                 "instance": to_json(r.instance, versioned=False), "witness": to_json(r.witness, versioned=False),
                 "exactness": r.exactness, "found_by": d["found_by"], "fixture": d["fixture"], "scope": d["scope"],
                 "proved_sizes": d["proved_sizes"], "largest_proved": d["largest_proved"],
-                "proved_everywhere": d["proved_everywhere"], "core": d["core"],
+                "proved_everywhere": d["proved_everywhere"], "spec_proved_sizes": d["spec_proved_sizes"],
+                "core": d["core"],
                 "candidates": d["candidates"], "candidates_by_size": d["candidates_by_size"],
                 "sizes": to_json(d["sizes"], versioned=False), "examples": to_json(d["examples"], versioned=False),
                 "allocations": to_json(d["allocations"], versioned=False), "notes": d.get("notes", []),

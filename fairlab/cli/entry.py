@@ -15,14 +15,14 @@ import typer
 
 from fairlab.cli.app import app
 from fairlab.core.errors import InputError
-from fairlab.core.stdio import results_only_on_stdout
+from fairlab.core.stdio import printable, results_only_on_stdout
 
 INTERNAL_ERROR_EXIT = 3  # an exception no verb expected: a bug in fairlab (2 stays "bad input")
 
 
 def error_line(text: str) -> None:
     """One line ``error: ...`` on stderr (whitespace collapsed, very long messages cut)."""
-    line = " ".join(str(text).split())
+    line = " ".join(printable(text).split())
     if len(line) > 2000:
         line = line[:2000] + " …"
     try:

@@ -14,6 +14,7 @@ import typer
 from fairlab.core.errors import InputError
 from fairlab.core.exact import to_fraction
 from fairlab.core.instance import Instance, parse_json, read_capped
+from fairlab.core.stdio import printable
 
 #: the values of every verb's ``--format`` option
 FORMATS = ("table", "json")
@@ -21,7 +22,7 @@ FORMATS = ("table", "json")
 
 def fail(message: str) -> NoReturn:
     """Print one error line on stderr and exit 2 (the lab's exit code for bad input)."""
-    typer.echo(f"error: {' '.join(str(message).split())}", err=True)
+    typer.echo(f"error: {' '.join(printable(message).split())}", err=True)
     raise typer.Exit(2)
 
 

@@ -23,6 +23,7 @@ import ctypes
 import functools
 import io
 import os
+import re
 import sys
 import threading
 
@@ -167,3 +168,13 @@ def results_only_on_stdout():
             except (OSError, ValueError):
                 pass
             os.close(real)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text) -> str:
+    """`text` without control characters (ESC sequences, BEL, ...) except newline and tab: what a
+    plug-in's message may carry must not reach a terminal, a report or a table as commands."""
+    return _CONTROL.sub("", str(text))
+
