@@ -172,8 +172,6 @@ def test_a_plugin_spec_proof_is_recorded_but_never_makes_it_proved(plugins):
     assert r.status == "none-found" and r.details["scope"] == "spec"
     assert r.details["spec_proved_sizes"] == [[1, 1], [2, 1]] and r.details["proved_sizes"] == []
     assert "declared spec is proved" in r.explanation
-    sneak = audit_property(f"{plugins / 'sp_sneak.py'}:sp_sneak", "sp", 2, 2, candidates=20)
-    assert sneak.status in ("none-found", "violated") and sneak.details["proved_sizes"] == []
 
 
 def test_vacuous_at_every_size_is_proved():
