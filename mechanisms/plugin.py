@@ -314,15 +314,18 @@ def _probe_import(path: Path, name: str) -> None:
             code = _FAILED
         finally:
             os._exit(code)
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if limit is not None and time.monotonic() >= limit.deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            raise _timeout(name, limit, counted=False)
-        time.sleep(0.005)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if limit is not None and time.monotonic() >= limit.deadline:
+                raise _timeout(name, limit, counted=False)
+            time.sleep(0.005)
+    except BaseException:  # the limit, or the import guard's alarm: the probe must not outlive us
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) in (_IMPORTED, _FAILED):
         return  # a failure is reported by the real import with its message
     how = (f"exit code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status)
