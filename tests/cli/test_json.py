@@ -39,7 +39,8 @@ LOADS = "0.2,0.2,0.2"
 #: once their work is merged
 CONVERTING: dict[str, str] = {}
 
-RESULT, REPORT, LISTING, ALLOCATION, SCHEMA, AUDIT = "result", "report", "listing", "allocation", "schema", "audit"
+RESULT, REPORT, LISTING, ALLOCATION, SCHEMA, AUDIT, CAMPAIGN = (
+    "result", "report", "listing", "allocation", "schema", "audit", "campaign")
 
 # (case id, the verb path it covers, arguments before --format json, the schemas its document may have);
 # "{tmp}" is the temporary directory
@@ -57,6 +58,12 @@ CASES = [
     ("check", "check", ["check", "asset", "si", "thm1-asset-si", "--time-limit", "5"], {RESULT}),
     ("check-all", "check", ["check", "asset", "all", "drf-paper", "--time-limit", "5"], {REPORT}),
     ("audit", "audit", ["audit", "asset", "-n", "2", "-m", "1", "--no-store"], {AUDIT}),
+    ("campaign-cells", "campaign cells", ["campaign", "cells", str(ROOT / "examples" / "campaign" / "sweep.toml")],
+     {CAMPAIGN}),
+    ("campaign-run", "campaign run", ["campaign", "run", str(ROOT / "examples" / "campaign" / "sweep.toml"),
+                                      "--out", "{tmp}/out", "--no-store"], {CAMPAIGN}),
+    ("campaign-report", "campaign report", ["campaign", "report", str(ROOT / "examples" / "campaign" / "done")],
+     {CAMPAIGN}),
     ("search", "search", ["search", "asset", "si", "--time-limit", "10", "--no-store"], {RESULT}),
     ("matrix", "matrix", ["matrix", "--mechanism", "asset", "--time-limit", "1", "--no-store"], {REPORT}),
     ("conformance", "conformance", ["conformance", "drf", "--users", "2", "--resources", "2", "--samples", "3"],
@@ -101,6 +108,8 @@ def schema_of(document) -> str:
     if isinstance(document, dict):
         if document.get("kind") == "audit":
             return AUDIT
+        if str(document.get("kind", "")).startswith("campaign"):
+            return CAMPAIGN
         if "$schema" in document:
             return SCHEMA
         if "items" in document:

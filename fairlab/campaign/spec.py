@@ -1,0 +1,214 @@
+"""A campaign spec (TOML or JSON) and the cells it expands into.
+
+    verb = "search"                      # search | check | prove | audit | dynamics-rates
+    [sweep]                              # every combination is one cell
+    mechanisms = ["drf", "asset", "my_mech.py:allocate"]
+    properties = ["si", "sp"]            # search, check, prove, audit (audit: default all)
+    sizes = [[2, 2], [3, 2]]             # search, prove: users × resources; audit: up to N × M
+    seeds = [0, 1]                       # search, audit
+    instances = ["drf-paper", "my.json"] # check
+    loads = ["0.2,0.2,0.2"]              # dynamics-rates (with requirements = "...")
+    [budget]                             # per cell, deterministic (time_limit: the cell's outer stop)
+    candidates = 100
+    time_limit = 60
+    [options]                            # mechanism options, the same for every cell
+    tie = "paper"
+
+A cell's id is the hash of its canonical description, which includes the content hash of every
+plug-in file and instance file it reads: editing a plug-in gives new cells, never an old result.
+Relative paths are read from the spec's folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairlab import mechanisms, properties
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance, examples
+from fairlab.counterexamples.store import file_sha256
+
+VERBS = ("search", "check", "prove", "audit", "dynamics-rates")
+#: sweep keys each verb takes (the first ones are required)
+SWEEPS = {
+    "search": (("mechanisms", "properties", "sizes"), ("seeds",)),
+    "check": (("mechanisms", "properties", "instances"), ()),
+    "prove": (("mechanisms", "properties", "sizes"), ()),
+    "audit": (("mechanisms", "sizes"), ("properties", "seeds")),
+    "dynamics-rates": (("mechanisms", "loads"), ()),
+}
+#: budget keys each verb takes (all deterministic except time_limit, the outer stop of one cell)
+BUDGETS = {
+    "search": ("candidates", "rlimit", "time_limit"),
+    "check": ("evaluations", "rlimit", "seed", "time_limit"),
+    "prove": ("rlimit", "attempts", "time_limit"),
+    "audit": ("candidates", "rlimit", "time_limit"),
+    "dynamics-rates": ("truncation", "tol", "time_limit"),
+}
+DEFAULT_TIME_LIMIT = 120.0
+MAX_CELLS = 100_000
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: a verb with all its arguments, identified by the hash of its description."""
+
+    id: str
+    description: dict
+
+    @property
+    def time_limit(self) -> float:
+        return float(self.description["budget"].get("time_limit", DEFAULT_TIME_LIMIT))
+
+    def label(self) -> str:
+        d = self.description
+        parts = [d["verb"], d["mechanism"]["name"], d.get("property") or "", d.get("size") or "",
+                 d.get("instance", {}).get("name", "") if isinstance(d.get("instance"), dict) else "",
+                 f"seed {d['seed']}" if d.get("seed") is not None else "", d.get("loads") or ""]
+        return " ".join(str(p) for p in parts if p)
+
+
+def cell_id(description: dict) -> str:
+    text = json.dumps(description, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load(path: str | Path) -> dict:
+    """The spec file as a dict (TOML by default, JSON for ``*.json``); a one-line `InputError` if it
+    cannot be read."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"campaign spec {str(path)!r}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(raw.decode("utf-8"))
+        else:
+            data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"campaign spec {str(path)!r}: not valid {'JSON' if path.suffix == '.json' else 'TOML'} "
+                         f"({' '.join(str(exc).split())})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"campaign spec {str(path)!r}: expected a table of settings")
+    return data
+
+
+def _list(sweep: dict, key: str, required: bool) -> list:
+    value = sweep.get(key)
+    if value is None:
+        if required:
+            raise InputError(f"campaign spec: sweep.{key} is required")
+        return []
+    if not isinstance(value, list) or not value:
+        raise InputError(f"campaign spec: sweep.{key} must be a non-empty list")
+    return value
+
+
+def _size(value, where: str) -> tuple[int, int]:
+    ok = (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                              and 1 <= v <= 12 for v in value))
+    if not ok:
+        raise InputError(f"campaign spec: {where}: expected [users, resources] with integers 1..12, got {value!r}")
+    return value[0], value[1]
+
+
+def _mechanism(name, base: Path) -> dict:
+    """A mechanism as a cell names it: a built-in or entry point by name; a plug-in file by its path
+    and the hash of its content (an edited plug-in is another cell)."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"campaign spec: mechanism {name!r}: expected a name or file.py:function")
+    if ":" in name and name.rsplit(":", 1)[0].endswith(".py"):
+        file, function = name.rsplit(":", 1)
+        path = Path(file) if Path(file).is_absolute() else base / file
+        if not path.is_file():
+            raise InputError(f"campaign spec: mechanism {name!r}: no such file {str(path)!r}")
+        return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path)}
+    mechanisms.get(name)  # a name that is not known: one line now, not in every cell
+    return {"name": name}
+
+
+def _instance(name, base: Path) -> dict:
+    if not isinstance(name, str) or not name:
+        raise InputError(f"campaign spec: instance {name!r}: expected a file or a shipped example name")
+    if name in examples():
+        return {"name": name, "example": True}
+    path = Path(name) if Path(name).is_absolute() else base / name
+    Instance.resolve(path)  # a bad instance: one line now
+    return {"name": name, "path": str(path.resolve()), "sha256": file_sha256(path)}
+
+
+def _budget(verb: str, budget: dict) -> dict:
+    unknown = sorted(set(budget) - set(BUDGETS[verb]))
+    if unknown:
+        raise InputError(f"campaign spec: budget.{unknown[0]}: not a budget of {verb!r} "
+                         f"(known: {', '.join(BUDGETS[verb])})")
+    for key, value in budget.items():
+        if key in ("time_limit", "tol"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise InputError(f"campaign spec: budget.{key}: expected a finite positive number, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
+            raise InputError(f"campaign spec: budget.{key}: expected a positive integer, got {value!r}")
+    return {"time_limit": DEFAULT_TIME_LIMIT, **budget}
+
+
+def expand(data: dict, base: str | Path = ".") -> list[Cell]:
+    """The cells of a spec, in a deterministic order (the sweep lists' order, nested)."""
+    base = Path(base)
+    unknown = sorted(set(data) - {"verb", "sweep", "budget", "options", "requirements", "name"})
+    if unknown:
+        raise InputError(f"campaign spec: {unknown[0]!r}: unknown key (known: verb, sweep, budget, options, "
+                         "requirements, name)")
+    verb = data.get("verb")
+    if verb not in VERBS:
+        raise InputError(f"campaign spec: verb {verb!r}: expected one of {', '.join(VERBS)}")
+    sweep = data.get("sweep") or {}
+    if not isinstance(sweep, dict):
+        raise InputError("campaign spec: sweep must be a table")
+    required, optional = SWEEPS[verb]
+    extra = sorted(set(sweep) - set(required) - set(optional))
+    if extra:
+        raise InputError(f"campaign spec: sweep.{extra[0]}: not swept by {verb!r} "
+                         f"(it sweeps {', '.join(required + optional)})")
+    lists: dict[str, list] = {key: _list(sweep, key, True) for key in required}
+    lists.update({key: _list(sweep, key, False) for key in optional if key in sweep})
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise InputError("campaign spec: options must be a table")
+    budget = _budget(verb, data.get("budget") or {})
+    mechs = [_mechanism(m, base) for m in lists["mechanisms"]]
+    props = lists.get("properties") or ([None] if verb in ("audit", "dynamics-rates") else [])
+    for p in props:
+        if p is not None:
+            properties.get(p)
+    sizes = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
+    seeds = lists.get("seeds") or [None]
+    for s in seeds:
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 0):
+            raise InputError(f"campaign spec: sweep.seeds: expected non-negative integers, got {s!r}")
+    instances = [_instance(i, base) for i in lists.get("instances", [])] or [None]
+    loads = lists.get("loads") or [None]
+    requirements = data.get("requirements")
+    if verb == "dynamics-rates" and not isinstance(requirements, str):
+        raise InputError("campaign spec: requirements (e.g. \"0.1,1;1,0.1\") is required for dynamics-rates")
+    count = len(mechs) * len(props) * len(sizes) * len(seeds) * len(instances) * len(loads)
+    if count > MAX_CELLS:
+        raise InputError(f"campaign spec: {count} cells, more than {MAX_CELLS}")
+    cells = []
+    for mech, prop, size, seed, inst, load in itertools.product(mechs, props, sizes, seeds, instances, loads):
+        description: dict[str, Any] = {"verb": verb, "mechanism": mech, "property": prop,
+                                       "size": None if size is None else f"{size[0]}×{size[1]}",
+                                       "users": None if size is None else size[0],
+                                       "resources": None if size is None else size[1],
+                                       "seed": seed, "instance": inst, "loads": load,
+                                       "requirements": requirements if verb == "dynamics-rates" else None,
+                                       "options": options, "budget": budget}
+        cells.append(Cell(cell_id(description), description))
+    return cells

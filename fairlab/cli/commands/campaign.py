@@ -1,0 +1,120 @@
+"""`fairlab campaign run|report|cells`: many cells from a spec file, in parallel, resumable.
+
+    fairlab campaign cells sweep.toml                 # the cells a spec expands into
+    fairlab campaign run sweep.toml --out results/    # run them (again: only the missing ones)
+    fairlab campaign run sweep.toml --out results/ --retry unknown,timeout
+    fairlab campaign report results/ --format jsonl
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fairlab.campaign import report as reports
+from fairlab.campaign import run as runs
+from fairlab.campaign import spec as specs
+from fairlab.cli.commands import _params as params
+from fairlab.cli.inputs import check_format, fail
+from fairlab.cli.output import console, emit_json
+from fairlab.core.errors import InputError
+from fairlab.core.results import SCHEMA_VERSION
+from fairlab.counterexamples.store import Store
+from fairlab.search.findings import writable_store
+
+err_console = Console(stderr=True)
+campaign_app = typer.Typer(help="Searches, checks, proofs and audits over many cells (a spec file), resumable.",
+                           no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(campaign_app, name="campaign")
+
+
+@campaign_app.command("cells")
+def cells_cmd(spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSON for *.json)"),
+              fmt: str = typer.Option("table", "--format", help="table | json")):
+    """List the cells SPEC expands into, with their ids."""
+    check_format(fmt)
+    try:
+        cells = specs.expand(specs.load(spec), spec.parent)
+    except InputError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        emit_json({"schema_version": SCHEMA_VERSION, "kind": "campaign-cells",
+                   "items": [{"id": c.id, **c.description} for c in cells]})
+        return
+    for c in cells:
+        console.print(f"{c.id}  {c.label()}", markup=False, highlight=False)
+    console.print(f"{len(cells)} cells", markup=False, highlight=False)
+
+
+@campaign_app.command("run")
+def run_cmd(
+    spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSON for *.json)"),
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="folder of the results (one file per cell)"),
+    workers: int = typer.Option(2, "--workers", "-j", help="cells run at once (local process pool)"),
+    retry: str = typer.Option("", "--retry", help="run these again: e.g. unknown,error,timeout,crashed"),
+    store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help="folder of the fixture store"),
+    no_store: bool = typer.Option(False, "--no-store", help="do not store findings"),
+    fmt: str = typer.Option("table", "--format", help="table | json"),
+):
+    """Run every cell of SPEC that has no result in --out yet, in parallel; each cell in its own
+    process under a hard time limit (its budget's time_limit + 10 s). Ctrl-C leaves only complete
+    result files: the same command resumes."""
+    check_format(fmt)
+    try:
+        params.integer(workers, "--workers", 1, 256)
+        target = None if no_store else writable_store(Store(store))
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=err_console, transient=True,
+                      disable=not err_console.is_terminal) as bar:
+            task = bar.add_task("campaign", total=None)
+
+            def advance(k: int, total: int, label: str) -> None:
+                bar.update(task, completed=k, total=total, description=escape(label))
+
+            summary = runs.run(spec, out, workers=workers, retry=[r for r in retry.split(",") if r],
+                               store=target, progress=advance)
+    except InputError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        emit_json({"schema_version": SCHEMA_VERSION, "kind": "campaign-run", **summary})
+        return
+    console.print(f"{summary['cells']} cells: ran {summary['ran']}, already done {summary['reused']}; "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items()))
+                  + f"; results in {summary['out']}", markup=False, highlight=False)
+
+
+@campaign_app.command("report")
+def report_cmd(out: Path = typer.Argument(..., help="a campaign's --out folder"),
+               fmt: str = typer.Option("table", "--format", help="table | json | jsonl")):
+    """The mechanism × property table of a campaign folder; jsonl: one line per cell."""
+    check_format(fmt, ("table", "json", "jsonl"))
+    try:
+        campaign, rows = reports.read(out)
+    except InputError as exc:
+        fail(str(exc))
+    if fmt == "jsonl":
+        for row in rows:
+            console.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False, soft_wrap=True)
+        return
+    if fmt == "json":
+        emit_json({"schema_version": SCHEMA_VERSION, "kind": "campaign-report", "spec": campaign.get("spec"),
+                   "cells": rows})
+        return
+    lefts, tops, grid = reports.table(rows)
+    table = Table(title=f"campaign {escape(str(out))}: {len(rows)} cells")
+    table.add_column("")
+    for top in tops:
+        table.add_column(escape(top))
+    for left in lefts:
+        table.add_row(escape(left), *[escape(grid.get((left, top), "")) for top in tops])
+    console.print(table)

@@ -1,0 +1,147 @@
+"""`fairlab.campaign`: specs expand into cells identified by content, cells run in processes of their
+own under a hard time limit, results are written atomically and a campaign resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fairlab.campaign import cell as cells
+from fairlab.campaign import report, run, spec
+from fairlab.core.errors import InputError
+from fairlab.search import run_search
+
+SEARCH = """verb = "search"
+[sweep]
+mechanisms = ["drf", "asset"]
+properties = ["si", "bf"]
+sizes = [[2, 2]]
+seeds = [0, 1]
+[budget]
+candidates = 30
+time_limit = 30
+"""
+
+
+def _spec(tmp_path: Path, text: str, name: str = "campaign.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_expansion_is_deterministic_and_content_addressed(tmp_path, plugins):
+    path = _spec(tmp_path, SEARCH)
+    first = spec.expand(spec.load(path), tmp_path)
+    assert len(first) == 8 and [c.id for c in first] == [c.id for c in spec.expand(spec.load(path), tmp_path)]
+    # a plug-in is identified by its content: editing it gives a new cell id
+    mine = tmp_path / "mine.py"
+    mine.write_text((plugins / "half_drf.py").read_text())
+    text = SEARCH.replace('"asset"]', '"mine.py:half_drf"]')
+    before = {c.description["mechanism"]["name"]: c.id for c in spec.expand(spec.load(_spec(tmp_path, text)), tmp_path)}
+    mine.write_text(mine.read_text() + "\n# edited\n")
+    after = {c.description["mechanism"]["name"]: c.id for c in spec.expand(spec.load(_spec(tmp_path, text)), tmp_path)}
+    assert before["drf"] == after["drf"] and before["mine.py:half_drf"] != after["mine.py:half_drf"]
+
+
+@pytest.mark.parametrize("text,words", [
+    ('verb = "dance"', "verb"),
+    ('verb = "search"\n[sweep]\nmechanisms = ["drf"]\nproperties = ["si"]', "sweep.sizes"),
+    ('verb = "search"\n[sweep]\nmechanisms = ["nope"]\nproperties = ["si"]\nsizes = [[2, 2]]', "nope"),
+    ('verb = "search"\n[sweep]\nmechanisms = ["drf"]\nproperties = ["si"]\nsizes = [[0, 2]]', "sweep.sizes"),
+    ('verb = "search"\n[sweep]\nmechanisms = ["drf"]\nproperties = ["si"]\nsizes = [[2, 2]]\n[budget]\nfoo = 1',
+     "budget.foo"),
+    ('verb = "search"\n[sweep]\nmechanisms = ["drf"]\nproperties = ["si"]\nsizes = [[2, 2]]\n[budget]\n'
+     'time_limit = -1', "budget.time_limit"),
+    ('verb = "search" [', "TOML"),
+])
+def test_bad_specs_are_one_line(tmp_path, text, words):
+    with pytest.raises(InputError, match=words.replace(".", r"\.")):
+        spec.expand(spec.load(_spec(tmp_path, text)), tmp_path)
+
+
+def test_cells_give_the_verdicts_of_the_verbs(tmp_path):
+    out = tmp_path / "out"
+    summary = run.run(_spec(tmp_path, SEARCH), out, workers=2)
+    assert summary == {"cells": 8, "ran": 8, "reused": 0, "outcomes": {"holds": 4, "violated": 4}, "out": str(out)}
+    _, rows = report.read(out)
+    for row in rows:
+        c = row["cell"]
+        direct = run_search(c["mechanism"]["name"], c["property"], 2, 2, seed=c["seed"], candidates=30)
+        assert row["status"] == direct.status.value, row["cell"]
+        assert row["result"]["witness"] == json.loads(json.dumps(direct.to_json()))["witness"]
+    again = run.run(_spec(tmp_path, SEARCH), out, workers=2)
+    assert again["ran"] == 0 and again["reused"] == 8
+
+
+def test_a_hung_and_a_crashing_cell_are_recorded(tmp_path, plugins):
+    text = f"""verb = "prove"
+[sweep]
+mechanisms = ["drf", "{plugins / 'ignores_alarms.py'}:never", "{plugins / 'spec_kills_its_process.py'}:crashes"]
+properties = ["si"]
+sizes = [[2, 2]]
+[budget]
+time_limit = 1
+"""
+    path = _spec(tmp_path, text)
+    description = {c.description["mechanism"]["name"].rsplit("/", 1)[-1]: c.description
+                   for c in spec.expand(spec.load(path), tmp_path)}
+    start = time.monotonic()
+    hung = cells.run_isolated(description["ignores_alarms.py:never"], None, grace=1.0)
+    assert hung["outcome"] == "timeout" and time.monotonic() - start < 10, hung
+    crashed = cells.run_isolated(description["spec_kills_its_process.py:crashes"], None, grace=1.0)
+    assert crashed["outcome"] == "crashed"
+    fine = cells.run_isolated({**description["drf"], "budget": {"time_limit": 30}}, None)
+    assert (fine["outcome"], fine["status"]) == ("done", "proved")
+
+
+def test_interrupted_campaign_leaves_complete_files_and_resumes(tmp_path):
+    text = SEARCH.replace("seeds = [0, 1]", "seeds = [0, 1, 2, 3, 4, 5]").replace('"bf"]', '"bf", "sp"]')
+    path = _spec(tmp_path, text)
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "fairlab", "campaign", "run", str(path), "--out", str(out),
+                                "--no-store", "-j", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "cells").glob("*.json"))) < 3:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    assert process.returncode != 0
+    files = list((out / "cells").glob("*"))
+    assert all(f.suffix == ".json" and not f.name.startswith(".") for f in files), files
+    for f in files:
+        json.loads(f.read_text())  # complete
+    done_before = len(files)
+    assert 3 <= done_before < 36
+    summary = run.run(path, out, workers=2)
+    assert summary["ran"] == 36 - done_before and sum(summary["outcomes"].values()) == 36
+    assert "missing" not in summary["outcomes"]
+
+
+def test_retry_reruns_the_named_outcomes(tmp_path):
+    out = tmp_path / "out"
+    run.run(_spec(tmp_path, SEARCH), out, workers=1)
+    assert run.run(_spec(tmp_path, SEARCH), out, workers=1, retry=["violated"])["ran"] == 4
+    with pytest.raises(InputError, match="--retry"):
+        run.run(_spec(tmp_path, SEARCH), out, retry=["sometimes"])
+
+
+def test_cli_run_and_report(run_cli, tmp_path):
+    path = _spec(tmp_path, SEARCH)
+    out = tmp_path / "out"
+    ran = run_cli("campaign", "run", path, "--out", out, "--no-store", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["outcomes"] == {"holds": 4, "violated": 4}
+    lines = run_cli("campaign", "report", out, "--format", "jsonl").stdout.splitlines()
+    assert len(lines) == 8 and all(json.loads(line)["outcome"] == "done" for line in lines)
+    table = run_cli("campaign", "report", out)
+    assert "asset si" in table.stdout and "violated" in table.stdout
+    bad = run_cli("campaign", "run", tmp_path / "missing.toml", "--out", out)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stdout == ""
+    assert os.path.isdir(out)
