@@ -14,8 +14,9 @@
     [options]                            # mechanism options, the same for every cell
     tie = "paper"
 
-A cell's id is the hash of its canonical description, which includes the content hash of every
-plug-in file and instance file it reads: editing a plug-in gives new cells, never an old result.
+A cell's id is the hash of its canonical description, which includes the lab's version, the content
+hash of every plug-in file and instance file it reads, and an installed mechanism's distribution
+and version: editing a plug-in or upgrading gives new cells, never an old result.
 Relative paths are read from the spec's folder.
 """
 
@@ -30,10 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairlab import mechanisms, properties
+from fairlab import __version__, mechanisms, properties
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.counterexamples.store import file_sha256
+from fairlab.mechanisms import registry
+from fairlab.mechanisms.base import ALIASES
 
 VERBS = ("search", "check", "prove", "audit", "dynamics-rates")
 #: sweep keys each verb takes (the first ones are required)
@@ -132,6 +135,12 @@ def _mechanism(name, base: Path) -> dict:
             raise InputError(f"campaign spec: mechanism {name!r}: no such file {str(path)!r}")
         return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path)}
     mechanisms.get(name)  # a name that is not known: one line now, not in every cell
+    if name in mechanisms.names() or name in ALIASES:
+        return {"name": name}
+    installed = {row["name"]: row for row in registry.installed()}
+    if name in installed:  # an installed package's: another version of it is another cell
+        return {"name": name, "entry_point": installed[name]["entry_point"],
+                "distribution": installed[name]["distribution"]}
     return {"name": name}
 
 
@@ -203,7 +212,7 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
         raise InputError(f"campaign spec: {count} cells, more than {MAX_CELLS}")
     cells = []
     for mech, prop, size, seed, inst, load in itertools.product(mechs, props, sizes, seeds, instances, loads):
-        description: dict[str, Any] = {"verb": verb, "mechanism": mech, "property": prop,
+        description: dict[str, Any] = {"lab": __version__, "verb": verb, "mechanism": mech, "property": prop,
                                        "size": None if size is None else f"{size[0]}×{size[1]}",
                                        "users": None if size is None else size[0],
                                        "resources": None if size is None else size[1],
