@@ -75,14 +75,26 @@ def execute(description: dict, store: str | None) -> dict:
     return to_json(result)
 
 
+def _status(document) -> str | None:
+    """A cell's verdict: the result's status; for an audit, its one property's status, or the count
+    of each status over its properties ("2 violated, 7 proved")."""
+    if not isinstance(document, dict):
+        return None
+    if document.get("kind") == "audit":
+        words = [row["status"] for row in document["properties"]]
+        if len(words) == 1:
+            return words[0]
+        return ", ".join(f"{words.count(w)} {w}" for w in dict.fromkeys(words))
+    return document.get("status")
+
+
 def _child(conn, description: dict, store: str | None) -> None:
     os.setsid()  # a process group of its own: killing it kills whatever the cell started
     start = time.monotonic()
     try:
         with output_to_stderr():
             document = execute(description, store)
-        outcome = {"outcome": "done", "status": document.get("status") if isinstance(document, dict) else None,
-                   "result": document, "error": None}
+        outcome = {"outcome": "done", "status": _status(document), "result": document, "error": None}
     except InputError as exc:  # bad input or a broken plug-in: one line, as the CLI says it
         outcome = {"outcome": "error", "status": None, "result": None, "error": printable(" ".join(str(exc).split()))}
     except KeyboardInterrupt:  # the campaign is being interrupted: no answer

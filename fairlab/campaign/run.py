@@ -47,7 +47,11 @@ def check_out_dir(out: Path) -> None:
     """Refuse (one line) an --out that is not a folder we may fill."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out: {str(out)!r} exists and is not a directory")
-    check_outside_package(out)
+    try:
+        check_outside_package(out)
+    except InputError:
+        raise InputError(f"--out: {str(out)!r} is inside the installed package; write the results elsewhere") \
+            from None
     parent = next(p for p in (out, *out.parents) if p.exists())
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"--out: {str(parent)!r} is not writable")

@@ -145,3 +145,30 @@ def test_cli_run_and_report(run_cli, tmp_path):
     bad = run_cli("campaign", "run", tmp_path / "missing.toml", "--out", out)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stdout == ""
     assert os.path.isdir(out)
+
+
+def test_audit_cells_report_their_property_statuses(tmp_path):
+    text = """verb = "audit"
+[sweep]
+mechanisms = ["asset"]
+sizes = [[2, 2]]
+properties = ["si", "sp"]
+[budget]
+candidates = 20
+time_limit = 60
+"""
+    out = tmp_path / "out"
+    summary = run.run(_spec(tmp_path, text), out, workers=2)
+    assert summary["outcomes"] == {"violated": 1, "proved": 1}
+    _, rows = report.read(out)
+    assert {row["cell"]["property"]: row["result"]["properties"][0]["status"] for row in rows} == \
+        {"si": "violated", "sp": "proved"}
+
+
+def test_out_inside_the_package_is_refused(tmp_path):
+    import fairlab
+
+    inside = Path(fairlab.__file__).parent / "campaign-results"
+    with pytest.raises(InputError, match="--out: .* inside the installed package"):
+        run.run(_spec(tmp_path, SEARCH), inside)
+    assert not inside.exists()
