@@ -190,11 +190,15 @@ def _package_folders() -> list[Path]:
     return [Path(sys.modules["fairlab"].__file__).resolve().parent, FIXTURES.resolve()]
 
 
-def check_outside_package(path: Path) -> None:
-    """`InputError` if `path` is inside the installed package or the shipped fixtures' folder."""
+def check_outside_package(path: Path, field: str | None = None, what: str = "it") -> None:
+    """`InputError` if `path` is inside the installed package or the shipped fixtures' folder: a
+    store's own message, or, for an option `field` (e.g. ``--out``), one naming it and saying that
+    `what` (e.g. "the report") must be written elsewhere."""
     resolved = Path(os.path.abspath(path)).resolve()
     for folder in _package_folders():
         if resolved == folder or folder in resolved.parents:
+            if field is not None:
+                raise InputError(f"{field}: {str(path)!r} is inside the installed package; write {what} elsewhere")
             raise InputError(f"store {str(path)!r}: the store must be outside the installed package ({folder})")
 
 

@@ -488,11 +488,7 @@ def check_path(path: str | os.PathLike) -> None:
         raise InputError(f"--out: {str(parent)!r} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"--out: {str(parent)!r} is not writable")
-    try:
-        check_outside_package(path)
-    except InputError:
-        raise InputError(f"--out: {str(path)!r} is inside the installed package; write the report elsewhere") \
-            from None
+    check_outside_package(path, "--out", "the report")
 
 
 def write(document: dict, path) -> None:

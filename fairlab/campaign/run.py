@@ -15,7 +15,6 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -23,35 +22,16 @@ from fairlab.campaign import spec as specs
 from fairlab.campaign.cell import run_isolated
 from fairlab.core.errors import InputError
 from fairlab.core.results import SCHEMA_VERSION, Status, provenance
-from fairlab.counterexamples.store import Store, check_outside_package
+from fairlab.counterexamples.store import Store, check_outside_package, write_atomic
 
 OUTCOMES = ("done", "error", "timeout", "crashed")
-
-
-def _write_atomic(path: Path, document: dict) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=1, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def check_out_dir(out: Path) -> None:
     """Refuse (one line) an --out that is not a folder we may fill."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out: {str(out)!r} exists and is not a directory")
-    try:
-        check_outside_package(out)
-    except InputError:
-        raise InputError(f"--out: {str(out)!r} is inside the installed package; write the results elsewhere") \
-            from None
+    check_outside_package(out, "--out", "the results")
     parent = next(p for p in (out, *out.parents) if p.exists())
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"--out: {str(parent)!r} is not writable")
@@ -91,7 +71,7 @@ def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterabl
                          "(unknown, violated, ...)")
     check_out_dir(out)
     (out / "cells").mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": data,
+    write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": data,
                                           "cells": [{"id": c.id, **c.description} for c in cells]})
     done = load_results(out)
 
@@ -113,7 +93,7 @@ def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterabl
             except Exception as exc:  # the executor lost the task (a worker died): recorded, not fatal
                 outcome = {"outcome": "crashed", "status": None, "result": None, "seconds": None,
                            "error": f"the executor lost the cell: {type(exc).__name__}: {exc}"}
-            _write_atomic(out / "cells" / f"{cell.id}.json",
+            write_atomic(out / "cells" / f"{cell.id}.json",
                           {"schema_version": SCHEMA_VERSION, "kind": "campaign-cell", "id": cell.id,
                            "cell": cell.description, **outcome, "provenance": provenance()})
             finished += 1
