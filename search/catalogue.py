@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from fairlab import mechanisms
+from fairlab.core.errors import InputError
 from fairlab.core.results import Result, Status
 from fairlab.search.proof import ProveBudget, prove
 
@@ -103,6 +104,13 @@ CATALOGUE: tuple[Entry, ...] = (
 
 def entries(mechanism: str | None = None) -> list[Entry]:
     return [e for e in CATALOGUE if mechanism is None or e.mechanism == mechanism]
+
+
+def get_entry(entry_id: str) -> Entry:
+    for e in CATALOGUE:
+        if e.id == entry_id:
+            return e
+    raise InputError(f"catalogue entry {entry_id!r}: unknown (known: {', '.join(e.id for e in CATALOGUE)})")
 
 
 def run_entry(entry: Entry, budget: ProveBudget, fast_only: bool = False,

@@ -97,6 +97,11 @@ def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Resu
                   details=details, **fields)
 
 
+def not_found(claim: Claim, seconds: float, notes: list) -> Result:
+    """The claim's result when its search ended without a finding (`notes` say why)."""
+    return _result(claim, Status.NOT_FOUND, seconds, notes, details={"fixture": None})
+
+
 def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
               store: Store | str | os.PathLike | None = None, progress: Callable | None = None,
               engines_used=None) -> Result:

@@ -27,7 +27,8 @@ from fairlab.core.results import to_json
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.dynamics import markov
 from fairlab.mechanisms import plugin
-from fairlab.search import prove, run_search
+from fairlab.search import catalogue, prove, rediscover, run_search
+from fairlab.search.proof import ProveBudget
 
 #: seconds a cell may run past its own time limit (its outer stop) before it is killed
 GRACE_SECONDS = 10.0
@@ -43,12 +44,24 @@ def _instance(description: dict):
     return inst["name"] if inst.get("example") else Instance.resolve(inst["path"])
 
 
+def cell_seconds(description: dict) -> float:
+    """The cell's own outer stop in seconds: its budget's time limit (a catalogue entry's is per
+    size, for each of its sizes)."""
+    return float(description["budget"]["time_limit"]) * max(1, len(description.get("sizes") or ()))
+
+
 def execute(description: dict, store: str | None) -> dict:
     """Run one cell in this process: the verb's JSON document (``to_json``)."""
     d, b = description, dict(description["budget"])
     seconds = float(b.pop("time_limit"))
-    mech, options = _mechanism(d), dict(d["options"])
     verb = d["verb"]
+    if verb == "catalogue-entry":  # `fairlab prove --catalogue`: one entry, its sizes in order
+        entry = catalogue.get_entry(d["entry"])
+        return to_json(catalogue.run_entry(entry, ProveBudget(seconds=seconds, **b), d["fast"]))
+    if verb == "rediscover":  # `fairlab rediscover`: one claim of the sources, from scratch
+        claim = rediscover.get_claim(d["claim"])
+        return to_json(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
+    mech, options = _mechanism(d), dict(d["options"])
     with plugin.time_limit(seconds):
         if verb == "search":
             seed = 0 if d["seed"] is None else d["seed"]
@@ -115,7 +128,7 @@ def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECO
     process = ctx.Process(target=_child, args=(child, description, store), daemon=False)
     process.start()
     child.close()
-    limit = float(description["budget"]["time_limit"]) + grace
+    limit = cell_seconds(description) + grace
     try:
         if parent.poll(limit):
             try:

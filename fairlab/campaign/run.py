@@ -3,7 +3,7 @@
 `run(spec_path, out_dir, workers=2)` expands the spec (`fairlab.campaign.spec`), writes
 ``OUT/campaign.json`` (the spec and its cells), and runs every cell that has no result file yet
 (or whose outcome is in `retry`) on an executor: a standard-library process pool by default, or
-any `concurrent.futures.Executor` given (Dask's ``Client.get_executor()``). Each cell runs in a
+any `concurrent.futures.Executor` given (`fairlab.campaign.executors`). Each cell runs in a
 process of its own with a hard time limit (`fairlab.campaign.cell.run_isolated`). The driver
 alone writes ``OUT/cells/<id>.json``, atomically, as results arrive, so an interrupted campaign
 leaves only complete files and the same command resumes with the cells that are missing.
@@ -12,14 +12,15 @@ leaves only complete files and the same command resumes with the cells that are 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
-import multiprocessing
 import os
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
+from fairlab.campaign import executors
 from fairlab.campaign import spec as specs
-from fairlab.campaign.cell import run_isolated
+from fairlab.campaign.cell import GRACE_SECONDS, run_isolated
 from fairlab.core.errors import InputError
 from fairlab.core.results import SCHEMA_VERSION, Status, provenance
 from fairlab.counterexamples.store import Store, check_outside_package, write_atomic
@@ -52,9 +53,56 @@ def load_results(out: Path) -> dict[str, dict]:
     return found
 
 
-def local_executor(workers: int) -> concurrent.futures.Executor:
-    """The default: a standard-library process pool (fork: the lab is imported once)."""
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+def check_retry(retry: Iterable[str]) -> set[str]:
+    retry = set(retry)
+    bad = sorted(retry - set(OUTCOMES) - {s.value for s in Status})
+    if bad:
+        raise InputError(f"--retry: {bad[0]!r}: expected outcomes ({', '.join(OUTCOMES[1:])}) or statuses "
+                         "(unknown, violated, ...)")
+    return retry
+
+
+def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor, store: Store | None = None,
+              out: Path | None = None, retry: Iterable[str] = (),
+              progress: Callable[[int, int, str], None] | None = None,
+              grace: float = GRACE_SECONDS) -> tuple[dict[str, dict], int]:
+    """Run `cells` on `executor`, each in a process of its own (`run_isolated`), killed `grace`
+    seconds after its own time limit. Returns (cell id -> outcome for every cell, how many cells
+    ran now). With `out`, a cell whose result file is already in ``OUT/cells`` is not run again
+    (unless its outcome or status is in `retry`), and each new outcome is written there as it
+    arrives. Interrupted, it cancels what has not started and re-raises."""
+    retry = check_retry(retry)
+    done = load_results(out) if out is not None else {}
+
+    def wanted(cell) -> bool:
+        old = done.get(cell.id)
+        return old is None or old["outcome"] in retry or (old["outcome"] == "done" and old["status"] in retry)
+
+    todo = list({c.id: c for c in cells if wanted(c)}.values())
+    outcomes = {c.id: done[c.id] for c in cells if c.id in done}
+    store_dir = None if store is None else str(store.path)
+    futures = {}
+    try:
+        futures = {executor.submit(run_isolated, cell.description, store_dir, grace): cell for cell in todo}
+        for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            cell = futures[future]
+            try:
+                outcome = future.result()
+            except Exception as exc:  # the executor lost the task (a worker died): recorded, not fatal
+                outcome = {"outcome": "crashed", "status": None, "result": None, "seconds": None,
+                           "error": f"the executor lost the cell: {type(exc).__name__}: {exc}"}
+            document = {"schema_version": SCHEMA_VERSION, "kind": "campaign-cell", "id": cell.id,
+                        "cell": cell.description, **outcome, "provenance": provenance()}
+            if out is not None:
+                write_atomic(out / "cells" / f"{cell.id}.json", document)
+            outcomes[cell.id] = document
+            if progress:
+                progress(finished, len(todo), cell.label())
+    except BaseException:  # Ctrl-C or a kill: what was written is complete; nothing else is
+        for future in futures:
+            future.cancel()
+        raise
+    return outcomes, len(todo)
 
 
 def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterable[str] = (),
@@ -64,52 +112,16 @@ def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterabl
     spec_path, out = Path(spec_path), Path(out)
     data = specs.load(spec_path)
     cells = specs.expand(data, spec_path.parent)
-    retry = set(retry)
-    bad = sorted(retry - set(OUTCOMES) - {s.value for s in Status})
-    if bad:
-        raise InputError(f"--retry: {bad[0]!r}: expected outcomes ({', '.join(OUTCOMES[1:])}) or statuses "
-                         "(unknown, violated, ...)")
+    check_retry(retry)
     check_out_dir(out)
     (out / "cells").mkdir(parents=True, exist_ok=True)
     write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": data,
                                           "cells": [{"id": c.id, **c.description} for c in cells]})
-    done = load_results(out)
-
-    def wanted(cell) -> bool:
-        old = done.get(cell.id)
-        return old is None or old["outcome"] in retry or (old["outcome"] == "done" and old["status"] in retry)
-
-    todo = [c for c in cells if wanted(c)]
-    store_dir = None if store is None else str(store.path)
-    own = executor is None
-    pool = local_executor(workers) if own else executor
-    finished = 0
-    try:
-        futures = {pool.submit(run_isolated, cell.description, store_dir): cell for cell in todo}
-        for future in concurrent.futures.as_completed(futures):
-            cell = futures[future]
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the executor lost the task (a worker died): recorded, not fatal
-                outcome = {"outcome": "crashed", "status": None, "result": None, "seconds": None,
-                           "error": f"the executor lost the cell: {type(exc).__name__}: {exc}"}
-            write_atomic(out / "cells" / f"{cell.id}.json",
-                          {"schema_version": SCHEMA_VERSION, "kind": "campaign-cell", "id": cell.id,
-                           "cell": cell.description, **outcome, "provenance": provenance()})
-            finished += 1
-            if progress:
-                progress(finished, len(todo), cell.label())
-    except BaseException:  # Ctrl-C or a kill: what was written is complete; nothing else is
-        if own:
-            pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    if own:
-        pool.shutdown(wait=True)
-    results = load_results(out)
-    outcomes = {}
+    with contextlib.nullcontext(executor) if executor is not None else executors.local(workers) as pool:
+        outcomes, ran = run_cells(cells, pool, store=store, out=out, retry=retry, progress=progress)
+    counts: dict[str, int] = {}
     for cell in cells:
-        document = results.get(cell.id)
+        document = outcomes.get(cell.id)
         key = "missing" if document is None else document["status"] or document["outcome"]
-        outcomes[key] = outcomes.get(key, 0) + 1
-    return {"cells": len(cells), "ran": len(todo), "reused": len(cells) - len(todo), "outcomes": outcomes,
-            "out": str(out)}
+        counts[key] = counts.get(key, 0) + 1
+    return {"cells": len(cells), "ran": ran, "reused": len(cells) - ran, "outcomes": counts, "out": str(out)}

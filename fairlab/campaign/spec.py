@@ -29,7 +29,6 @@ import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from fairlab import __version__, mechanisms, properties
 from fairlab.core.errors import InputError
@@ -72,6 +71,8 @@ class Cell:
 
     def label(self) -> str:
         d = self.description
+        if d.get("entry") or d.get("claim"):  # a catalogue entry, a claim of the sources
+            return f"{d['verb']} {d.get('entry') or d.get('claim')}"
         parts = [d["verb"], d["mechanism"]["name"], d.get("property") or "", d.get("size") or "",
                  d.get("instance", {}).get("name", "") if isinstance(d.get("instance"), dict) else "",
                  f"seed {d['seed']}" if d.get("seed") is not None else "", d.get("loads") or ""]
@@ -81,6 +82,12 @@ class Cell:
 def cell_id(description: dict) -> str:
     text = json.dumps(description, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def make_cell(**description) -> Cell:
+    """A cell from its description (the lab's version is added: an upgrade gives new cells)."""
+    description = {"lab": __version__, **description}
+    return Cell(cell_id(description), description)
 
 
 def load(path: str | Path) -> dict:
@@ -212,12 +219,10 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
         raise InputError(f"campaign spec: {count} cells, more than {MAX_CELLS}")
     cells = []
     for mech, prop, size, seed, inst, load in itertools.product(mechs, props, sizes, seeds, instances, loads):
-        description: dict[str, Any] = {"lab": __version__, "verb": verb, "mechanism": mech, "property": prop,
-                                       "size": None if size is None else f"{size[0]}×{size[1]}",
-                                       "users": None if size is None else size[0],
-                                       "resources": None if size is None else size[1],
-                                       "seed": seed, "instance": inst, "loads": load,
-                                       "requirements": requirements if verb == "dynamics-rates" else None,
-                                       "options": options, "budget": budget}
-        cells.append(Cell(cell_id(description), description))
+        cells.append(make_cell(verb=verb, mechanism=mech, property=prop,
+                               size=None if size is None else f"{size[0]}×{size[1]}",
+                               users=None if size is None else size[0], resources=None if size is None else size[1],
+                               seed=seed, instance=inst, loads=load,
+                               requirements=requirements if verb == "dynamics-rates" else None,
+                               options=options, budget=budget))
     return cells

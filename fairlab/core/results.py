@@ -120,6 +120,17 @@ class Result:
     def to_json(self) -> dict:
         return to_json(self)
 
+    @classmethod
+    def from_json(cls, document: Mapping) -> Result:
+        """A result back from its JSON form (`to_json`), e.g. one computed in another process.
+        Instance, witness and numbers stay in their JSON form, which `to_json` writes unchanged."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        fields = {k: v for k, v in document.items() if k != "schema_version"}
+        unknown = sorted(set(fields) - names)
+        if unknown:
+            raise ValueError(f"not a result document: unknown field {unknown[0]!r}")
+        return cls(**fields)
+
     def __str__(self) -> str:
         about = " ".join(x for x in (self.mechanism, self.property) if x)
         head = f"{self.kind} {about}: {self.status.value}".replace("  ", " ")

@@ -1,8 +1,9 @@
 """`fairlab prove`: machine-checked proofs (UNSAT over the reals) and the theorem catalogue.
 
 Parses, calls `fairlab.search.prove` (a refutation is stored in the user's store: ``--store DIR``,
-else ``$FAIRLAB_STORE``, else the per-user default) or `fairlab.search.catalogue.run_catalogue`,
-and prints the `Result` (``--format json``: `to_json`) or the catalogue's `report`.
+else ``$FAIRLAB_STORE``, else the per-user default) or the catalogue
+(`fairlab.campaign.lab_sweeps.catalogue`: its entries in parallel), and prints the `Result`
+(``--format json``: `to_json`) or the catalogue's `report`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from fairlab.campaign import lab_sweeps
+from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
-from fairlab.cli.commands.search import STORE_HELP
+from fairlab.cli.commands.search import STORE_HELP, _progress
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import emit_json
 from fairlab.core.errors import InputError
@@ -24,7 +27,6 @@ from fairlab.core.stdio import output_to_stderr
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 from fairlab.search import prove
-from fairlab.search.catalogue import run_catalogue
 from fairlab.search.findings import writable_store
 
 
@@ -49,6 +51,8 @@ def register(app: typer.Typer) -> None:
         fast: bool = typer.Option(False, "--fast", help="with --catalogue: only the sizes of the CI subset"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture for a refutation"),
+        workers: Optional[int] = parallel.workers_option(),
+        out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Prove PROPERTY of MECHANISM for all real demands of a size (spec ∧ ¬property UNSAT), or refute it."""
@@ -63,16 +67,20 @@ def register(app: typer.Typer) -> None:
                 extra = " ".join([*filter(None, (mechanism, prop)), *(f"-o {o}" for o in option or [])])
                 raise InputError(f"--catalogue: runs every catalogue entry, takes no MECHANISM, PROPERTY or "
                                  f"--option (got {extra})")
+            if not catalogue and (workers is not None or out is not None):
+                raise InputError("--workers and --out go with --catalogue (one proof runs in this process)")
             if not catalogue:
                 params.size(users, resources)
                 target = None if no_store else writable_store(Store(store))  # a bad store: one line, up front
         except InputError as exc:
             fail(str(exc))
         if catalogue:
-            console = Console(stderr=True)
-            with console.status("catalogue") as status, output_to_stderr():
-                rows = run_catalogue(time_limit, fast, progress=lambda text: status.update(text), rlimit=rlimit,
-                                     attempts=attempts)
+            try:
+                with parallel.executor(parallel.check(workers)) as pool, _progress(fmt == "table") as bar:
+                    rows = lab_sweeps.catalogue(time_limit, fast, executor=pool, rlimit=rlimit, attempts=attempts,
+                                                out=out, progress=parallel.bar_updater(bar, bar.add_task("catalogue")))
+            except InputError as exc:
+                fail(str(exc))
             if fmt == "json":
                 emit_json(report("catalogue", rows, time_limit=time_limit))
             else:

@@ -19,6 +19,8 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from fairlab import mechanisms, properties
+from fairlab.campaign import lab_sweeps
+from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import console, emit_json
@@ -37,7 +39,6 @@ from fairlab.search.budgets import (
     SEARCH_TIME_LIMIT,
 )
 from fairlab.search.findings import writable_store
-from fairlab.search.matrix import matrix
 
 err_console = Console(stderr=True)
 
@@ -104,29 +105,23 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures"),
+        workers: Optional[int] = parallel.workers_option(),
+        out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """Rediscover every counterexample of the sources from scratch (exit 1 if one is not found)."""
+        """Rediscover every counterexample of the sources from scratch, claims in parallel (exit 1 if
+        one is not found)."""
         check_format(fmt)
+        start = time.monotonic()
         try:
             params.seconds(time_limit)
             chosen = [claims.get_claim(c) for c in claim] if claim else list(claims.CLAIMS)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before any claim
-        except InputError as exc:
-            fail(str(exc))
-        outcomes = []
-        start = time.monotonic()
-        try:
-            with _progress(fmt == "table") as bar:
-                overall = bar.add_task("claims", total=len(chosen))
-                for c in chosen:
-                    bar.update(overall, description=f"{c.id}")
-                    outcomes.append(claims.run_claim(
-                        c, seed=seed, time_limit=time_limit, store=target,
-                        progress=lambda name, k, c=c: bar.update(overall,
-                                                                 description=f"{c.id}: {k} candidates ({name})")))
-                    bar.advance(overall)
-        except InputError as exc:  # e.g. the store became unwritable: one line
+            with parallel.executor(parallel.check(workers)) as pool, _progress(fmt == "table") as bar:
+                outcomes = lab_sweeps.rediscover(chosen, seed=seed, time_limit=time_limit, executor=pool,
+                                                 store=target, out=out,
+                                                 progress=parallel.bar_updater(bar, bar.add_task("claims")))
+        except InputError as exc:  # a bad option, or e.g. the store became unwritable: one line
             fail(str(exc))
         if fmt == "json":
             emit_json(report("rediscovery", outcomes, store=None if target is None else str(target.path)))
@@ -148,9 +143,12 @@ def register(app: typer.Typer) -> None:
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
+        workers: Optional[int] = parallel.workers_option(),
+        out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """The mechanism × property table: violated (fixture), holds, none found, n/a or unknown per cell."""
+        """The mechanism × property table: violated (fixture), holds, none found, n/a or unknown per cell
+        (cells in parallel)."""
         check_format(fmt)
         try:
             params.seconds(time_limit)
@@ -158,19 +156,18 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
+            count = parallel.check(workers)
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
+            names = mechanism or mechanisms.names()
             with plugin.time_limit(time_limit):
-                mechs = [mechanisms.get(m) for m in (mechanism or mechanisms.names())]
-            with _progress(fmt == "table") as bar:
-                task = bar.add_task("matrix", total=len(mechs) * len(properties.names()))
-
-                def advance(text: str) -> None:
-                    bar.update(task, description=text, advance=1)
-
-                cells = matrix(mechs, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
-                               time_limit=time_limit, store=user_store, write=not no_store, progress=advance)
+                mechs = [mechanisms.get(m) for m in names]
+            with parallel.executor(count) as pool, _progress(fmt == "table") as bar:
+                cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
+                                          time_limit=time_limit, executor=pool, store=user_store,
+                                          write=not no_store, out=out,
+                                          progress=parallel.bar_updater(bar, bar.add_task("matrix")))
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":

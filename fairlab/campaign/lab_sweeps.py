@@ -1,0 +1,148 @@
+"""The lab's own sweeps as campaigns: `fairlab matrix`, `fairlab prove --catalogue` and
+`fairlab rediscover` run their cells in parallel, each in a process of its own under a hard
+time limit (`fairlab.campaign.run.run_cells`), and give the same results, in the same order, as
+running them one after another (`fairlab.search.matrix.matrix`, `catalogue.run_catalogue`,
+`rediscover.run_claim`): every budget that decides a verdict is deterministic.
+
+With `out`, every cell's result is also kept in ``OUT/cells/<id>.json``, and the same command
+resumes with the cells that are missing. A cell that fails with bad input or a broken plug-in
+ends the sweep with its one-line error (the table would lie); a cell killed at its hard limit is
+``unknown`` (time) for a search, ``unknown`` for a catalogue entry, and ``not-found`` for a
+claim, with the reason.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from fairlab import mechanisms, properties
+from fairlab.campaign.cell import GRACE_SECONDS
+from fairlab.campaign.run import check_out_dir, run_cells
+from fairlab.campaign.spec import Cell, expand, make_cell
+from fairlab.core.errors import InputError
+from fairlab.core.results import Result, Status
+from fairlab.counterexamples import store as fixtures
+from fairlab.counterexamples.store import Store
+from fairlab.search import catalogue as theorems
+from fairlab.search import rediscover as claims
+from fairlab.search.findings import store_of, writable_store
+from fairlab.search.matrix import known_violation
+from fairlab.search.proof import ProveBudget
+
+Progress = Callable[[int, int, str], None]
+
+
+def _run(cells: Sequence[Cell], executor, store: Store | None, out: str | Path | None,
+         progress: Progress | None, grace: float) -> dict[str, dict]:
+    if out is not None:
+        out = Path(out)
+        check_out_dir(out)
+        (out / "cells").mkdir(parents=True, exist_ok=True)
+    outcomes, _ = run_cells(cells, executor, store=store, out=out, progress=progress, grace=grace)
+    for cell in cells:  # in the sweep's order: the first failure is the one reported
+        outcome = outcomes[cell.id]
+        if outcome["outcome"] == "error":
+            raise InputError(outcome["error"])
+        if outcome["outcome"] == "crashed":
+            raise InputError(f"{cell.label()}: {outcome['error']}")
+    return outcomes
+
+
+def _killed(kind: str, status: Status, outcome: dict, **fields) -> Result:
+    """The result of a cell killed at its hard limit: undecided, with the reason."""
+    return Result(kind, status, seconds=outcome.get("seconds") or 0.0, explanation=f"time: {outcome['error']}",
+                  **fields)
+
+
+def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, rlimit: int, seed: int,
+           time_limit: float, executor: concurrent.futures.Executor, store: Store | None = None,
+           write: bool = True, out: str | Path | None = None, progress: Progress | None = None,
+           grace: float = GRACE_SECONDS) -> list[Result]:
+    """`fairlab.search.matrix.matrix` as a campaign: every mechanism (a name or ``file.py:function``)
+    × every property; a cell with a known violation (shipped, or in the store) is not searched."""
+    mechs = [mechanisms.get(name) for name in mechanism_names]
+    user_store = writable_store(store) if write else store_of(store)
+    records = [(name, record) for name, record in fixtures.shipped()]
+    records += [(path.name, record) for path, record in user_store.load_all()]
+    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(),
+                                        "sizes": [[n, m]], "seeds": [seed]},
+            "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
+    cells = expand(spec, Path.cwd())
+    by_place = {(c.description["mechanism"]["name"], c.description["property"]): c for c in cells}
+    rows: list[tuple[object, str, Cell | Result]] = []
+    for name, mech in zip(mechanism_names, mechs):
+        for prop in properties.names():
+            known = known_violation(mech, prop, records)
+            if known is None:
+                rows.append((mech, prop, by_place[(name, prop)]))
+                continue
+            file_name, record = known
+            rows.append((mech, prop, Result("search", Status.VIOLATED, mechanism=mech.name, property=prop,
+                                            instance=record["instance"], witness=record.get("witness"),
+                                            explanation=record.get("explanation", ""),
+                                            details={"fixture": file_name, "known": True})))
+    to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]
+    outcomes = _run(to_run, executor, user_store if write else None, out, progress, grace)
+    results = []
+    for mech, prop, cell in rows:
+        if isinstance(cell, Result):
+            results.append(cell)
+            continue
+        outcome = outcomes[cell.id]
+        if outcome["outcome"] == "timeout":
+            results.append(_killed("search", Status.UNKNOWN, outcome, mechanism=mech.name, property=prop,
+                                   budget={**cell.description["budget"], "seed": seed, "stopped": "time"},
+                                   details={"users": n, "resources": m, "notes": [outcome["error"]]}))
+        else:
+            results.append(Result.from_json(outcome["result"]).replace(mechanism=mech.name))
+    return results
+
+
+def catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[theorems.Entry] | None = None, *,
+              executor: concurrent.futures.Executor, rlimit: int | None = None, attempts: int | None = None,
+              out: str | Path | None = None, progress: Progress | None = None,
+           grace: float = GRACE_SECONDS) -> list[Result]:
+    """`fairlab.search.catalogue.run_catalogue` as a campaign: one cell per entry (its sizes in
+    order, up to the first not decided as expected), `time_limit` per size."""
+    budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
+                         **({"attempts": attempts} if attempts is not None else {}))
+    chosen = [e for e in (entries or theorems.CATALOGUE) if (e.fast if fast_only else e.sizes)]
+    cells = [make_cell(verb="catalogue-entry", entry=e.id, mechanism={"name": e.mechanism}, property=e.property,
+                       fast=fast_only, sizes=[list(s) for s in (e.fast if fast_only else e.sizes)],
+                       budget={"time_limit": float(time_limit), "rlimit": budget.rlimit,
+                               "attempts": budget.attempts}) for e in chosen]
+    outcomes = _run(cells, executor, None, out, progress, grace)
+    results = []
+    for entry, cell in zip(chosen, cells):
+        outcome = outcomes[cell.id]
+        if outcome["outcome"] == "timeout":
+            results.append(_killed("catalogue-entry", Status.UNKNOWN, outcome, mechanism=entry.mechanism,
+                                   property=entry.property, budget=budget.recorded(),
+                                   details={"entry": entry.id, "expected": entry.expected, "source": entry.source,
+                                            "note": entry.note, "options": dict(entry.options),
+                                            "positive_demands": entry.positive_demands, "largest": None,
+                                            "checked": [], "ok": False}))
+        else:
+            results.append(Result.from_json(outcome["result"]))
+    return results
+
+
+def rediscover(chosen: Sequence[claims.Claim], *, seed: int = 0, time_limit: float | None = None,
+               executor: concurrent.futures.Executor, store: Store | None = None, out: str | Path | None = None,
+               progress: Progress | None = None, grace: float = GRACE_SECONDS) -> list[Result]:
+    """`fairlab.search.rediscover.run_claim` for each claim, as a campaign (one cell per claim, its
+    own time limit unless `time_limit` is given); findings go to `store` if one is given."""
+    cells = [make_cell(verb="rediscover", claim=c.id, mechanism={"name": c.mechanism or "any"}, seed=seed,
+                       budget={"time_limit": float(c.time_limit if time_limit is None else time_limit)})
+             for c in chosen]
+    outcomes = _run(cells, executor, store, out, progress, grace)
+    results = []
+    for claim, cell in zip(chosen, cells):
+        outcome = outcomes[cell.id]
+        if outcome["outcome"] == "timeout":
+            results.append(claims.not_found(claim, outcome.get("seconds") or 0.0, [outcome["error"]]))
+        else:
+            results.append(Result.from_json(outcome["result"]))
+    return results
