@@ -16,8 +16,11 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import select
 import signal
+import sys
 import time
+from pathlib import Path
 
 from fairlab import properties
 from fairlab.audit.run import audit
@@ -25,6 +28,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import to_json
 from fairlab.core.stdio import output_to_stderr, printable
+from fairlab.counterexamples.store import file_sha256
 from fairlab.dynamics import markov
 from fairlab.mechanisms import plugin
 from fairlab.search import catalogue, prove, rediscover, run_search
@@ -34,14 +38,32 @@ from fairlab.search.proof import ProveBudget
 GRACE_SECONDS = 10.0
 
 
+def _unchanged(what: str, path: str, sha256: str) -> None:
+    """The file a cell names must be the one its id was computed from (edited since, or another
+    file at that path on a cluster's worker: its result would be about other code or data)."""
+    try:
+        found = file_sha256(Path(path))
+    except OSError as exc:
+        raise InputError(f"{what} {path!r}: cannot read it here ({exc.strerror or exc})") from None
+    if found != sha256:
+        raise InputError(f"{what} {path!r}: its content changed since the campaign was expanded "
+                         f"(sha256 {found[:12]}, the cell has {sha256[:12]}); expand it again")
+
+
 def _mechanism(description: dict) -> str:
     mech = description["mechanism"]
-    return mech.get("path") or mech["name"]
+    if mech.get("path"):
+        _unchanged("plug-in", mech["path"].rsplit(":", 1)[0], mech["sha256"])
+        return mech["path"]
+    return mech["name"]
 
 
 def _instance(description: dict):
     inst = description["instance"]
-    return inst["name"] if inst.get("example") else Instance.resolve(inst["path"])
+    if inst.get("example"):
+        return inst["name"]
+    _unchanged("instance", inst["path"], inst["sha256"])
+    return Instance.resolve(inst["path"])
 
 
 def cell_seconds(description: dict) -> float:
@@ -101,8 +123,8 @@ def _status(document) -> str | None:
     return document.get("status")
 
 
-def _child(conn, description: dict, store: str | None) -> None:
-    os.setsid()  # a process group of its own: killing it kills whatever the cell started
+def _answer(description: dict, store: str | None) -> dict:
+    """The cell's outcome, computed in this (child) process; never raises but KeyboardInterrupt."""
     start = time.monotonic()
     try:
         with output_to_stderr():
@@ -116,34 +138,73 @@ def _child(conn, description: dict, store: str | None) -> None:
         outcome = {"outcome": "error", "status": None, "result": None,
                    "error": printable(f"{type(exc).__name__}: {exc} (internal error)")}
     outcome["seconds"] = round(time.monotonic() - start, 3)
-    conn.send(json.dumps(outcome))
-    conn.close()
+    return outcome
+
+
+def _child(fd: int, description: dict, store: str | None) -> None:
+    """The forked child: never returns (os._exit, so nothing of the parent's runs here again)."""
+    code = 1
+    try:
+        os.setsid()  # a process group of its own: killing it kills whatever the cell started
+        try:  # a daemonic pool worker's child (e.g. a Dask worker's) may still start plug-in workers
+            multiprocessing.current_process().daemon = False
+        except (AssertionError, AttributeError):
+            pass
+        data = json.dumps(_answer(description, store)).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        code = 0
+    except BaseException:  # interrupted, or the parent went away: no answer
+        pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a closed stream must not keep the child alive
+                pass
+        os._exit(code)
 
 
 def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECONDS) -> dict:
-    """Run one cell in a forked child under a hard time limit (its time limit + `grace`)."""
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    start = time.monotonic()
-    process = ctx.Process(target=_child, args=(child, description, store), daemon=False)
-    process.start()
-    child.close()
+    """Run one cell in a forked child under a hard time limit (its time limit + `grace`). Plain
+    `os.fork` and a pipe, not `multiprocessing`: it works in any executor's worker, a daemonic
+    one included."""
     limit = cell_seconds(description) + grace
+    start = time.monotonic()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _child(write_end, description, store)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    status = None
     try:
-        if parent.poll(limit):
-            try:
-                return json.loads(parent.recv())
-            except (EOFError, OSError):
-                pass  # it died while answering
-        else:
-            return {"outcome": "timeout", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
-                    "error": f"killed after {limit:g} s (its time limit {limit - grace:g} s + {grace:g} s grace)"}
+        while True:
+            left = start + limit - time.monotonic()
+            if left <= 0:
+                return {"outcome": "timeout", "status": None, "result": None,
+                        "seconds": round(time.monotonic() - start, 3),
+                        "error": f"killed after {limit:g} s (its time limit {limit - grace:g} s + {grace:g} s grace)"}
+            ready, _, _ = select.select([read_end], [], [], left)
+            if ready:
+                chunk = os.read(read_end, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # the cell and anything it left running
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.join(5)
-        parent.close()
-    return {"outcome": "crashed", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
-            "error": f"the cell's process ended without an answer (exit code {process.exitcode})"}
+        os.close(read_end)
+        for kill in (os.killpg, os.kill):  # the cell and anything it left running
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        status = os.waitpid(pid, 0)[1]
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:  # it died before or while answering
+        code = os.waitstatus_to_exitcode(status)
+        how = f"signal {-code}" if code < 0 else f"exit code {code}"
+        return {"outcome": "crashed", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
+                "error": f"the cell's process ended without an answer ({how})"}

@@ -172,3 +172,13 @@ def test_out_inside_the_package_is_refused(tmp_path):
     with pytest.raises(InputError, match="--out: .* inside the installed package"):
         run.run(_spec(tmp_path, SEARCH), inside)
     assert not inside.exists()
+
+
+def test_a_plugin_edited_after_expansion_is_an_error_not_a_result(tmp_path, plugins):
+    mine = tmp_path / "mine.py"
+    mine.write_text((plugins / "half_drf.py").read_text())
+    text = SEARCH.replace('["drf", "asset"]', '["mine.py:half_drf"]').replace('["si", "bf"]', '["si"]')
+    [first, *_] = spec.expand(spec.load(_spec(tmp_path, text)), tmp_path)
+    mine.write_text(mine.read_text() + "\n# edited after the cell was made\n")
+    outcome = cells.run_isolated(first.description, None)
+    assert outcome["outcome"] == "error" and "changed since the campaign was expanded" in outcome["error"]
