@@ -2,4 +2,5 @@
 
 from fairlab.cli import main
 
-main()
+if __name__ == "__main__":  # not when a spawned process (a Dask worker) imports it again
+    main()

@@ -1,17 +1,21 @@
 """Where a campaign's cells run: any `concurrent.futures.Executor`, opened and closed here.
 
-`local(workers)` is the default, a standard-library process pool. Each cell still runs in a
-process of its own (`fairlab.campaign.cell.run_isolated`), so a pool worker is only the place
-that waits for it.
+`local(workers)` is the default, a standard-library process pool; `dask(scheduler=...)` or
+`dask(local_workers=N)` runs the same cells on Dask distributed (the optional ``cluster``
+extra). Each cell still runs in a process of its own (`fairlab.campaign.cell.run_isolated`),
+so a pool worker is only the place that waits for it.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import logging
 import multiprocessing
 import os
 from typing import Iterator
+
+from fairlab.core.errors import InputError
 
 
 def default_workers() -> int:
@@ -35,3 +39,54 @@ def local(workers: int) -> Iterator[concurrent.futures.Executor]:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _dask():
+    try:
+        from dask import config
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--scheduler and --cluster need Dask distributed: pip install 'fairlab[cluster]'") from None
+    return config, Client, LocalCluster
+
+
+def parse_cluster(text: str) -> int:
+    """``local:N`` -> N (the number of single-thread worker processes)."""
+    kind, _, count = text.partition(":")
+    if kind != "local" or not count.isdigit() or not 1 <= int(count) <= 256:
+        raise InputError(f"--cluster: expected local:N with N in 1..256, got {text!r}")
+    return int(count)
+
+
+@contextlib.contextmanager
+def dask(scheduler: str | None = None, local_workers: int | None = None,
+         connect_seconds: float = 30.0) -> Iterator[concurrent.futures.Executor]:
+    """Dask distributed's executor (``Client.get_executor()``, a standard `Executor`): on the
+    cluster at `scheduler` (``tcp://HOST:PORT``), or on a local cluster of `local_workers`
+    worker processes with one thread each (z3 is not thread-safe; each cell forks a process of
+    its own anyway). Workers need the same fairlab version (it is in every cell's id), and
+    plug-in, instance and store paths that exist on them (a shared file system)."""
+    if (scheduler is None) == (local_workers is None):
+        raise InputError("give one of --scheduler tcp://HOST:PORT and --cluster local:N")
+    config, Client, LocalCluster = _dask()
+    cluster = None
+    with config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "1h"}):
+        try:
+            if scheduler is not None:
+                client = Client(scheduler, timeout=connect_seconds, set_as_default=False)
+            else:
+                cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+                client = Client(cluster, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            if cluster is not None:
+                cluster.close()
+            where = scheduler or f"local:{local_workers}"
+            raise InputError(f"--scheduler: cannot reach the Dask scheduler at {where!r} "
+                             f"({' '.join(str(exc).split()) or type(exc).__name__})") from None
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()

@@ -3,6 +3,7 @@
     fairlab campaign cells sweep.toml                 # the cells a spec expands into
     fairlab campaign run sweep.toml --out results/    # run them (again: only the missing ones)
     fairlab campaign run sweep.toml --out results/ --retry unknown,timeout
+    fairlab campaign run sweep.toml --out results/ --cluster local:2       # on Dask (fairlab[cluster])
     fairlab campaign report results/ --format jsonl
 """
 
@@ -21,7 +22,7 @@ from rich.table import Table
 from fairlab.campaign import report as reports
 from fairlab.campaign import run as runs
 from fairlab.campaign import spec as specs
-from fairlab.cli.commands import _params as params
+from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.inputs import check_format, fail
 from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
@@ -60,29 +61,29 @@ def cells_cmd(spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSO
 def run_cmd(
     spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSON for *.json)"),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="folder of the results (one file per cell)"),
-    workers: int = typer.Option(2, "--workers", "-j", help="cells run at once (local process pool)"),
+    workers: Optional[int] = parallel.workers_option(),
+    scheduler: Optional[str] = parallel.scheduler_option(),
+    cluster: Optional[str] = parallel.cluster_option(),
     retry: str = typer.Option("", "--retry", help="run these again: e.g. unknown,error,timeout,crashed"),
     store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help="folder of the fixture store"),
     no_store: bool = typer.Option(False, "--no-store", help="do not store findings"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
 ):
-    """Run every cell of SPEC that has no result in --out yet, in parallel; each cell in its own
-    process under a hard time limit (its budget's time_limit + 10 s). Ctrl-C leaves only complete
-    result files: the same command resumes."""
+    """Run every cell of SPEC that has no result in --out yet, in parallel (a local process pool,
+    or Dask with --scheduler/--cluster); each cell in its own process under a hard time limit (its
+    budget's time_limit + 10 s). Ctrl-C leaves only complete result files: the same command resumes."""
     check_format(fmt)
     try:
-        params.integer(workers, "--workers", 1, 256)
+        where = parallel.check(workers, scheduler, cluster)
         target = None if no_store else writable_store(Store(store))
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=err_console, transient=True,
-                      disable=not err_console.is_terminal) as bar:
-            task = bar.add_task("campaign", total=None)
-
-            def advance(k: int, total: int, label: str) -> None:
-                bar.update(task, completed=k, total=total, description=escape(label))
-
-            summary = runs.run(spec, out, workers=workers, retry=[r for r in retry.split(",") if r],
-                               store=target, progress=advance)
+        runs.check_out_dir(out)
+        specs.expand(specs.load(spec), spec.parent)  # a bad spec: one line before any worker starts
+        with parallel.executor(where) as pool, \
+                Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                         TimeElapsedColumn(), console=err_console, transient=True,
+                         disable=not err_console.is_terminal) as bar:
+            summary = runs.run(spec, out, executor=pool, retry=[r for r in retry.split(",") if r], store=target,
+                               progress=parallel.bar_updater(bar, bar.add_task("campaign", total=None)))
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":

@@ -52,6 +52,8 @@ def register(app: typer.Typer) -> None:
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture for a refutation"),
         workers: Optional[int] = parallel.workers_option(),
+        scheduler: Optional[str] = parallel.scheduler_option(),
+        cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
@@ -67,8 +69,9 @@ def register(app: typer.Typer) -> None:
                 extra = " ".join([*filter(None, (mechanism, prop)), *(f"-o {o}" for o in option or [])])
                 raise InputError(f"--catalogue: runs every catalogue entry, takes no MECHANISM, PROPERTY or "
                                  f"--option (got {extra})")
-            if not catalogue and (workers is not None or out is not None):
-                raise InputError("--workers and --out go with --catalogue (one proof runs in this process)")
+            if not catalogue and (workers, scheduler, cluster, out) != (None,) * 4:
+                raise InputError("--workers, --scheduler, --cluster and --out go with --catalogue (one proof runs "
+                                 "in this process)")
             if not catalogue:
                 params.size(users, resources)
                 target = None if no_store else writable_store(Store(store))  # a bad store: one line, up front
@@ -76,7 +79,8 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if catalogue:
             try:
-                with parallel.executor(parallel.check(workers)) as pool, _progress(fmt == "table") as bar:
+                where = parallel.check(workers, scheduler, cluster)
+                with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
                     rows = lab_sweeps.catalogue(time_limit, fast, executor=pool, rlimit=rlimit, attempts=attempts,
                                                 out=out, progress=parallel.bar_updater(bar, bar.add_task("catalogue")))
             except InputError as exc:

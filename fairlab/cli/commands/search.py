@@ -106,6 +106,8 @@ def register(app: typer.Typer) -> None:
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures"),
         workers: Optional[int] = parallel.workers_option(),
+        scheduler: Optional[str] = parallel.scheduler_option(),
+        cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
@@ -117,7 +119,8 @@ def register(app: typer.Typer) -> None:
             params.seconds(time_limit)
             chosen = [claims.get_claim(c) for c in claim] if claim else list(claims.CLAIMS)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before any claim
-            with parallel.executor(parallel.check(workers)) as pool, _progress(fmt == "table") as bar:
+            where = parallel.check(workers, scheduler, cluster)
+            with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
                 outcomes = lab_sweeps.rediscover(chosen, seed=seed, time_limit=time_limit, executor=pool,
                                                  store=target, out=out,
                                                  progress=parallel.bar_updater(bar, bar.add_task("claims")))
@@ -144,6 +147,8 @@ def register(app: typer.Typer) -> None:
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
         workers: Optional[int] = parallel.workers_option(),
+        scheduler: Optional[str] = parallel.scheduler_option(),
+        cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
@@ -156,14 +161,14 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
-            count = parallel.check(workers)
+            where = parallel.check(workers, scheduler, cluster)
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
             names = mechanism or mechanisms.names()
             with plugin.time_limit(time_limit):
                 mechs = [mechanisms.get(m) for m in names]
-            with parallel.executor(count) as pool, _progress(fmt == "table") as bar:
+            with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
                                           write=not no_store, out=out,
