@@ -76,7 +76,7 @@ def dask(scheduler: str | None = None, local_workers: int | None = None,
                 client = Client(scheduler, timeout=connect_seconds, set_as_default=False)
             else:
                 cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
                 client = Client(cluster, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             if cluster is not None:
