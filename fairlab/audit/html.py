@@ -106,16 +106,18 @@ def anchor(text) -> str:
 
 
 def status_class(status) -> str:
+    """The badge's CSS class of a status word (a word beyond the five drawn like the closest one)."""
     word = _LIKE.get(str(status), str(status))
     return {"n/a": "status-na"}.get(word, f"status-{anchor(word)}" if word in STATUSES else "status-unknown")
 
 
-def badge(status, title: str | None = None) -> str:
+def badge(status, title: str | None = None, label: str | None = None) -> str:
+    """A status as a coloured badge carrying its mark and its word (or `label`, e.g. "2 violated")."""
     word = str(status) if status is not None else "unknown"
     mark = STATUSES.get(_LIKE.get(word, word), ("", ""))[0]
     tip = f' title="{esc(title)}"' if title else ""
     mark = f"{esc(mark)}&nbsp;" if mark else ""  # the mark never wraps away from its word
-    return f'<span class="badge {status_class(word)}"{tip}>{mark}{esc(word)}</span>'
+    return f'<span class="badge {status_class(word)}"{tip}>{mark}{esc(word if label is None else label)}</span>'
 
 
 def size_text(size) -> str:
