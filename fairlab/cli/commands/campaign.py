@@ -114,7 +114,7 @@ def report_cmd(out: Path = typer.Argument(..., help="a campaign's --out folder")
     except InputError as exc:
         fail(str(exc))
     if html_out is not None:
-        err_console.print(f"report: {html_out}", markup=False, highlight=False)
+        err_console.print(f"report: {html_out}", markup=False, highlight=False, soft_wrap=True)
         if fmt is None:
             return
     if fmt == "jsonl":
