@@ -13,6 +13,11 @@ Every string taken from the document is HTML-escaped: mechanism, user and resour
 from user files. Stable hooks for tests: ``table#properties`` with rows ``tr[data-property]
 [data-status]``, ``figure.allocation-figure[data-property]``, ``table#reference``,
 ``section#reproduce``. The output is deterministic (same document, same bytes).
+
+Shared with the campaign report (`fairlab.campaign.html`), which embeds each audit cell's
+`sections` under an id prefix: the style sheet `CSS`, the page shell `page`, the escaping and
+formatting helpers (`esc`, `anchor`, `badge`, `size_text`, `number_text`, `json_text`,
+`seconds_text`, `instance_table`), `check_path` and the atomic `write_page`.
 """
 
 from __future__ import annotations
@@ -90,55 +95,57 @@ nav { font-size: 14px; margin: 8px 0 0; } nav a { margin-right: 14px; }
 
 
 # ------------------------------------------------------------------------------------------ helpers
-def _e(value) -> str:
+def esc(value) -> str:
     """Any document value as escaped text (None as an empty string)."""
     return "" if value is None else escape(str(value), quote=True)
 
 
-def _anchor(text) -> str:
+def anchor(text) -> str:
     """A safe id fragment for a property name (which is escaped wherever it is shown)."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", str(text)) or "_"
 
 
-def _status_class(status) -> str:
+def status_class(status) -> str:
+    """The badge's CSS class of a status word (a word beyond the five drawn like the closest one)."""
     word = _LIKE.get(str(status), str(status))
-    return {"n/a": "status-na"}.get(word, f"status-{_anchor(word)}" if word in STATUSES else "status-unknown")
+    return {"n/a": "status-na"}.get(word, f"status-{anchor(word)}" if word in STATUSES else "status-unknown")
 
 
-def _badge(status, title: str | None = None) -> str:
+def badge(status, title: str | None = None, label: str | None = None) -> str:
+    """A status as a coloured badge carrying its mark and its word (or `label`, e.g. "2 violated")."""
     word = str(status) if status is not None else "unknown"
     mark = STATUSES.get(_LIKE.get(word, word), ("", ""))[0]
-    tip = f' title="{_e(title)}"' if title else ""
-    mark = f"{_e(mark)}&nbsp;" if mark else ""  # the mark never wraps away from its word
-    return f'<span class="badge {_status_class(word)}"{tip}>{mark}{_e(word)}</span>'
+    tip = f' title="{esc(title)}"' if title else ""
+    mark = f"{esc(mark)}&nbsp;" if mark else ""  # the mark never wraps away from its word
+    return f'<span class="badge {status_class(word)}"{tip}>{mark}{esc(word if label is None else label)}</span>'
 
 
-def _size(size) -> str:
+def size_text(size) -> str:
     try:
         n, m = size
         return f"{int(n)}×{int(m)}"
     except (TypeError, ValueError):
-        return _e(size)
+        return esc(size)
 
 
-def _sizes(sizes) -> str:
-    return ", ".join(_size(s) for s in sizes or [])
+def sizes_text(sizes) -> str:
+    return ", ".join(size_text(s) for s in sizes or [])
 
 
-def _number(value) -> str:
+def number_text(value) -> str:
     """An exact JSON number as text: ints and "p/q" as given; a list as <a, b>; null as ∞."""
     if value is None:
         return "∞"
     if isinstance(value, list):
-        return "<" + ", ".join(_number(v) for v in value) + ">"
+        return "<" + ", ".join(number_text(v) for v in value) + ">"
     return str(value)
 
 
-def _json(value) -> str:
+def json_text(value) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
 
 
-def _seconds(value) -> str:
+def seconds_text(value) -> str:
     try:
         return f"{float(value):.1f} s"
     except (TypeError, ValueError):
@@ -151,7 +158,7 @@ def _names(instance: dict, key: str, count: int, prefix: str) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------ sections
-def _header(doc: dict) -> str:
+def _header(doc: dict, ids: str) -> str:
     mech = doc.get("mechanism", "?")
     props = doc.get("properties") or []
     counts = {}
@@ -159,40 +166,41 @@ def _header(doc: dict) -> str:
         counts[p.get("status")] = counts.get(p.get("status"), 0) + 1
     tally = " · ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
     sizes = doc.get("sizes") or []
-    line = (f"sizes up to {_e(doc.get('users', '?'))}×{_e(doc.get('resources', '?'))} "
-            f"({len(sizes)} size{'s' if len(sizes) != 1 else ''}: {_sizes(sizes)}), seed {_e(doc.get('seed'))}, "
-            f"{_e(_seconds(doc.get('seconds')))}")
+    line = (f"sizes up to {esc(doc.get('users', '?'))}×{esc(doc.get('resources', '?'))} "
+            f"({len(sizes)} size{'s' if len(sizes) != 1 else ''}: {sizes_text(sizes)}), seed {esc(doc.get('seed'))}, "
+            f"{esc(seconds_text(doc.get('seconds')))}")
     about = doc.get("about") or {}
-    out = [f"<header><h1>fairlab audit: <code>{_e(mech)}</code></h1>", f'<p class="summary">{line}</p>']
+    out = [f"<header><h1>fairlab audit: <code>{esc(mech)}</code></h1>", f'<p class="summary">{line}</p>']
     if tally:
-        out.append(f'<p class="summary">{len(props)} properties: {_e(tally)}</p>')
+        out.append(f'<p class="summary">{len(props)} properties: {esc(tally)}</p>')
     if about.get("title"):
-        out.append(f'<p class="muted">{_e(about.get("title"))}</p>')
+        out.append(f'<p class="muted">{esc(about.get("title"))}</p>')
     stopped = (doc.get("budget") or {}).get("stopped")
     if stopped:
-        out.append(f'<p class="warning">The audit was stopped early ({_e(stopped)} limit): properties without a '
+        out.append(f'<p class="warning">The audit was stopped early ({esc(stopped)} limit): properties without a '
                    "verdict at a size are marked unknown there.</p>")
-    out.append('<nav><a href="#properties">properties</a><a href="#counterexamples">counterexamples</a>'
-               '<a href="#proofs">proofs</a><a href="#undecided">no verdict</a><a href="#reference">reference</a>'
-               '<a href="#reproduce">reproduce</a></nav></header>')
+    out.append(f'<nav><a href="#{ids}properties">properties</a><a href="#{ids}counterexamples">counterexamples</a>'
+               f'<a href="#{ids}proofs">proofs</a><a href="#{ids}undecided">no verdict</a>'
+               f'<a href="#{ids}reference">reference</a><a href="#{ids}reproduce">reproduce</a></nav></header>')
     return "".join(out)
 
 
-def _property_table(props: list[dict]) -> str:
+def _property_table(props: list[dict], ids: str) -> str:
     rows = []
     for p in props:
         name, status = p.get("property", "?"), p.get("status", "unknown")
-        link = f'<a href="#p-{_anchor(name)}">{_e(name)}</a>'
-        rows.append(f'<tr data-property="{_e(name)}" data-status="{_e(status)}"><td>{link} '
-                    f'<span class="muted">{_e(p.get("title"))}</span></td><td>{_badge(status)}</td>'
-                    f'<td>{_e(p.get("summary"))}</td></tr>')
-    legend = "".join(f"<li>{_badge(s)} {_e(meaning)}</li>" for s, (_, meaning) in STATUSES.items())
-    return ('<section id="profile"><h2>Property profile</h2>'
-            '<table id="properties"><thead><tr><th>property</th><th>status</th><th>summary</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><ul class="legend" id="status-legend">{legend}</ul></section>')
+        link = f'<a href="#{ids}p-{anchor(name)}">{esc(name)}</a>'
+        rows.append(f'<tr data-property="{esc(name)}" data-status="{esc(status)}"><td>{link} '
+                    f'<span class="muted">{esc(p.get("title"))}</span></td><td>{badge(status)}</td>'
+                    f'<td>{esc(p.get("summary"))}</td></tr>')
+    legend = "".join(f"<li>{badge(s)} {esc(meaning)}</li>" for s, (_, meaning) in STATUSES.items())
+    return (f'<section id="{ids}profile"><h2>Property profile</h2>'
+            f'<table id="{ids}properties"><thead><tr><th>property</th><th>status</th><th>summary</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table><ul class="legend" id="{ids}status-legend">{legend}</ul>'
+            '</section>')
 
 
-def _instance_table(instance: dict | None) -> str:
+def instance_table(instance: dict | None) -> str:
     if not isinstance(instance, dict):
         return ""
     caps = instance.get("capacities") or []
@@ -200,102 +208,102 @@ def _instance_table(instance: dict | None) -> str:
     users = _names(instance, "users", len(demands), "u")
     resources = _names(instance, "resources", len(caps), "r")
     weights, caps_per_user = instance.get("weights"), instance.get("max_tasks")
-    head = "".join(f"<th class=num>{_e(r)}</th>" for r in resources)
+    head = "".join(f"<th class=num>{esc(r)}</th>" for r in resources)
     extra_head = ("<th class=num>weight</th>" if weights else "") + ("<th class=num>max tasks</th>" if caps_per_user
                                                                       else "")
-    rows = [f'<tr><th>capacity</th>{"".join(f"<td class=num>{_e(_number(c))}</td>" for c in caps)}'
+    rows = [f'<tr><th>capacity</th>{"".join(f"<td class=num>{esc(number_text(c))}</td>" for c in caps)}'
             f'{"<td></td>" if weights else ""}{"<td></td>" if caps_per_user else ""}</tr>']
     for i, user in enumerate(users):
-        cells = "".join(f"<td class=num>{_e(_number(v))}</td>" for v in demands[i])
+        cells = "".join(f"<td class=num>{esc(number_text(v))}</td>" for v in demands[i])
         if weights:
-            cells += f"<td class=num>{_e(_number(weights[i]) if i < len(weights) else '')}</td>"
+            cells += f"<td class=num>{esc(number_text(weights[i]) if i < len(weights) else '')}</td>"
         if caps_per_user:
-            cells += f"<td class=num>{_e(_number(caps_per_user[i]) if i < len(caps_per_user) else '')}</td>"
-        rows.append(f"<tr><th>{_e(user)}</th>{cells}</tr>")
+            cells += f"<td class=num>{esc(number_text(caps_per_user[i]) if i < len(caps_per_user) else '')}</td>"
+        rows.append(f"<tr><th>{esc(user)}</th>{cells}</tr>")
     return (f'<div class="scroll"><table class="instance">'
             f"<thead><tr><th></th>{head}{extra_head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _counterexamples(props: list[dict]) -> str:
+def _counterexamples(props: list[dict], ids: str) -> str:
     violated = [(k, p) for k, p in enumerate(props) if p.get("status") == "violated"]
-    out = ['<section id="counterexamples"><h2>Counterexamples</h2>']
+    out = [f'<section id="{ids}counterexamples"><h2>Counterexamples</h2>']
     if not violated:
         out.append('<p class="muted">No property is violated at the sizes audited.</p>')
     for k, p in violated:
         name = p.get("property", "?")
-        out.append(f'<article class="violated" id="p-{_anchor(name)}" data-property="{_e(name)}">'
-                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge('violated')}</h3>")
-        out.append(f'<p class="witness"><strong>{_e(p.get("explanation") or p.get("summary"))}</strong></p>')
+        out.append(f'<article class="violated" id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
+                   f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge('violated')}</h3>")
+        out.append(f'<p class="witness"><strong>{esc(p.get("explanation") or p.get("summary"))}</strong></p>')
         instance = p.get("instance")
         if isinstance(instance, dict):
             n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
             how = FOUND_BY.get(p.get("found_by"), p.get("found_by"))
-            out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + _e(how) if how else ''}): the "
+            out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + esc(how) if how else ''}): the "
                        "capacities, and what one task of each user needs:</p>")
-            out.append(_instance_table(instance))
+            out.append(instance_table(instance))
         if p.get("witness") is not None:
-            out.append(f"<p>Witness: <code>{_e(_json(p.get('witness')))}</code></p>")
+            out.append(f"<p>Witness: <code>{esc(json_text(p.get('witness')))}</code></p>")
         allocations = [a for a in p.get("allocations") or [] if isinstance(a, dict)]
         if allocations:
-            svg = panels_svg(allocations, id_prefix=f"fig{k}")
+            svg = panels_svg(allocations, id_prefix=f"{ids}fig{k}")
             labels = " | ".join(str(a.get("label") or "allocation") for a in allocations)
             other = ", the other user of the witness dashed" if any(
                 isinstance(a.get("other"), int) for a in allocations) else ""
-            out.append(f'<figure class="allocation-figure" data-property="{_e(name)}">{svg}'
-                       f"<figcaption>{_e(name)}: {_e(labels)}. Each bar is one resource, its segments the users' "
+            out.append(f'<figure class="allocation-figure" data-property="{esc(name)}">{svg}'
+                       f"<figcaption>{esc(name)}: {esc(labels)}. Each bar is one resource, its segments the users' "
                        "shares of its capacity (hover a segment for the exact value); the witness user is "
                        f"outlined{other}.</figcaption></figure>")
         if p.get("fixture"):
-            out.append(f'<p class="muted">Stored as <code>{_e(p.get("fixture"))}</code></p>')
+            out.append(f'<p class="muted">Stored as <code>{esc(p.get("fixture"))}</code></p>')
         out.append(_trail(p, open_=False))
         out.append("</article>")
     out.append("</section>")
     return "".join(out)
 
 
-def _proofs(props: list[dict]) -> str:
+def _proofs(props: list[dict], ids: str) -> str:
     """Every property proved at some size: the sizes, what the proof covers, the unsat core."""
     proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved" or p.get("spec_proved_sizes")]
-    out = ['<section id="proofs"><h2>Proofs</h2>']
+    out = [f'<section id="{ids}proofs"><h2>Proofs</h2>']
     if not proved:
         out.append('<p class="muted">No property was proved at any size (the mechanism may have no spec).</p>')
     for p in proved:
         name, status = p.get("property", "?"), p.get("status")
         if status == "proved":
-            out.append(f'<article class="proved" id="p-{_anchor(name)}" data-property="{_e(name)}">'
-                       f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(status)}</h3>")
+            out.append(f'<article class="proved" id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
+                       f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge(status)}</h3>")
         elif not p.get("proved_sizes"):  # only a plug-in's declared spec is proved
-            out.append(f'<article class="partial" data-property="{_e(name)}"><h3>{_e(name)} — '
-                       f"{_e(p.get('title'))}: its declared spec proved; {_badge(status)}</h3>"
+            out.append(f'<article class="partial" data-property="{esc(name)}"><h3>{esc(name)} — '
+                       f"{esc(p.get('title'))}: its declared spec proved; {badge(status)}</h3>"
                        f"<p>The plug-in's declared spec is proved for every demand profile at "
-                       f"{_sizes(p.get('spec_proved_sizes'))}: a proof about the spec, not the plug-in's code, whose "
-                       "agreement with the spec was only sampled; the status rests on the search of the allocator."
-                       "</p>")
+                       f"{sizes_text(p.get('spec_proved_sizes'))}: a proof about the spec, not the plug-in's code, "
+                       "whose agreement with the spec was only sampled; the status rests on the search of the "
+                       "allocator.</p>")
             core = p.get("core")
             if core:
-                out.append(f'<ul class="core">{"".join(f"<li><code>{_e(c)}</code></li>" for c in core)}</ul>')
+                out.append(f'<ul class="core">{"".join(f"<li><code>{esc(c)}</code></li>" for c in core)}</ul>')
             out.append("</article>")
             continue
         else:  # proved at the smaller sizes only
-            out.append(f'<article class="partial" data-property="{_e(name)}"><h3>{_e(name)} — '
-                       f"{_e(p.get('title'))}: proved up to {_size(p.get('largest_proved'))}, then "
-                       f"{_badge(status)}</h3>")
+            out.append(f'<article class="partial" data-property="{esc(name)}"><h3>{esc(name)} — '
+                       f"{esc(p.get('title'))}: proved up to {size_text(p.get('largest_proved'))}, then "
+                       f"{badge(status)}</h3>")
         scope = p.get("scope")
         scope_words = {"mechanism": "the mechanism itself (its spec passed conformance)",
                        "spec": "the plug-in's declared spec (not its code)"}.get(scope, scope)
         largest = p.get("largest_proved")
-        out.append(f"<p>Proved for every demand profile at {_sizes(p.get('proved_sizes'))}"
-                   f"{'; the largest ' + _size(largest) if largest else ''}."
-                   f"{' Scope: ' + _e(scope_words) + '.' if scope else ''}"
+        out.append(f"<p>Proved for every demand profile at {sizes_text(p.get('proved_sizes'))}"
+                   f"{'; the largest ' + size_text(largest) if largest else ''}."
+                   f"{' Scope: ' + esc(scope_words) + '.' if scope else ''}"
                    f"{' The counterexample is at a larger size (above).' if status == 'violated' else ''}"
-                   f"{' Beyond it: ' + _e(p.get('summary')) if status not in ('proved', 'violated') else ''}</p>")
+                   f"{' Beyond it: ' + esc(p.get('summary')) if status not in ('proved', 'violated') else ''}</p>")
         if status == "proved" and p.get("summary"):
-            out.append(f'<p class="muted">{_e(p.get("summary"))}</p>')
+            out.append(f'<p class="muted">{esc(p.get("summary"))}</p>')
         core = p.get("core")
         if core:
-            out.append(f"<p>Unsat core at {_size(largest)} ({len(core)} constraints: spec ∧ ¬{_e(name)} is "
+            out.append(f"<p>Unsat core at {size_text(largest)} ({len(core)} constraints: spec ∧ ¬{esc(name)} is "
                        "unsatisfiable with these alone):</p>"
-                       f'<ul class="core">{"".join(f"<li><code>{_e(c)}</code></li>" for c in core)}</ul>')
+                       f'<ul class="core">{"".join(f"<li><code>{esc(c)}</code></li>" for c in core)}</ul>')
         if status == "proved":
             out.append(_trail(p, open_=False))
         out.append("</article>")
@@ -305,9 +313,9 @@ def _proofs(props: list[dict]) -> str:
 
 def _per_size_table(sizes: list[dict]) -> str:
     rows = "".join(
-        f"<tr><td>{_e(s.get('users'))}×{_e(s.get('resources'))}</td><td>{_badge(s.get('status'))}</td>"
-        f"<td>{_e(s.get('how'))}</td><td class=num>{_e(s.get('candidates'))}</td>"
-        f"<td class=num>{_e(_seconds(s.get('seconds')))}</td><td>{_e(s.get('explanation'))}</td></tr>"
+        f"<tr><td>{esc(s.get('users'))}×{esc(s.get('resources'))}</td><td>{badge(s.get('status'))}</td>"
+        f"<td>{esc(s.get('how'))}</td><td class=num>{esc(s.get('candidates'))}</td>"
+        f"<td class=num>{esc(seconds_text(s.get('seconds')))}</td><td>{esc(s.get('explanation'))}</td></tr>"
         for s in sizes if isinstance(s, dict))
     if not rows:
         return ""
@@ -317,8 +325,8 @@ def _per_size_table(sizes: list[dict]) -> str:
 
 
 def _examples_table(examples: list[dict]) -> str:
-    rows = "".join(f"<tr><td>{_e(x.get('example'))}</td><td>{_e(x.get('users'))}×{_e(x.get('resources'))}</td>"
-                   f"<td>{_badge(x.get('status'))}</td><td>{_e(x.get('explanation'))}</td></tr>"
+    rows = "".join(f"<tr><td>{esc(x.get('example'))}</td><td>{esc(x.get('users'))}×{esc(x.get('resources'))}</td>"
+                   f"<td>{badge(x.get('status'))}</td><td>{esc(x.get('explanation'))}</td></tr>"
                    for x in examples if isinstance(x, dict))
     if not rows:
         return ""
@@ -330,23 +338,23 @@ def _examples_table(examples: list[dict]) -> str:
 def _trail(p: dict, open_: bool) -> str:
     """How the verdict was reached: notes, the candidates, each size's outcome, the shipped examples
     (folded away under violated and proved properties, whose evidence is above)."""
-    notes = "".join(f"<li>{_e(n)}</li>" for n in p.get("notes") or [])
+    notes = "".join(f"<li>{esc(n)}</li>" for n in p.get("notes") or [])
     body = (f'<ul class="notes">{notes}</ul>' if notes else "") + \
-        f'<p class="muted">{_e(p.get("candidates", 0))} candidate instances checked exactly in all.</p>' + \
+        f'<p class="muted">{esc(p.get("candidates", 0))} candidate instances checked exactly in all.</p>' + \
         _per_size_table(p.get("sizes") or []) + _examples_table(p.get("examples") or [])
     return f"<details{' open' if open_ else ''}><summary>each size, and the shipped examples</summary>{body}</details>"
 
 
-def _undecided(props: list[dict]) -> str:
+def _undecided(props: list[dict], ids: str) -> str:
     rest = [p for p in props if p.get("status") not in ("violated", "proved")]
-    out = ['<section id="undecided"><h2>No counterexample, not applicable, unknown</h2>']
+    out = [f'<section id="{ids}undecided"><h2>No counterexample, not applicable, unknown</h2>']
     if not rest:
         out.append('<p class="muted">Every property is violated or proved.</p>')
     for p in rest:
         name = p.get("property", "?")
-        out.append(f'<article id="p-{_anchor(name)}" data-property="{_e(name)}">'
-                   f"<h3>{_e(name)} — {_e(p.get('title'))}: {_badge(p.get('status'))}</h3>"
-                   f"<p>{_e(p.get('explanation') or p.get('summary'))}</p>{_trail(p, open_=True)}</article>")
+        out.append(f'<article id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
+                   f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge(p.get('status'))}</h3>"
+                   f"<p>{esc(p.get('explanation') or p.get('summary'))}</p>{_trail(p, open_=True)}</article>")
     out.append("</section>")
     return "".join(out)
 
@@ -379,15 +387,15 @@ def _evidence_tooltip(entry: dict) -> str:
 def _evidence_rows(mech: str, prop: str, entry: dict) -> str:
     rows = []
     for item in _evidence_items(entry):
-        text = _e(_evidence_text(item))
+        text = esc(_evidence_text(item))
         if item.get("explanation"):
-            text += "<br>" + _e(item.get("explanation"))
-        rows.append(f"<tr><td>{_e(mech)}</td><td>{_e(prop)}</td><td>{_badge(item.get('status'))}</td>"
-                    f"<td>{_sizes(item.get('sizes'))}</td><td>{text}</td></tr>")
+            text += "<br>" + esc(item.get("explanation"))
+        rows.append(f"<tr><td>{esc(mech)}</td><td>{esc(prop)}</td><td>{badge(item.get('status'))}</td>"
+                    f"<td>{sizes_text(item.get('sizes'))}</td><td>{text}</td></tr>")
     return "".join(rows)
 
 
-def _reference(doc: dict) -> str:
+def _reference(doc: dict, ids: str) -> str:
     """The audited mechanism's row above the reference profiles (drf, ceei, bmf, asset); each
     reference status carries its evidence as a tooltip, and the evidence is listed below."""
     ref = doc.get("reference") or {}
@@ -398,9 +406,9 @@ def _reference(doc: dict) -> str:
             if name not in props:
                 props.append(name)
     audited = {p.get("property"): p for p in doc.get("properties") or [] if isinstance(p, dict)}
-    cells = "".join(f"<td>{_badge(audited[p].get('status'), audited[p].get('summary'))}</td>" if p in audited
+    cells = "".join(f"<td>{badge(audited[p].get('status'), audited[p].get('summary'))}</td>" if p in audited
                     else "<td></td>" for p in props)
-    mech = _e(doc.get("mechanism"))
+    mech = esc(doc.get("mechanism"))
     rows = [f'<tr class="audited" data-mechanism="{mech}"><th><code>{mech}</code> (this audit)</th>{cells}</tr>']
     notes = []
     for name, profile in mechanisms.items():
@@ -411,14 +419,14 @@ def _reference(doc: dict) -> str:
                 row.append("<td></td>")
                 continue
             notes.append(_evidence_rows(name, p, entry))
-            row.append(f"<td>{_badge(entry.get('status'), _evidence_tooltip(entry))}</td>")
-        rows.append(f'<tr data-mechanism="{_e(name)}"><th>{_e(name)}</th>{"".join(row)}</tr>')
+            row.append(f"<td>{badge(entry.get('status'), _evidence_tooltip(entry))}</td>")
+        rows.append(f'<tr data-mechanism="{esc(name)}"><th>{esc(name)}</th>{"".join(row)}</tr>')
     note = str(ref.get("note") or "")
     note += "" if not note or note.endswith(".") else "."
-    head = "".join(f"<th>{_e(p)}</th>" for p in props)
-    return ('<section id="reference-profiles"><h2>Reference profiles</h2>'
-            f'<p class="muted">{_e(note)} Hover a status for its evidence, or open the list below the table.</p>'
-            f'<div class="scroll"><table id="reference"><thead><tr><th>mechanism</th>{head}</tr></thead>'
+    head = "".join(f"<th>{esc(p)}</th>" for p in props)
+    return (f'<section id="{ids}reference-profiles"><h2>Reference profiles</h2>'
+            f'<p class="muted">{esc(note)} Hover a status for its evidence, or open the list below the table.</p>'
+            f'<div class="scroll"><table id="{ids}reference"><thead><tr><th>mechanism</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>'
             "<details><summary>Evidence for each reference entry</summary>"
             '<table class="evidence"><thead><tr><th>mechanism</th><th>property</th><th>status</th><th>sizes</th>'
@@ -426,20 +434,20 @@ def _reference(doc: dict) -> str:
             f'</tr></thead><tbody>{"".join(notes)}</tbody></table></details></section>')
 
 
-def _reproduce(doc: dict) -> str:
+def _reproduce(doc: dict, ids: str) -> str:
     prov = doc.get("provenance") or {}
     budget = doc.get("budget") or {}
     about = doc.get("about") or {}
     plugin = about.get("plugin") or {}
-    rows = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in prov.items())
-    budget_rows = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in budget.items())
-    out = ['<section id="reproduce"><h2>How to reproduce</h2>',
-           f"<pre><code>{_e(doc.get('command'))}</code></pre>",
-           f"<p>Seed <code>{_e(doc.get('seed'))}</code>, fairlab <code>{_e(prov.get('lab'))}</code>. Budgets are "
+    rows = "".join(f"<tr><th>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>" for k, v in prov.items())
+    budget_rows = "".join(f"<tr><th>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>" for k, v in budget.items())
+    out = [f'<section id="{ids}reproduce"><h2>How to reproduce</h2>',
+           f"<pre><code>{esc(doc.get('command'))}</code></pre>",
+           f"<p>Seed <code>{esc(doc.get('seed'))}</code>, fairlab <code>{esc(prov.get('lab'))}</code>. Budgets are "
            "counted in candidates and solver resource units, so the same command with the same versions gives "
            "the same verdicts; the time limit only stops a run (its properties become unknown).</p>"]
     if plugin:
-        out.append(f"<p>Plug-in <code>{_e(plugin.get('name'))}</code>, sha256 <code>{_e(plugin.get('sha256'))}"
+        out.append(f"<p>Plug-in <code>{esc(plugin.get('name'))}</code>, sha256 <code>{esc(plugin.get('sha256'))}"
                    "</code>.</p>")
     out.append(f'<table class="versions"><caption class="muted">versions</caption><tbody>{rows}</tbody></table>')
     if budget_rows:
@@ -448,20 +456,32 @@ def _reproduce(doc: dict) -> str:
     return "".join(out)
 
 
-def render(document: dict) -> str:
-    """The audit `document` as one self-contained HTML5 page (a str; deterministic)."""
+def sections(document: dict, ids: str = "") -> str:
+    """The audit `document`'s sections (header to reproduction) as an HTML fragment; every id and
+    fragment link in it starts with `ids`, so several audits can share one page (a campaign's
+    report embeds one per audit cell, `fairlab.campaign.html`)."""
     doc = document if isinstance(document, dict) else {}
     props = [p for p in doc.get("properties") or [] if isinstance(p, dict)]
-    title = f"fairlab audit: {doc.get('mechanism', '?')}"
-    body = "".join([_header(doc), _property_table(props), _counterexamples(props), _proofs(props),
-                    _undecided(props), _reference(doc), _reproduce(doc)])
-    footer = (f'<footer class="muted"><p>Written by fairlab {_e((doc.get("provenance") or {}).get("lab"))} '
-              "(<code>fairlab audit --out</code>); a self-contained file: no network, no scripts.</p></footer>")
+    return "".join([_header(doc, ids), _property_table(props, ids), _counterexamples(props, ids),
+                    _proofs(props, ids), _undecided(props, ids), _reference(doc, ids), _reproduce(doc, ids)])
+
+
+def page(title: str, body: str, footer: str, css: str = CSS) -> str:
+    """A self-contained HTML5 page: `title` (escaped here), `body` and `footer` (HTML already), the
+    inline style sheet `css`; no scripts, nothing fetched."""
     return ("<!DOCTYPE html>\n"
             f'<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_e(title)}</title><style>{CSS}</style></head>\n"
+            f"<title>{esc(title)}</title><style>{css}</style></head>\n"
             f"<body>{body}{footer}</body></html>\n")
+
+
+def render(document: dict) -> str:
+    """The audit `document` as one self-contained HTML5 page (a str; deterministic)."""
+    doc = document if isinstance(document, dict) else {}
+    footer = (f'<footer class="muted"><p>Written by fairlab {esc((doc.get("provenance") or {}).get("lab"))} '
+              "(<code>fairlab audit --out</code>); a self-contained file: no network, no scripts.</p></footer>")
+    return page(f"fairlab audit: {doc.get('mechanism', '?')}", sections(doc), footer)
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -492,20 +512,26 @@ def check_path(path: str | os.PathLike) -> None:
 
 
 def write(document: dict, path) -> None:
-    """Write ``render(document)`` to `path` atomically: a temporary file in the same directory, then
-    `os.replace`, so `path` holds the old content or the whole new page, never part of one. Bad paths
-    are refused before anything is written (`check_path`); an OSError becomes a one-line
-    `InputError` ``--out: cannot write ...`` and the temporary file is removed."""
+    """Write ``render(document)`` to `path` atomically (`write_page`); bad paths are refused before
+    anything is written (`check_path`)."""
     check_path(path)
+    write_page(render(document), path)
+
+
+def write_page(text: str, path) -> None:
+    """Write the page `text` to `path` atomically: a temporary file in the same directory, then
+    `os.replace`, so `path` holds the old content or the whole new page, never part of one. An
+    OSError becomes a one-line `InputError` ``--out: cannot write ...`` and the temporary file is
+    removed. The caller has refused a bad path (`check_path`) before any work."""
     path = Path(os.fspath(path))
-    page = render(document).encode("utf-8")
+    data = text.encode("utf-8")
     tmp = None
     try:
         mask = os.umask(0)
         os.umask(mask)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(page)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~mask)

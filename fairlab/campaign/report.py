@@ -25,7 +25,8 @@ def read(out: str | Path) -> tuple[dict, list[dict]]:
                      "status": document["status"] if document else None,
                      "seconds": document.get("seconds") if document else None,
                      "error": document.get("error") if document else None,
-                     "result": document.get("result") if document else None})
+                     "result": document.get("result") if document else None,
+                     "provenance": document.get("provenance") if document else None})
     return campaign, rows
 
 
@@ -36,16 +37,35 @@ def word(row: dict) -> str:
     return row["outcome"]
 
 
+def labels(row: dict) -> tuple[str, str]:
+    """A cell's place in the table: (row label: mechanism and property, column label: size / seed /
+    instance / loads, "—" when the verb sweeps none of them)."""
+    c = row["cell"]
+    left = " ".join(x for x in (c["mechanism"]["name"], c.get("property") or "") if x)
+    top = " ".join(str(x) for x in (c.get("size"), None if c.get("seed") is None else f"seed {c['seed']}",
+                                     (c.get("instance") or {}).get("name"), c.get("loads")) if x) or "—"
+    return left, top
+
+
 def table(rows: list[dict]) -> tuple[list[str], list[str], dict]:
     """(row labels: mechanism and property, column labels: size / seed / instance / loads, cells)."""
     grid: dict = {}
     lefts, tops = [], []
     for row in rows:
-        c = row["cell"]
-        left = " ".join(x for x in (c["mechanism"]["name"], c.get("property") or "") if x)
-        top = " ".join(str(x) for x in (c.get("size"), None if c.get("seed") is None else f"seed {c['seed']}",
-                                         (c.get("instance") or {}).get("name"), c.get("loads")) if x) or "—"
+        left, top = labels(row)
         lefts += [left] if left not in lefts else []
         tops += [top] if top not in tops else []
         grid[(left, top)] = word(row)
     return lefts, tops, grid
+
+
+def counts(rows: list[dict]) -> tuple[dict, dict]:
+    """(cells per outcome — done, error, timeout, crashed, missing —, done cells per verdict), each in
+    the order first met."""
+    outcomes: dict = {}
+    verdicts: dict = {}
+    for row in rows:
+        outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
+        if row["outcome"] == "done":
+            verdicts[word(row)] = verdicts.get(word(row), 0) + 1
+    return outcomes, verdicts

@@ -5,6 +5,7 @@
     fairlab campaign run sweep.toml --out results/ --retry unknown,timeout
     fairlab campaign run sweep.toml --out results/ --cluster local:2       # on Dask (fairlab[cluster])
     fairlab campaign report results/ --format jsonl
+    fairlab campaign report results/ --out report.html   # the HTML report (nothing on stdout)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fairlab.campaign import html as campaign_html
 from fairlab.campaign import report as reports
 from fairlab.campaign import run as runs
 from fairlab.campaign import spec as specs
@@ -96,13 +98,26 @@ def run_cmd(
 
 @campaign_app.command("report")
 def report_cmd(out: Path = typer.Argument(..., help="a campaign's --out folder"),
-               fmt: str = typer.Option("table", "--format", help="table | json | jsonl")):
-    """The mechanism × property table of a campaign folder; jsonl: one line per cell."""
-    check_format(fmt, ("table", "json", "jsonl"))
+               fmt: Optional[str] = typer.Option(None, "--format",
+                                                 help="table | json | jsonl (default: table; none with --out)"),
+               html_out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html",
+                                                       help="write the self-contained HTML report there")):
+    """The mechanism × property table of a campaign folder; jsonl: one line per cell. --out writes
+    the HTML report (the table, every cell's detail, each audit cell's audit report, how to
+    reproduce) and prints nothing on stdout unless --format is given too."""
+    check_format(fmt or "table", ("table", "json", "jsonl"))
     try:
+        if html_out is not None:
+            campaign_html.check_path(html_out, out)  # a bad --out: one line before any work
         campaign, rows = reports.read(out)
+        if html_out is not None:
+            campaign_html.write(campaign, rows, str(out), html_out)
     except InputError as exc:
         fail(str(exc))
+    if html_out is not None:
+        err_console.print(f"report: {html_out}", markup=False, highlight=False, soft_wrap=True)
+        if fmt is None:
+            return
     if fmt == "jsonl":
         for row in rows:
             console.print(json.dumps(row, ensure_ascii=False), markup=False, highlight=False, soft_wrap=True)
