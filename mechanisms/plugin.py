@@ -439,6 +439,21 @@ class _Worker:
 _WORKERS: weakref.WeakSet[_Worker] = weakref.WeakSet()
 
 
+def _forget_inherited() -> None:
+    """In a forked child: the workers belong to the parent (only it can wait for them, and its
+    calls use their pipes). Drop this copy of them; the child starts its own when it needs one."""
+    for worker in list(_WORKERS):
+        if worker.conn is not None:
+            try:
+                worker.conn.close()
+            except OSError:
+                pass
+        worker.process = worker.conn = None
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
 @atexit.register
 def _stop_all() -> None:
     """Kill every worker at exit (SIGKILL: a plug-in may ignore SIGTERM, which multiprocessing's own

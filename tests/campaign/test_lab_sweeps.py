@@ -7,8 +7,10 @@ import json
 
 import pytest
 
+from fairlab import mechanisms
 from fairlab.campaign import executors, lab_sweeps
 from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
 from fairlab.core.results import to_json
 from fairlab.search import catalogue
 from fairlab.search import rediscover as claims
@@ -99,3 +101,14 @@ def test_matrix_out_keeps_each_cell_and_resumes(run_cli, tmp_path):
 def test_bad_parallel_options_are_one_line(run_cli, args, words):
     out = run_cli(*args)
     assert out.returncode != 0 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_plugin_already_running_in_the_driver_works_in_the_cells(plugins):
+    """A plug-in worker started in the driver before the pool forks belongs to the driver; a cell
+    (forked twice) starts its own instead of using the inherited one."""
+    name = f"{plugins / 'half_drf.py'}:half_drf"
+    mechanisms.get(name).allocate(Instance.resolve("drf-paper"))  # starts its worker here
+    with executors.local(2) as pool:
+        results = lab_sweeps.matrix([name], 2, 2, candidates=5, rlimit=1_000_000, seed=0, time_limit=30,
+                                    executor=pool, write=False)
+    assert results and all(r.status != "unknown" for r in results), [r.explanation for r in results]
