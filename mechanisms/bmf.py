@@ -534,14 +534,57 @@ class NoBMFAllocation(RuntimeError):
     """No bottleneck mapping is feasible: a counterexample to BMF existence (B&R §3.3 leave it open)."""
 
 
-def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None) -> Allocation:
+METHODS = ("enumerate", "levels")
+LEVELS_RULE = ("the BMF allocation at the end of progressive filling on resource levels"
+               " (fairlab.mechanisms._bmf_levels); equal to the leximin rule's wherever both were compared")
+LEVEL_STEPS = 100_000  # deterministic cap on level steps (each is also a solver call of the budget)
+
+
+def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None, method="enumerate") -> Allocation:
     """The leximin-maximal BMF allocation (rule in the module docstring), exactly, under the budget
-    (`timeout` seconds, `max_checks` solver calls: module docstring)."""
+    (`timeout` seconds, `max_checks` solver calls: module docstring).
+
+    ``method="levels"`` (issue 18, cluster sizes): one exact BMF allocation by progressive filling
+    on the m resource levels (`fairlab.mechanisms._bmf_levels.continuation_point`, then the level
+    iteration), polynomial in the users; the point is re-checked with `is_bmf` (exact). It is not
+    proved to be the leximin-maximal BMF allocation: on every random small instance where both ran
+    (the tests) it was the same allocation, but the default stays the enumeration, whose rule is
+    proved. If neither level procedure reaches a BMF point the enumeration runs (``extra["method"]``
+    says which answered)."""
+    if method not in METHODS:
+        raise OptionError(f"option method: expected one of {', '.join(METHODS)}, got {_shown(method)}")
     run = _Run(timeout, max_checks)
     try:
+        if method == "levels":
+            found = _allocate_levels(instance, run)
+            if found is not None:
+                return found
         return _allocate(instance, run)
     finally:
         run.close()
+
+
+def _allocate_levels(instance: Instance, run: _Run) -> Optional[Allocation]:
+    from fairlab.mechanisms import _bmf_levels
+
+    model = _Model.of(instance)
+    for procedure in (_bmf_levels.continuation_point, _bmf_levels.level_point):
+        found = procedure(model.a, model.g, instance.max_tasks, run.charge, LEVEL_STEPS)
+        if found is None:
+            continue
+        check = is_bmf(instance, found[0])
+        if not check.holds:  # a procedure's claim is never an answer without the exact check
+            continue
+        return Allocation(
+            "bmf", instance, found[0],
+            options={"method": "levels"},
+            notes=("one of possibly many BMF allocations: " + LEVELS_RULE,),
+            extra={
+                "rule": LEVELS_RULE, "method": f"levels ({procedure.__name__})", "solver_checks": run.checks,
+                "bottlenecks": [b if b == CAP else instance.resources[b] for b in check.bottlenecks],
+            },
+        )
+    return None
 
 
 def _allocate(instance: Instance, run: _Run) -> Allocation:
@@ -679,6 +722,9 @@ MECHANISM = register(
         options={
             "timeout": f"seconds of wall-clock time for the whole call (outer stop; default {DEFAULT_TIMEOUT:g})",
             "max_checks": "solver calls (z3 checks + LPs) allowed: a deterministic budget (default unlimited)",
+            "method": ("enumerate (default: the leximin-maximal BMF allocation, exponential in users)"
+                       " | levels (progressive filling on resource levels, polynomial, exact and re-checked;"
+                       " not proved leximin)"),
         },
         single_valued=False,
         scale_invariant=True, anonymous=True,

@@ -343,3 +343,75 @@ def to_float(value: Exact) -> float:
 def z3_value(value: Exact) -> z3.ArithRef:
     """The z3 numeral of an exact value (to substitute into symbolic specifications)."""
     return _z3_value(value)
+
+
+
+def fraction_sum(values) -> Fraction:
+    """The exact sum of `Fraction`s (and ints), fast when there are many distinct denominators.
+
+    ``sum(values, Fraction(0))`` reduces after every addition, and with n distinct denominators
+    the running denominator grows to their lcm: n gcds of ever larger integers, quadratic in n.
+    Here the sum is `ratio_sum` of the (numerator, denominator) pairs, reduced once at the end:
+    the same exact value."""
+    num, den = ratio_sum((v.numerator, v.denominator) for v in values)
+    return Fraction(num, den)
+
+
+def ratio_sum(pairs) -> tuple[int, int]:
+    """The sum of the rationals n/d given as integer pairs (n, d), d > 0, as an unreduced pair.
+
+    Numerators of equal denominators are added as integers, then the distinct denominators are
+    combined pairwise in a balanced tree (integer products only, no gcd): the cost is about one
+    product of all distinct denominators. The pair is exact but not in lowest terms (reduce it
+    with ``Fraction(num, den)`` when needed); its denominator is positive."""
+    by_den: dict[int, int] = {}
+    for n, d in pairs:
+        by_den[d] = by_den.get(d, 0) + n
+    terms = [(d, n) for d, n in by_den.items() if n]
+    if not terms:
+        return 0, 1
+    while len(terms) > 1:
+        merged = []
+        for k in range(0, len(terms) - 1, 2):
+            (d1, n1), (d2, n2) = terms[k], terms[k + 1]
+            merged.append((d1 * d2, n1 * d2 + n2 * d1))
+        if len(terms) % 2:
+            merged.append(terms[-1])
+        terms = merged
+    d, n = terms[0]
+    return n, d
+
+
+def coprime_fraction(num: int, den: int) -> Fraction:
+    """``Fraction(num, den)`` for integers the caller KNOWS to be coprime with ``den > 0``, without
+    the gcd (the constructor's private ``_normalize=False``, as `Fraction`'s own arithmetic does).
+    Only for results of exact reasoning such as `scale_fraction`; a wrong claim would break
+    equality of Fractions."""
+    return Fraction(num, den, _normalize=False)
+
+
+def scale_fraction(big: Fraction, num: int, den: int, cache: dict | None = None) -> Fraction:
+    """``big * Fraction(num, den)`` for coprime ``num, den > 0`` small next to `big`, reduced, fast.
+
+    The product is (A/g1 · num/g2) / (B/g2 · den/g1) with A/B = big, g1 = gcd(A, den) and
+    g2 = gcd(num, B), which is in lowest terms (as in ``Fraction.__mul__``). A gcd of a big and a
+    small integer costs a division of the big one, so: g1 comes from one ``divmod(A, den)`` (when
+    den divides A, as it does for a level that is a common multiple of the users' denominators, the
+    quotient is A/g1 at once), and the B side depends on `num` only, so it is kept in `cache`
+    (pass the same dict for the same `big`)."""
+    A, B = big.numerator, big.denominator
+    quotient, rest = divmod(A, den)
+    if rest == 0:
+        a_part, den_left = quotient, 1
+    else:
+        g1 = math.gcd(rest, den)
+        a_part, den_left = (A // g1, den // g1) if g1 > 1 else (A, den)
+    key = num
+    found = None if cache is None else cache.get(key)
+    if found is None:
+        g2 = math.gcd(num, B)
+        found = (num // g2, B // g2)
+        if cache is not None:
+            cache[key] = found
+    num_left, b_part = found
+    return coprime_fraction(a_part * num_left, b_part * den_left)
