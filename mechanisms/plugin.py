@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import dataclasses
 import hashlib
 import importlib.util
@@ -52,6 +51,7 @@ import z3
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import Instance
+from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms.base import REGISTRY, Allocation, Constraint, Mechanism, check_feasible
 
@@ -462,18 +462,9 @@ def _stop_all() -> None:
         worker.stop()
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this worker when its parent dies, even mid-loop (best effort)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:  # not Linux, or no libc: the pipe's EOF still ends an idle worker
-        pass
-
-
 def _serve(conn, fn, name: str) -> None:
     """The worker's loop: one instance in, one reply out, until the pipe closes."""
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     sys.stdout.flush()
     os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only

@@ -1,7 +1,8 @@
 """The mechanism × property table (`fairlab matrix`): one ``search`` `Result` per cell.
 
 A cell whose violation is already known — a shipped fixture, or a finding in the user's store for
-the same mechanism (a plug-in: the same file content) — is ``violated`` with that fixture;
+the same mechanism (a plug-in: the same file content) that re-verifies from scratch — is
+``violated`` with that fixture;
 every other cell is one search (`fairlab.search.engines.search`) with the same deterministic
 budget, and a new violation is stored in the user's store unless ``write=False``.
 """
@@ -20,7 +21,7 @@ from fairlab.mechanisms.base import Mechanism
 from fairlab.search import engines
 from fairlab.search.budgets import MATRIX_CANDIDATES, MATRIX_TIME_LIMIT
 from fairlab.search.findings import record_finding, store_of, writable_store
-from fairlab.search.verify import plugin_identity
+from fairlab.search.verify import plugin_identity, reverify
 
 
 def _identity(mechanism: Mechanism) -> tuple[str, str | None]:
@@ -32,14 +33,30 @@ def _identity(mechanism: Mechanism) -> tuple[str, str | None]:
     return (mechanism.name, None) if found is None else (found["name"], found["sha256"])
 
 
+def known_records(user_store: Store) -> list[tuple[str, dict, bool]]:
+    """(file name, record, from the user's store?) of every shipped fixture, then every record in
+    the user's store."""
+    records = [(name, record, False) for name, record in fixtures.shipped()]
+    return records + [(path.name, record, True) for path, record in user_store.load_all()]
+
+
 def known_violation(mechanism: Mechanism, prop: str, records) -> tuple[str, dict] | None:
-    """The first (file name, record) of `records` that is a violation of `prop` by `mechanism`."""
+    """The first (file name, record) of `records` (`known_records`) that is a violation of `prop` by
+    `mechanism`. A record from the user's store is re-verified from scratch first (a plug-in's
+    module beside it may have changed, or the file was edited): one that does not re-verify is
+    not a known violation. The shipped fixtures are re-verified by the test suite."""
     name, digest = _identity(mechanism)
-    for file_name, record in records:
+    for file_name, record, from_store in records:
         if record.get("kind") != "violation" or record.get("mechanism") != name or record.get("property") != prop:
             continue
         if digest is not None and (record.get("plugin") or {}).get("sha256") != digest:
             continue
+        if from_store:
+            try:
+                if not reverify(record, mechanism=mechanism, source=f"fixture {file_name!r}").ok:
+                    continue
+            except InputError:  # not shaped like a fixture: not evidence
+                continue
         return file_name, record
     return None
 
@@ -51,8 +68,7 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
     """Every mechanism (default: the registered ones) × every property, in the registries' order."""
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
     user_store = writable_store(store) if write else store_of(store)
-    records = [(name, record) for name, record in fixtures.shipped()]
-    records += [(path.name, record) for path, record in user_store.load_all()]
+    records = known_records(user_store)
     budget = {} if rlimit is None else {"rlimit": rlimit}
     cells = []
     for mech in mechs:

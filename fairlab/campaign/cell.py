@@ -22,11 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-from fairlab import properties
+from fairlab import __version__, properties
 from fairlab.audit.run import audit
+from fairlab.campaign.spec import folder_digest
 from fairlab.core.errors import InputError
-from fairlab.core.instance import Instance
-from fairlab.core.results import to_json
+from fairlab.core.instance import Instance, examples
+from fairlab.core.lifetime import die_with_parent
+from fairlab.core.results import provenance, to_json
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.counterexamples.store import file_sha256
 from fairlab.dynamics import markov
@@ -53,15 +55,23 @@ def _unchanged(what: str, path: str, sha256: str) -> None:
 def _mechanism(description: dict) -> str:
     mech = description["mechanism"]
     if mech.get("path"):
-        _unchanged("plug-in", mech["path"].rsplit(":", 1)[0], mech["sha256"])
+        file = mech["path"].rsplit(":", 1)[0]
+        _unchanged("plug-in", file, mech["sha256"])
+        if mech.get("folder_sha256") and folder_digest(Path(file)) != mech["folder_sha256"]:
+            raise InputError(f"plug-in {file!r}: a Python file beside it changed since the campaign was expanded "
+                             "(the plug-in may import it); expand it again")
         return mech["path"]
     return mech["name"]
 
 
 def _instance(description: dict):
     inst = description["instance"]
-    if inst.get("example"):
-        return inst["name"]
+    if inst.get("example"):  # the shipped file itself, never a same-named file in the cwd
+        path = examples().get(inst["name"])
+        if path is None:
+            raise InputError(f"instance {inst['name']!r}: not a shipped example of fairlab {__version__}")
+        _unchanged("instance", str(path), inst["sha256"])
+        return Instance.resolve(path)
     _unchanged("instance", inst["path"], inst["sha256"])
     return Instance.resolve(inst["path"])
 
@@ -75,6 +85,9 @@ def cell_seconds(description: dict) -> float:
 def execute(description: dict, store: str | None) -> dict:
     """Run one cell in this process: the verb's JSON document (``to_json``)."""
     d, b = description, dict(description["budget"])
+    if d.get("lab") != __version__:  # the version is part of the cell's id: another one is another cell
+        raise InputError(f"the cell was made by fairlab {d.get('lab')}, this worker runs {__version__}: "
+                         "install the same version everywhere")
     seconds = float(b.pop("time_limit"))
     verb = d["verb"]
     if verb == "catalogue-entry":  # `fairlab prove --catalogue`: one entry, its sizes in order
@@ -104,13 +117,13 @@ def execute(description: dict, store: str | None) -> dict:
         elif verb == "dynamics-rates":
             req = markov.parse_requirements(d["requirements"])
             rho = markov.parse_vector(d["loads"], "loads", len(req))
-            result = markov.solve(d["mechanism"]["name"], req, rho, **b)
+            result = markov.solve(mech, req, rho, **b)
         else:
             raise InputError(f"verb {verb!r}: not a campaign verb")
     return to_json(result)
 
 
-def _status(document) -> str | None:
+def cell_status(document) -> str | None:
     """A cell's verdict: the result's status; for an audit, its one property's status, or the count
     of each status over its properties ("2 violated, 7 proved")."""
     if not isinstance(document, dict):
@@ -129,7 +142,7 @@ def _answer(description: dict, store: str | None) -> dict:
     try:
         with output_to_stderr():
             document = execute(description, store)
-        outcome = {"outcome": "done", "status": _status(document), "result": document, "error": None}
+        outcome = {"outcome": "done", "status": cell_status(document), "result": document, "error": None}
     except InputError as exc:  # bad input or a broken plug-in: one line, as the CLI says it
         outcome = {"outcome": "error", "status": None, "result": None, "error": printable(" ".join(str(exc).split()))}
     except KeyboardInterrupt:  # the campaign is being interrupted: no answer
@@ -138,20 +151,39 @@ def _answer(description: dict, store: str | None) -> dict:
         outcome = {"outcome": "error", "status": None, "result": None,
                    "error": printable(f"{type(exc).__name__}: {exc} (internal error)")}
     outcome["seconds"] = round(time.monotonic() - start, 3)
+    outcome["provenance"] = provenance()  # where it ran: the worker's versions
     return outcome
 
 
-def _child(fd: int, description: dict, store: str | None) -> None:
+_LENGTH = 8  # bytes of the length prefix of the answer
+_RUNNING: set[int] = set()  # the cells this process is waiting for (their process groups)
+_STOPPING: list[bool] = []  # set once the campaign is interrupted: this process starts no more cells
+
+
+def kill_running_cell() -> None:
+    """Kill the cells this process runs (and whatever they started), and start no more; e.g.
+    from a signal handler when the campaign is interrupted."""
+    _STOPPING.append(True)
+    for pid in list(_RUNNING):
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _child(fd: int, parent: int, description: dict, store: str | None) -> None:
     """The forked child: never returns (os._exit, so nothing of the parent's runs here again)."""
     code = 1
     try:
+        die_with_parent(parent)  # the pool's or Dask's worker ended: so does the cell
         os.setsid()  # a process group of its own: killing it kills whatever the cell started
         try:  # a daemonic pool worker's child (e.g. a Dask worker's) may still start plug-in workers
             multiprocessing.current_process().daemon = False
         except (AssertionError, AttributeError):
             pass
         data = json.dumps(_answer(description, store)).encode()
-        view = memoryview(data)
+        view = memoryview(len(data).to_bytes(_LENGTH, "big") + data)
         while view:
             view = view[os.write(fd, view):]
         code = 0
@@ -169,19 +201,27 @@ def _child(fd: int, description: dict, store: str | None) -> None:
 def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECONDS) -> dict:
     """Run one cell in a forked child under a hard time limit (its time limit + `grace`). Plain
     `os.fork` and a pipe, not `multiprocessing`: it works in any executor's worker, a daemonic
-    one included."""
+    one included. The answer is length-prefixed, so a process the cell left behind holding the
+    pipe open cannot delay it."""
     limit = cell_seconds(description) + grace
+    if _STOPPING:
+        return {"outcome": "crashed", "status": None, "result": None, "seconds": 0.0,
+                "error": "the campaign was interrupted before this cell started"}
     start = time.monotonic()
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        _child(write_end, description, store)
+        _child(write_end, parent, description, store)
     os.close(write_end)
-    chunks: list[bytes] = []
+    _RUNNING.add(pid)
+    received = bytearray()
     status = None
     try:
         while True:
+            if len(received) >= _LENGTH and len(received) >= _LENGTH + int.from_bytes(received[:_LENGTH], "big"):
+                break
             left = start + limit - time.monotonic()
             if left <= 0:
                 return {"outcome": "timeout", "status": None, "result": None,
@@ -192,7 +232,7 @@ def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECO
                 chunk = os.read(read_end, 1 << 16)
                 if not chunk:
                     break
-                chunks.append(chunk)
+                received += chunk
     finally:
         os.close(read_end)
         for kill in (os.killpg, os.kill):  # the cell and anything it left running
@@ -200,11 +240,12 @@ def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECO
                 kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        _RUNNING.discard(pid)  # before it is reaped: until then its pid cannot be another's
         status = os.waitpid(pid, 0)[1]
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:  # it died before or while answering
-        code = os.waitstatus_to_exitcode(status)
-        how = f"signal {-code}" if code < 0 else f"exit code {code}"
-        return {"outcome": "crashed", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
-                "error": f"the cell's process ended without an answer ({how})"}
+    size = int.from_bytes(received[:_LENGTH], "big") if len(received) >= _LENGTH else -1
+    if size >= 0 and len(received) == _LENGTH + size:
+        return json.loads(bytes(received[_LENGTH:]))
+    code = os.waitstatus_to_exitcode(status)
+    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    return {"outcome": "crashed", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
+            "error": f"the cell's process ended without an answer ({how})"}

@@ -13,9 +13,12 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 from typing import Iterator
 
+from fairlab.campaign.cell import kill_running_cell
 from fairlab.core.errors import InputError
+from fairlab.core.lifetime import die_with_parent
 
 
 def default_workers() -> int:
@@ -26,19 +29,58 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _pool_worker_start(parent: int) -> None:
+    """A pool worker leaves Ctrl-C to the driver and dies with it; SIGTERM from the driver kills
+    the cell it is running (the worker then returns, and stops at the pool's shutdown)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: kill_running_cell())
+    die_with_parent(parent)
+
+
 @contextlib.contextmanager
 def local(workers: int) -> Iterator[concurrent.futures.Executor]:
     """A process pool of `workers` (fork: the lab is imported once). Its workers are forked at
     once, before the caller starts a progress display's thread (forking a process with threads
-    can copy a lock another thread holds). Interrupted, it cancels what has not started."""
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    can copy a lock another thread holds). Interrupted (Ctrl-C, or SIGTERM made one by the
+    caller), it starts nothing more and stops the cells that are running."""
+    before = {p.pid for p in multiprocessing.active_children()}
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_pool_worker_start, initargs=(os.getpid(),))
     try:
         pool.submit(os.getpid).result()  # with fork, the first task starts every worker
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
+        try:
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool_workers = [p for p in multiprocessing.active_children() if p.pid not in before]
+            for process in pool_workers:
+                process.terminate()  # SIGTERM: the worker kills its running cell
+            for process in pool_workers:
+                process.join(5)
+                if process.is_alive():
+                    process.kill()
+        finally:
+            signal.signal(signal.SIGINT, previous)
         raise
     pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def interrupt_on_sigterm() -> Iterator[None]:
+    """While inside: SIGTERM (``kill``) interrupts like Ctrl-C, so the same cleanup runs."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _dask():

@@ -251,7 +251,8 @@ def check_path(path: str | os.PathLike, folder: str | os.PathLike) -> None:
     audit_html.check_path(path)
     target = Path(os.path.abspath(path)).resolve()
     base = Path(os.path.abspath(folder)).resolve()
-    if target == base / "campaign.json" or base / "cells" in target.parents:
+    cells = (base / "cells").resolve()  # a symbolic link to the results folder included
+    if target in (base / "campaign.json", cells) or cells in target.parents:
         raise InputError(f"--out: {os.fspath(path)!r} would replace the campaign's own results; write the report "
                          "elsewhere (e.g. DIR/report.html)")
 

@@ -4,8 +4,9 @@ time limit (`fairlab.campaign.run.run_cells`), and give the same results, in the
 running them one after another (`fairlab.search.matrix.matrix`, `catalogue.run_catalogue`,
 `rediscover.run_claim`): every budget that decides a verdict is deterministic.
 
-With `out`, every cell's result is also kept in ``OUT/cells/<id>.json``, and the same command
-resumes with the cells that are missing. A cell that fails with bad input or a broken plug-in
+With `out`, every finished cell's result is also kept in ``OUT/cells/<id>.json`` (with
+``OUT/campaign.json``: `fairlab campaign report OUT` reads it), and the same command resumes with
+the cells that are missing. A cell that fails with bad input or a broken plug-in
 ends the sweep with its one-line error (the table would lie); a cell killed at its hard limit is
 ``unknown`` (time) for a search, ``unknown`` for a catalogue entry, and ``not-found`` for a
 claim, with the reason.
@@ -22,25 +23,29 @@ from fairlab.campaign.cell import GRACE_SECONDS
 from fairlab.campaign.run import check_out_dir, run_cells
 from fairlab.campaign.spec import Cell, expand, make_cell
 from fairlab.core.errors import InputError
-from fairlab.core.results import Result, Status
-from fairlab.counterexamples import store as fixtures
-from fairlab.counterexamples.store import Store
+from fairlab.core.results import SCHEMA_VERSION, Result, Status
+from fairlab.counterexamples.store import Store, write_atomic
 from fairlab.search import catalogue as theorems
 from fairlab.search import rediscover as claims
 from fairlab.search.findings import store_of, writable_store
-from fairlab.search.matrix import known_violation
+from fairlab.search.matrix import known_records, known_violation
 from fairlab.search.proof import ProveBudget
 
 Progress = Callable[[int, int, str], None]
 
 
-def _run(cells: Sequence[Cell], executor, store: Store | None, out: str | Path | None,
+def _run(sweep: dict, cells: Sequence[Cell], executor, store: Store | None, out: str | Path | None,
          progress: Progress | None, grace: float) -> dict[str, dict]:
+    """Run the cells; with `out`, keep each finished one (not an error, crash or timeout: those run
+    again next time) and the sweep's ``campaign.json``, so `fairlab campaign report OUT` reads it."""
     if out is not None:
         out = Path(out)
         check_out_dir(out)
-        (out / "cells").mkdir(parents=True, exist_ok=True)
-    outcomes, _ = run_cells(cells, executor, store=store, out=out, progress=progress, grace=grace)
+    outcomes, _ = run_cells(cells, executor, store=store, out=out, progress=progress, grace=grace,
+                            keep=lambda document: document["outcome"] == "done")
+    if out is not None and (out / "cells").is_dir():
+        write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": sweep,
+                                              "cells": [{"id": c.id, **c.description} for c in cells]})
     for cell in cells:  # in the sweep's order: the first failure is the one reported
         outcome = outcomes[cell.id]
         if outcome["outcome"] == "error":
@@ -64,8 +69,7 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
     × every property; a cell with a known violation (shipped, or in the store) is not searched."""
     mechs = [mechanisms.get(name) for name in mechanism_names]
     user_store = writable_store(store) if write else store_of(store)
-    records = [(name, record) for name, record in fixtures.shipped()]
-    records += [(path.name, record) for path, record in user_store.load_all()]
+    records = known_records(user_store)
     spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(),
                                         "sizes": [[n, m]], "seeds": [seed]},
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
@@ -84,7 +88,9 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
                                             explanation=record.get("explanation", ""),
                                             details={"fixture": file_name, "known": True})))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]
-    outcomes = _run(to_run, executor, user_store if write else None, out, progress, grace)
+    sweep = {"verb": "matrix", "mechanisms": list(mechanism_names), "users": n, "resources": m, "seed": seed,
+             "budget": spec["budget"]}
+    outcomes = _run(sweep, to_run, executor, user_store if write else None, out, progress, grace)
     results = []
     for mech, prop, cell in rows:
         if isinstance(cell, Result):
@@ -113,7 +119,9 @@ def catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[theo
                        fast=fast_only, sizes=[list(s) for s in (e.fast if fast_only else e.sizes)],
                        budget={"time_limit": float(time_limit), "rlimit": budget.rlimit,
                                "attempts": budget.attempts}) for e in chosen]
-    outcomes = _run(cells, executor, None, out, progress, grace)
+    sweep = {"verb": "prove --catalogue", "fast": fast_only, "entries": [e.id for e in chosen],
+             "budget": {"time_limit": float(time_limit), "rlimit": budget.rlimit, "attempts": budget.attempts}}
+    outcomes = _run(sweep, cells, executor, None, out, progress, grace)
     results = []
     for entry, cell in zip(chosen, cells):
         outcome = outcomes[cell.id]
@@ -137,7 +145,8 @@ def rediscover(chosen: Sequence[claims.Claim], *, seed: int = 0, time_limit: flo
     cells = [make_cell(verb="rediscover", claim=c.id, mechanism={"name": c.mechanism or "any"}, seed=seed,
                        budget={"time_limit": float(c.time_limit if time_limit is None else time_limit)})
              for c in chosen]
-    outcomes = _run(cells, executor, store, out, progress, grace)
+    sweep = {"verb": "rediscover", "claims": [c.id for c in chosen], "seed": seed, "time_limit": time_limit}
+    outcomes = _run(sweep, cells, executor, store, out, progress, grace)
     results = []
     for claim, cell in zip(chosen, cells):
         outcome = outcomes[cell.id]

@@ -17,9 +17,14 @@ def read(out: str | Path) -> tuple[dict, list[dict]]:
     except (OSError, ValueError):
         raise InputError(f"campaign folder {str(out)!r}: no readable campaign.json (run `fairlab campaign run` "
                          "first)") from None
+    cells = campaign.get("cells") if isinstance(campaign, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str)
+                                              and isinstance(c.get("mechanism"), dict) for c in cells):
+        raise InputError(f"campaign folder {str(out)!r}: campaign.json is not a campaign's (no list of cells); "
+                         "run `fairlab campaign run` again")
     results = load_results(out)
     rows = []
-    for cell in campaign.get("cells", []):
+    for cell in cells:
         document = results.get(cell["id"])
         rows.append({"id": cell["id"], "cell": cell, "outcome": document["outcome"] if document else "missing",
                      "status": document["status"] if document else None,

@@ -15,8 +15,10 @@
     tie = "paper"
 
 A cell's id is the hash of its canonical description, which includes the lab's version, the content
-hash of every plug-in file and instance file it reads, and an installed mechanism's distribution
-and version: editing a plug-in or upgrading gives new cells, never an old result.
+hash of every plug-in file (and of the Python files beside it) and instance file it reads, and an
+installed mechanism's distribution and version: editing a plug-in or upgrading gives new cells,
+never an old result. (An installed package is known by its version only: after editing an
+editable install, run the campaign again with ``--retry all``.)
 Relative paths are read from the spec's folder.
 """
 
@@ -130,17 +132,28 @@ def _size(value, where: str) -> tuple[int, int]:
     return value[0], value[1]
 
 
+def folder_digest(plugin: Path) -> str:
+    """The hash of every Python file in a plug-in's folder (not below it), names included: a
+    plug-in may import a module beside it, and editing that module must not reuse old results."""
+    digest = hashlib.sha256()
+    for path in sorted(plugin.parent.glob("*.py")):
+        if path.is_file():
+            digest.update(f"{path.name}\0{file_sha256(path)}\0".encode())
+    return digest.hexdigest()
+
+
 def _mechanism(name, base: Path) -> dict:
-    """A mechanism as a cell names it: a built-in or entry point by name; a plug-in file by its path
-    and the hash of its content (an edited plug-in is another cell)."""
+    """A mechanism as a cell names it: a built-in or entry point by name; a plug-in file by its path,
+    the hash of its content and of the Python files beside it (an edited plug-in is another cell)."""
     if not isinstance(name, str) or not name:
         raise InputError(f"campaign spec: mechanism {name!r}: expected a name or file.py:function")
-    if ":" in name and name.rsplit(":", 1)[0].endswith(".py"):
-        file, function = name.rsplit(":", 1)
+    file, _, function = name.rpartition(":")
+    if file and (file.endswith((".py", ".pyc")) or (base / file).is_file()):
         path = Path(file) if Path(file).is_absolute() else base / file
         if not path.is_file():
             raise InputError(f"campaign spec: mechanism {name!r}: no such file {str(path)!r}")
-        return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path)}
+        return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path),
+                "folder_sha256": folder_digest(path.resolve())}
     mechanisms.get(name)  # a name that is not known: one line now, not in every cell
     if name in mechanisms.names() or name in ALIASES:
         return {"name": name}
@@ -152,11 +165,13 @@ def _mechanism(name, base: Path) -> dict:
 
 
 def _instance(name, base: Path) -> dict:
+    """An instance file (read from the spec's folder, like the CLI reads from the cwd: a file wins
+    over a shipped example of the same name), or a shipped example, each with its content hash."""
     if not isinstance(name, str) or not name:
         raise InputError(f"campaign spec: instance {name!r}: expected a file or a shipped example name")
-    if name in examples():
-        return {"name": name, "example": True}
     path = Path(name) if Path(name).is_absolute() else base / name
+    if not path.exists() and name in examples():
+        return {"name": name, "example": True, "sha256": file_sha256(examples()[name])}
     Instance.resolve(path)  # a bad instance: one line now
     return {"name": name, "path": str(path.resolve()), "sha256": file_sha256(path)}
 

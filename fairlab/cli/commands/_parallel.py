@@ -27,7 +27,7 @@ def out_option():
     return typer.Option(None, "--out", metavar="DIR", help=OUT_HELP)
 
 
-SCHEDULER_HELP = "run the cells on the Dask cluster at tcp://HOST:PORT (pip install 'fairlab[cluster]')"
+SCHEDULER_HELP = "run the cells on the Dask cluster at tcp://HOST:PORT (pip install 'fairlab\\[cluster]')"
 CLUSTER_HELP = "run the cells on a local Dask cluster of N single-thread workers: local:N"
 
 
@@ -62,12 +62,13 @@ def check(workers: Optional[int], scheduler: Optional[str] = None, cluster: Opti
 @contextlib.contextmanager
 def executor(where: Where) -> Iterator:
     """The executor the cells run on; open it before a progress display starts its thread."""
-    if where.scheduler is None and where.cluster is None:
-        with executors.local(where.workers) as pool:
-            yield pool
-    else:
-        with output_to_stderr(), executors.dask(where.scheduler, where.cluster) as pool:
-            yield pool
+    with executors.interrupt_on_sigterm():
+        if where.scheduler is None and where.cluster is None:
+            with executors.local(where.workers) as pool:
+                yield pool
+        else:
+            with output_to_stderr(), executors.dask(where.scheduler, where.cluster) as pool:
+                yield pool
 
 
 def bar_updater(bar, task):
