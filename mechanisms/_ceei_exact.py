@@ -19,6 +19,7 @@ from fairlab.core.errors import ExactTimeout
 from fairlab.core.exact import Algebraic, Exact, deadline, decide, remaining, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
+from fairlab.mechanisms._ceei_algebraic import Root, evaluate
 from fairlab.mechanisms._ceei_float import active_set, fit_prices
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 
@@ -56,25 +57,29 @@ def kkt_constraints(sym: SymbolicInstance, tasks, weights, prices, cap_prices, p
 
 
 
-def optimum(instance: Instance, weights, classes, timeout: Fraction, algebraic_limit: int | None = None):
+def optimum(
+    instance: Instance, weights, classes, timeout: Fraction, algebraic_limit: int | None = None, legacy: bool = False
+):
     """Exact optimum (see module docstring): (tasks, notes, extra); None if it did not finish
     within `timeout` seconds (every z3 check under a `SolverBudget`, algebraic arithmetic under
     `fairlab.core.exact.deadline`); or, with `algebraic_limit` (auto), the reason text when the optimum
     is irrational with more distinct users than that: decided as soon as the prices' polynomial
     root is known (the multivariate z3 path is not tried at all then), before any task is built.
-    A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too."""
+    A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too.
+    `legacy`: evaluate the values at an algebraic price root with z3 (the method before issue 18,
+    kept as the benchmark's baseline and the tests' reference) instead of `_values_at_root`."""
     stop = time.monotonic() + float(min(timeout, MAX_TIMEOUT))
     outer = remaining()
     if outer is not None:
         stop = min(stop, time.monotonic() + outer)
     try:
         with deadline(stop):
-            return _exact_within(instance, weights, classes, stop, algebraic_limit)
+            return _exact_within(instance, weights, classes, stop, algebraic_limit, legacy)
     except ExactTimeout:
         return None
 
 
-def _exact_within(instance: Instance, weights, classes, stop: float, algebraic_limit: int | None):
+def _exact_within(instance: Instance, weights, classes, stop: float, algebraic_limit: int | None, legacy: bool):
     m = instance.m
     # One representative user per class: class k stands for n_k users; X_k = n_k x has demand d,
     # weight n_k w and cap n_k cap (the objective and loads are the same up to a constant).
@@ -88,7 +93,9 @@ def _exact_within(instance: Instance, weights, classes, stop: float, algebraic_l
     reduced_weights = reduced.scalar_weights()
     float_y, saturated, binding = active_set(reduced, reduced_weights, range(kk))
     keep_irrational = algebraic_limit is None or kk <= algebraic_limit
-    solved = _solve_small_active_set(reduced, reduced_weights, saturated, binding, float_y, stop, keep_irrational)
+    solved = _solve_small_active_set(
+        reduced, reduced_weights, saturated, binding, float_y, stop, keep_irrational, legacy
+    )
     if solved is IRRATIONAL:
         return (
             f"the exact optimum is irrational (the prices are roots of a polynomial) with {kk} distinct users;"
@@ -214,7 +221,8 @@ def _solver(stop: float) -> z3.Solver:
 
 
 def _solve_small_active_set(
-    reduced: Instance, weights, saturated, binding, float_y, stop: float, keep_irrational: bool = True
+    reduced: Instance, weights, saturated, binding, float_y, stop: float, keep_irrational: bool = True,
+    legacy: bool = False,
 ):
     """Exact optimum for a guessed active set with at most two saturated resources, without z3's
     multivariate solver (which times out from about five users on two saturated resources).
@@ -303,6 +311,11 @@ def _solve_small_active_set(
         root = solver.model().eval(t, model_completion=True)
         if not keep_irrational and not z3.is_rational_value(root):
             return IRRATIONAL
+        fast = None if legacy else _values_at_root(
+            numerator, root, total, residual, alpha, beta, free, binding, reduced, weights, r0, r1
+        )
+        if fast is not None:
+            return fast
         nu = [Algebraic.of(z3.substitute(p, (t, root))) for p in prices]
         return (
             [Algebraic.of(z3.substitute(x, (t, root))) for x in tasks_t],
@@ -315,6 +328,44 @@ def _solve_small_active_set(
     if not _kkt_holds(reduced, weights, tasks, nu, cap_prices):
         return None
     return tasks, nu, cap_prices
+
+
+def _values_at_root(numerator, root, total, residual, alpha, beta, free, binding, reduced, weights, r0, r1):
+    """Tasks, prices and cap prices at the price root t (z3 numeral, a root of `numerator`), each
+    named from its own polynomial (`fairlab.mechanisms._ceei_algebraic`: Möbius substitutions of
+    the numerator, isolating intervals certified by Descartes' rule) instead of z3 evaluating
+    w_k / p_k(t) at an algebraic t (seconds per user at ten users). None if t's isolation fails
+    (a multiple root of the numerator): the caller then lets z3 evaluate."""
+    if z3.is_rational_value(root):
+        approx = Fraction(root.numerator_as_long(), root.denominator_as_long())
+    else:
+        near = root.approx(60)
+        approx = Fraction(near.numerator_as_long(), near.denominator_as_long())
+    t = _root_near(numerator, approx)
+    if t is None:
+        return None
+    m, d, caps = reduced.m, reduced.demands, reduced.max_tasks
+    zero = Fraction(0)
+    nu: list[Exact] = [zero] * m
+    nu[r0] = t.mobius_value(zero, Fraction(1), Fraction(1), zero)
+    nu[r1] = t.mobius_value(total / residual[r1], -residual[r0] / residual[r1], Fraction(1), zero)
+    tasks: list[Exact] = [zero] * reduced.n
+    cap_prices: list[Exact | None] = [None] * reduced.n
+    for j, k in enumerate(free):
+        tasks[k] = t.mobius_value(weights[k], zero, alpha[j], beta[j])
+        cap_prices[k] = None if caps[k] is None else zero
+    for k in binding:
+        a = d[k][r1] * total / residual[r1]
+        b = d[k][r0] - d[k][r1] * residual[r0] / residual[r1]
+        tasks[k] = caps[k]
+        cap_prices[k] = t.mobius_value(weights[k] / caps[k] - a, -b, Fraction(1), zero)
+    return tasks, nu, cap_prices
+
+
+def _root_near(g, approx: Fraction):
+    if evaluate(g, approx) == 0:  # a rational root: any small interval around it
+        return Root.isolate(g, approx, Fraction(1, 10**20))
+    return Root.isolate(g, approx, Fraction(1, 10**50))
 
 
 def _in_time(stop: float) -> None:

@@ -20,7 +20,6 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import nnls
 
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
@@ -151,6 +150,8 @@ def fit_prices(instance: Instance, weights, free_users, free_y, support) -> list
     units of `_interior_point` (`free_y`: y_i = x_i / solo_i) and scaled back in decimals."""
     prices = [Decimal(0)] * instance.m
     if support and free_users:
+        from scipy.optimize import nnls  # lazy: scipy.optimize takes ~2 s to import (CLI start-up)
+
         total = sum(weights[i] for i in free_users)
         a = normalised_demands(instance, free_users, support)
         target = np.array([float(weights[i] / total) for i in free_users]) / np.asarray(free_y, dtype=float)
