@@ -29,6 +29,7 @@ reason; a witness whose re-verification would need an approximate allocation fai
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from dataclasses import dataclass, field
@@ -171,7 +172,7 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
     often enough to matter, at the only place allocations are obtained. Built-ins run once."""
-    if is_builtin(mechanism):
+    if _CACHE_DEPTH and ALLOCATION_CACHE and is_builtin(mechanism):
         return _cached_exact_tasks(mechanism, instance, options)
     tasks = _exact_tasks(mechanism, instance, options)
     if not is_builtin(mechanism):
@@ -187,9 +188,27 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
 #: allocator, instance, options) -> tasks. A built-in is deterministic by review and the tasks are
 #: exact, so a hit is the very answer a fresh run gives; it spares the repeated runs of a search
 #: and its shrinking (the same derived instances recur across checks). Small instances only.
+#: Only inside `allocation_cache()` (a search and its shrinking), emptied when the outermost
+#: block ends, so nothing outlives the search that filled it (e.g. into a test that patches a
+#: mechanism's exact path).
 _ALLOCATIONS: dict = {}
+_CACHE_DEPTH = 0
+ALLOCATION_CACHE = True  # False: every run from scratch (benchmarks/bench_search.py measures both)
 ALLOCATION_CACHE_SIZE = 4096
 ALLOCATION_CACHE_MAX_ENTRIES = 256  # n * m of the instances cached
+
+
+@contextlib.contextmanager
+def allocation_cache():
+    """Within this block `run` keeps the exact allocations of built-in mechanisms it computes."""
+    global _CACHE_DEPTH
+    _CACHE_DEPTH += 1
+    try:
+        yield
+    finally:
+        _CACHE_DEPTH -= 1
+        if not _CACHE_DEPTH:
+            _ALLOCATIONS.clear()
 
 
 def _cached_exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
