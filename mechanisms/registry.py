@@ -17,6 +17,8 @@ broken entry point is a one-line `PluginError`.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from importlib import metadata
 from pathlib import Path
 from typing import Mapping
@@ -29,6 +31,53 @@ from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism
 ENTRY_POINT_GROUP = "fairlab.mechanisms"
 _ENTRY_POINTS: dict[str, Mechanism] = {}
 
+#: the module of `fairlab.mechanisms` that registers each built-in name and alias, so that `get`
+#: loads only the mechanism it is asked for (a name missing here still works: `get` then loads
+#: every module; tests/mechanisms/test_registry_lazy.py keeps this table equal to what the modules
+#: register)
+MODULES = {
+    "asset": "asset", "bmf": "bmf", "ceei": "ceei", "nash": "ceei", "pf": "ceei", "drf": "drf",
+    "drf-tasks": "drf_tasks", "drf-loop": "drf_tasks", "ks": "ks", "maxmin": "maxmin", "pdrf": "pdrf",
+}
+#: modules of the package that are not mechanisms (every other public module registers one)
+NOT_MECHANISMS = ("base", "plugin", "registry", "conformance")
+_LOADED = False
+
+
+def mechanism_modules() -> list[str]:
+    """The package's mechanism modules, in file-name order."""
+    package = importlib.import_module("fairlab.mechanisms")
+    return [info.name for info in pkgutil.iter_modules(package.__path__)
+            if not info.name.startswith("_") and info.name not in NOT_MECHANISMS]
+
+
+def load_all() -> None:
+    """Import every mechanism module (once); `REGISTRY` is then in file-name order whatever was
+    loaded first."""
+    global _LOADED
+    if _LOADED:
+        return
+    modules = mechanism_modules()
+    for name in modules:
+        importlib.import_module(f"fairlab.mechanisms.{name}")
+    order = {f"fairlab.mechanisms.{name}": k for k, name in enumerate(modules)}
+    ranked = sorted(REGISTRY.items(), key=lambda item: order.get(item[1].module, len(order)))
+    REGISTRY.clear()
+    REGISTRY.update(ranked)
+    _LOADED = True
+
+
+def _builtin(name: str) -> Mechanism | None:
+    """The built-in mechanism registered as `name` (or an alias of it), loading its module first."""
+    key = ALIASES.get(name, name)
+    if key not in REGISTRY and name in MODULES:
+        importlib.import_module(f"fairlab.mechanisms.{MODULES[name]}")
+        key = ALIASES.get(name, name)
+    if key not in REGISTRY and not _LOADED and ":" not in name:
+        load_all()
+        key = ALIASES.get(name, name)
+    return REGISTRY.get(key)
+
 
 def get(mechanism) -> Mechanism:
     """The `Mechanism` for a name, alias, ``file.py:function``, entry-point name, `Mechanism` or callable."""
@@ -40,9 +89,9 @@ def get(mechanism) -> Mechanism:
         raise InputError(f"mechanism: expected a name, a Mechanism or a callable, got {type(mechanism).__name__}")
     if not mechanism:
         raise InputError(f"mechanism: expected a name, got {mechanism!r}")
-    key = ALIASES.get(mechanism, mechanism)
-    if key in REGISTRY:
-        return REGISTRY[key]
+    builtin = _builtin(mechanism)
+    if builtin is not None:
+        return builtin
     if ":" in mechanism:
         return plugin.load(mechanism)
     found = entry_point(mechanism)
@@ -68,6 +117,7 @@ def installed() -> list[dict]:
     """The mechanisms installed packages declare in the group ``fairlab.mechanisms`` (name, entry
     point, distribution), read from package metadata without loading them; a name the lab
     already uses is left out (the lab's own mechanism wins in `get`)."""
+    load_all()
     out, seen = [], set(REGISTRY) | set(ALIASES)
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in seen:
@@ -87,6 +137,7 @@ def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) ->
 
 def names() -> list[str]:
     """The registered mechanisms' names (aliases, plug-ins and entry points not included)."""
+    load_all()
     return sorted(REGISTRY)
 
 

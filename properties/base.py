@@ -29,6 +29,7 @@ reason; a witness whose re-verification would need an approximate allocation fai
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from dataclasses import dataclass, field
@@ -171,6 +172,8 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
     often enough to matter, at the only place allocations are obtained. Built-ins run once."""
+    if _CACHE_DEPTH and ALLOCATION_CACHE and is_builtin(mechanism):
+        return _cached_exact_tasks(mechanism, instance, options)
     tasks = _exact_tasks(mechanism, instance, options)
     if not is_builtin(mechanism):
         again = _exact_tasks(mechanism, instance, options)
@@ -178,6 +181,50 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
             raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
                               f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
                               "no verdict")
+    return tasks
+
+
+#: exact allocations of built-in mechanisms already computed in this process: (mechanism name, its
+#: allocator, instance, options) -> tasks. A built-in is deterministic by review and the tasks are
+#: exact, so a hit is the very answer a fresh run gives; it spares the repeated runs of a search
+#: and its shrinking (the same derived instances recur across checks). Small instances only.
+#: Only inside `allocation_cache()` (a search and its shrinking), emptied when the outermost
+#: block ends, so nothing outlives the search that filled it (e.g. into a test that patches a
+#: mechanism's exact path).
+_ALLOCATIONS: dict = {}
+_CACHE_DEPTH = 0
+ALLOCATION_CACHE = True  # False: every run from scratch (benchmarks/bench_search.py measures both)
+ALLOCATION_CACHE_SIZE = 4096
+ALLOCATION_CACHE_MAX_ENTRIES = 256  # n * m of the instances cached
+
+
+@contextlib.contextmanager
+def allocation_cache():
+    """Within this block `run` keeps the exact allocations of built-in mechanisms it computes."""
+    global _CACHE_DEPTH
+    _CACHE_DEPTH += 1
+    try:
+        yield
+    finally:
+        _CACHE_DEPTH -= 1
+        if not _CACHE_DEPTH:
+            _ALLOCATIONS.clear()
+
+
+def _cached_exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
+    if instance.n * instance.m > ALLOCATION_CACHE_MAX_ENTRIES:
+        return _exact_tasks(mechanism, instance, options)
+    try:
+        key = (mechanism.name, mechanism.allocate, instance, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError:  # an option value that is not hashable: no caching
+        return _exact_tasks(mechanism, instance, options)
+    tasks = _ALLOCATIONS.get(key)
+    if tasks is None:
+        tasks = _exact_tasks(mechanism, instance, options)
+        if len(_ALLOCATIONS) >= ALLOCATION_CACHE_SIZE:
+            _ALLOCATIONS.pop(next(iter(_ALLOCATIONS)))  # the oldest first
+        _ALLOCATIONS[key] = tasks
     return tasks
 
 

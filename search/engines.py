@@ -97,6 +97,20 @@ class _TimeStop:
 TIME = _TimeStop()
 
 
+class _Working:
+    """An engine spent a slice of counted work (z3 resource units) without an answer yet: the
+    portfolio gives the other engines their turn and asks it again later (yielded instead of a
+    candidate)."""
+
+
+WORKING = _Working()
+
+#: the symbolic engine asks each question with rlimit / 2**k for k = SYMBOLIC_SLICES, ..., 1, 0 until
+#: one answers: z3 is deterministic, so the answer is the one the full rlimit gives, and between the
+#: slices the cheap engines get their turns (at most twice the z3 work of one full question)
+SYMBOLIC_SLICES = 10
+
+
 @dataclass
 class Unsat:
     """The symbolic engine's first question was unsat: no violation at this size (for the spec)."""
@@ -133,13 +147,15 @@ def _seconds_left(deadline: float | None) -> float | None:
 def symbolic_candidates(
     goal: Callable[[SymbolicInstance], list], n: int, m: int, notes: list, rlimit: int = DEFAULT_RLIMIT,
     seed: int = 0, deadline: float | None = None, capacities=None, hypotheses: set | None = None,
+    slices: int = SYMBOLIC_SLICES,
 ) -> Iterator:
     """Models of `goal(sym)` (named constraints) on unknown demands, each blocked after use.
 
     Each question is a fresh solver (all constraints and the blocks so far) bounded by `rlimit`
     resource units: deterministic. Yields instances; `Unsat` if the first question is unsat;
-    `TIME` if the wall-clock `deadline` stopped z3. Ends when z3 gives up (rlimit) or has no
-    further model."""
+    `TIME` if the wall-clock `deadline` stopped z3; `WORKING` after each of the `slices` smaller
+    rlimits (rlimit / 2**k) a question was first asked with did not answer it. Ends when z3 gives
+    up (rlimit) or has no further model."""
     sym = SymbolicInstance.unknown(n, m, capacities=capacities)
     try:
         constraints = goal(sym)
@@ -158,12 +174,21 @@ def symbolic_candidates(
         if left is not None and left <= 0:
             yield TIME
             return
-        solver, ctx = isolated_solver(SolverBudget(rlimit=rlimit, seconds=left, seed=seed))
-        for c in base:
-            solver.add(c.expr.translate(ctx))
-        for b in blocks:
-            solver.add(b.translate(ctx))
-        status, reason = check(solver)
+        for k in range(max(slices, 0), -1, -1):  # growing slices of the deterministic budget
+            left = _seconds_left(deadline)
+            if left is not None and left <= 0:
+                yield TIME
+                return
+            solver, ctx = isolated_solver(SolverBudget(rlimit=max(1, rlimit >> k), seconds=left, seed=seed))
+            for c in base:
+                solver.add(c.expr.translate(ctx))
+            for b in blocks:
+                solver.add(b.translate(ctx))
+            status, reason = check(solver)
+            if k and status == "unknown" and reason == "rlimit":
+                yield WORKING  # not answered within this slice: the other engines' turn
+                continue
+            break
         if status == "unsat":
             if not blocks:
                 yield Unsat(base, set(hypotheses or ()), sym)
@@ -198,6 +223,11 @@ def hunt(
     """Pull candidates in a fixed round-robin (engine with weight k: k pulls a round) until one
     violates, `candidates` have been pulled, or every engine is exhausted.
 
+    An engine may answer a pull with `WORKING` (a slice of counted work done, no answer yet): its
+    turn ends there, so an expensive engine never starves a cheap one, and the schedule depends on
+    counted work only (deterministic). When the candidates are spent, a question under way is
+    still finished (its `Unsat` is still heard; a model it gives is not evaluated).
+
     `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
     ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why).
     `on_unsat(Unsat)` -> ("holds", {"reason", "core", "control", "notes"}) | ("stopped", why) |
@@ -213,6 +243,7 @@ def hunt(
     live = list(engines)
     taken = 0
     stopped = None
+    pending: set = set()  # engines in the middle of a question (their last pull was WORKING)
 
     def result(status, engine=None, explanation="", stopped=None, **fields):
         used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values())
@@ -222,10 +253,12 @@ def hunt(
         return Result("search", status, budget=budget, details=details, explanation=explanation,
                       seconds=time.monotonic() - start, **fields)
 
-    while live and taken < candidates and stopped is None:
+    while live and stopped is None and (taken < candidates or pending):
         for name in list(live):
+            if taken >= candidates and name not in pending:
+                continue  # the candidates are spent: only a question under way is finished
             for _ in range(weights.get(name, 1)):
-                if taken >= candidates or stopped:
+                if stopped or (taken >= candidates and name not in pending):
                     break
                 if deadline is not None and time.monotonic() >= deadline:
                     stopped = "time"
@@ -234,11 +267,16 @@ def hunt(
                     item = next(engines[name])
                 except StopIteration:
                     live.remove(name)
+                    pending.discard(name)
                     break
                 if item is TIME:
                     stopped = "time"
                     notes.append(f"the time limit stopped a z3 question of the {name} engine")
                     break
+                if item is WORKING:  # a slice of work, no answer yet: the next engine's turn
+                    pending.add(name)
+                    break
+                pending.discard(name)
                 if isinstance(item, Unsat):
                     kind, payload = on_unsat(item) if on_unsat else ("no", "z3: no violation at this size")
                     if kind == "holds":
@@ -250,6 +288,8 @@ def hunt(
                     else:
                         notes.append(payload)
                     continue
+                if taken >= candidates:  # its question answered with a model, but no candidate is left
+                    break
                 taken += 1
                 kind, payload = classify(item)
                 if kind == "violated":
@@ -485,13 +525,16 @@ def search(
     shrink_trials: int = SHRINK_TRIALS,
     progress=None,
     shrink_seconds: float | None = None,
+    symbolic_slices: int = SYMBOLIC_SLICES,
 ) -> Result:
     """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
 
     Deterministic budget: `candidates` (all engines, fixed schedule), `seed`, `rlimit` (z3 units per
     symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
     `shrink_trials`. `time_limit` (seconds) is the outer stop; `shrink_seconds` an optional extra
-    stop for shrinking only (a shrink it cuts short is noted)."""
+    stop for shrinking only (a shrink it cuts short is noted). `symbolic_slices` (see
+    `symbolic_candidates`; 0 asks each z3 question with the full rlimit at once, the schedule before
+    the engines were interleaved) changes the order of the candidates, never an engine's answers."""
     options = dict(options or {})
     mechanism.check_options(options)
     engines = ENGINES if engines is None else tuple(engines)
@@ -521,7 +564,7 @@ def search(
     }
     notes: list = []
     details: dict = {}
-    with plugin.time_limit(time_limit):
+    with plugin.time_limit(time_limit), properties.base.allocation_cache():
         pool: dict[str, Iterator] = {}
         on_unsat = None
         if "symbolic" in engines:
@@ -541,7 +584,8 @@ def search(
                     return module.encode(sym, spec, "v").constraints
 
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
-                                                       capacities=capacities, hypotheses=spec_names)
+                                                       capacities=capacities, hypotheses=spec_names,
+                                                       slices=symbolic_slices)
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
                                       capacities=capacities)
         if "grid" in engines:

@@ -1,11 +1,15 @@
 """The `fairlab` Typer application: global options and the verbs.
 
 Every module of `fairlab.cli.commands` that defines ``register(app)`` adds its verbs, so a
-capability brings its command with it.
+capability brings its command with it. The modules are imported on first use: `fairlab` with a
+verb it finds in `VERBS` loads that verb's module only (`Verbs.only`), so ``fairlab allocate``
+does not import the searches, the campaign runner or the audit; ``--help``, an unknown verb, or
+any other use of the app (e.g. a test's ``CliRunner``) loads them all, in `HELP_ORDER`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
 
@@ -14,7 +18,99 @@ import typer
 import fairlab
 import fairlab.cli.commands as commands
 
-app = typer.Typer(
+#: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
+HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
+              "pdrf_tables", "dynamics", "store", "schema")
+
+#: verb -> the module of `fairlab.cli.commands` that registers it (a verb missing here still works:
+#: every module is then loaded; tests/cli/test_lazy_cli.py keeps this table equal to the modules)
+VERBS = {
+    "mechanisms": "mechanisms", "allocate": "mechanisms", "examples": "examples", "properties": "properties",
+    "check": "properties", "search": "search", "rediscover": "search", "matrix": "search", "prove": "prove",
+    "conformance": "conformance", "paper-check": "paper_check", "pdrf-tables": "pdrf_tables",
+    "dynamics": "dynamics", "store": "store", "schema": "schema", "audit": "audit", "campaign": "campaign",
+}
+
+
+def command_modules() -> list[str]:
+    """The modules of `fairlab.cli.commands`, in the order of ``fairlab --help``."""
+    names = [info.name for info in pkgutil.iter_modules(commands.__path__)]
+    names.sort(key=_rank)
+    return names
+
+
+def _rank(name: str):
+    return (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name)
+
+
+class Verbs(typer.Typer):
+    """A Typer application whose verbs' modules are imported when Typer first reads its commands."""
+
+    def __init__(self, *args, **kwargs):
+        self._commands: list = []
+        self._groups: list = []
+        self._loaded: dict[str, bool] = {}
+        self._origin: dict[int, tuple] = {}
+        self._wanted: str | None = None  # inside `only`: the one module to load
+        self._loading = False
+        super().__init__(*args, **kwargs)
+
+    # Typer reads and appends to these two lists; reading them outside `only` loads every module
+    @property
+    def registered_commands(self) -> list:
+        self._load()
+        return self._commands
+
+    @registered_commands.setter
+    def registered_commands(self, value: list) -> None:
+        self._commands = value
+
+    @property
+    def registered_groups(self) -> list:
+        self._load()
+        return self._groups
+
+    @registered_groups.setter
+    def registered_groups(self, value: list) -> None:
+        self._groups = value
+
+    def _load(self) -> None:
+        if self._loading:
+            return
+        names = [self._wanted] if self._wanted else command_modules()
+        todo = [name for name in names if name not in self._loaded]
+        if not todo:
+            return
+        self._loading = True
+        try:
+            for name in todo:
+                self._loaded[name] = True
+                module = importlib.import_module(f"{commands.__name__}.{name}")
+                if hasattr(module, "register"):
+                    known = {id(x) for x in self._commands} | {id(x) for x in self._groups}
+                    module.register(self)
+                    for item in (*self._commands, *self._groups):
+                        if id(item) not in known:
+                            self._origin[id(item)] = _rank(name)
+        finally:
+            self._loading = False
+        # the order of ``--help`` whatever was loaded first (the app's own additions first)
+        self._commands.sort(key=lambda item: self._origin.get(id(item), (-1, "")))
+        self._groups.sort(key=lambda item: self._origin.get(id(item), (-1, "")))
+
+    @contextlib.contextmanager
+    def only(self, args: list[str]):
+        """Within this block, a command line whose first word is a verb of `VERBS` loads that
+        verb's module only; anything else (no verb, an option first, an unknown verb) loads all."""
+        verb = args[0] if args and not args[0].startswith("-") else None
+        self._wanted = VERBS.get(verb) if verb else None
+        try:
+            yield self
+        finally:
+            self._wanted = None
+
+
+app = Verbs(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -34,20 +130,3 @@ def _global_options(
                                  help="print the version of fairlab and exit"),
 ) -> None:
     """fairlab: exact fair allocation of multiple resources — mechanisms, properties, searches, proofs."""
-
-
-#: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
-HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
-              "pdrf_tables", "dynamics", "store", "schema")
-
-
-def _register_commands() -> None:
-    names = [info.name for info in pkgutil.iter_modules(commands.__path__)]
-    names.sort(key=lambda name: (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name))
-    for name in names:
-        module = importlib.import_module(f"{commands.__name__}.{name}")
-        if hasattr(module, "register"):
-            module.register(app)
-
-
-_register_commands()

@@ -35,7 +35,8 @@ def error_line(text: str) -> None:
 def dispatch() -> int:
     """Run the app; every exception becomes one line on stderr and an exit code (never a traceback)."""
     try:
-        code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
+        with app.only(sys.argv[1:]):  # import only the module of the verb asked for
+            code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
     except typer.TyperException as exc:  # usage errors (exit 2) in one line, not a box
         if type(exc).__name__ != "NoArgsIsHelpError":  # bare `fairlab` has printed the help already
             error_line(exc.format_message())

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from math import gcd
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -80,14 +83,16 @@ class Instance:
             raise InputError(f"demands: expected a non-empty list of rows, got {short_text(dem_raw)}")
         demands = []
         for i, row in enumerate(dem_raw):
-            if not isinstance(row, Sequence) or isinstance(row, (str, bytes)):
+            if type(row) is not list and (not isinstance(row, Sequence) or isinstance(row, (str, bytes))):
                 raise InputError(f"demands[{i}]: expected a list of {m} numbers, got {short_text(row)}")
             if len(row) != m:
                 raise InputError(f"demands[{i}]: has {len(row)} entries but there are {m} capacities (ragged matrix)")
-            parsed = tuple(to_fraction(v, f"demands[{i}][{j}]") for j, v in enumerate(row))
-            for j, d in enumerate(parsed):
-                if d < 0:
-                    raise InputError(f"demands[{i}][{j}]: must be non-negative, got {short_text(row[j])}")
+            parsed = _fast_row(row)
+            if parsed is None:  # anything but non-negative ints and Fractions: read and checked one by one
+                parsed = tuple(to_fraction(v, f"demands[{i}][{j}]") for j, v in enumerate(row))
+                for j, d in enumerate(parsed):
+                    if d < 0:
+                        raise InputError(f"demands[{i}][{j}]: must be non-negative, got {short_text(row[j])}")
             if all(d == 0 for d in parsed):
                 raise InputError(f"demands[{i}]: all zero; every user must demand some resource")
             demands.append(parsed)
@@ -204,13 +209,65 @@ class Instance:
         return Instance.from_dict(data)
 
 
+_INT_ROW = {int}
+_EXACT_ROW = {int, Fraction}
+_FRACTION_ROW = {Fraction}
+_numerator = attrgetter("numerator")
+
+
+def _new_fraction(numerator: int, denominator: int) -> Fraction:
+    """Fraction(numerator, denominator) for Python ints already in lowest terms with denominator > 0,
+    without `Fraction.__new__`'s generic dispatch and gcd (the same object state;
+    tests/core/test_instance_fast.py checks it against `Fraction`)."""
+    out = _object_new(Fraction)
+    out._numerator = numerator
+    out._denominator = denominator
+    return out
+
+
+_object_new = object.__new__
+
+
+def _int_fraction(value: int) -> Fraction:
+    """Fraction(value) for a Python int."""
+    out = _object_new(Fraction)
+    out._numerator = value
+    out._denominator = 1
+    return out
+
+
+#: Fraction(k) for the small non-negative integers most demands are (Fractions are immutable: shared)
+_SMALL = tuple(_int_fraction(k) for k in range(1024))
+
+
+def _fast_row(row) -> tuple[Fraction, ...] | None:
+    """A demand row of exact JSON numbers (ints, and the Fractions `parse_json` makes of decimals),
+    none negative, as Fractions; None for anything else (the caller reads it entry by entry, with
+    its one-line errors)."""
+    kinds = set(map(type, row))
+    if kinds <= _INT_ROW:
+        if not row or min(row) < 0:
+            return None
+        if max(row) < len(_SMALL):
+            return tuple(map(_SMALL.__getitem__, row))
+        return tuple(map(_int_fraction, row))
+    if kinds <= _EXACT_ROW:
+        if not row or min(map(_numerator, row)) < 0:
+            return None
+        if kinds == _FRACTION_ROW:
+            return tuple(row)
+        return tuple(_int_fraction(v) if type(v) is int else v for v in row)
+    return None
+
+
 def _num(x: Fraction) -> int | str:
     return int(x) if x.denominator == 1 else format_exact(x)
 
 
 def _parse_weights(raw, n: int, m: int):
     if raw is None:
-        return tuple(tuple(Fraction(1) for _ in range(m)) for _ in range(n)), "none"
+        ones = (Fraction(1),) * m  # Fractions are immutable: one row shared by every user
+        return (ones,) * n, "none"
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
         raise InputError(f"weights: expected one weight (or weight vector) per user ({n} users), got {short_text(raw)}")
     rows = []
@@ -288,6 +345,11 @@ class _OutOfRange(str):
     """A JSON number outside the exact range, kept as text until `parse_json` finds its path."""
 
 
+_POWERS_OF_TEN = tuple(10**k for k in range(401))
+#: a run of digits long enough that an integer token may exceed the 300 characters read by `int`
+_LONG_DIGITS = re.compile(r"[0-9]{250}")
+
+
 def _json_number(text: str, integer: bool):
     """A JSON number read exactly; out-of-range ones stay `_OutOfRange` text, before any big integer
     is built (``1e1000000000`` would take forever as a Fraction)."""
@@ -336,11 +398,29 @@ def parse_json(text: str, source: str = "input"):
             out_of_range.append(value)
         return value
 
+    # No integer token can exceed 300 characters without a run of 250 digits: then json's own
+    # int() reads each one exactly as `_json_number` would, without a Python call per number.
+    ints_plain = isinstance(text, str) and _LONG_DIGITS.search(text) is None
+    def decimal(text: str):
+        """A JSON float token (valid: the scanner matched it) without exponent and with at most 400
+        characters is within the exact range (`fairlab.core.exact.MAX_DIGITS`, `MAX_EXPONENT`):
+        the value Fraction(Decimal(text)) has, read as an integer over a power of ten."""
+        if len(text) <= 400 and "e" not in text and "E" not in text:
+            whole, _, decimals = text.partition(".")
+            digits = int(whole + decimals)
+            scale = _POWERS_OF_TEN[len(decimals)]
+            common = gcd(digits, scale)
+            out = _object_new(Fraction)  # as `_new_fraction`, inlined: one call per number of the file
+            out._numerator = digits // common
+            out._denominator = scale // common
+            return out
+        return number(text)
+
     try:
         data = json.loads(
             text,
-            parse_float=number,
-            parse_int=lambda text: number(text, integer=True),
+            parse_float=decimal,
+            parse_int=int if ints_plain else (lambda text: number(text, integer=True)),
             parse_constant=_reject_constant,
             object_pairs_hook=_unique_keys,
         )
