@@ -58,7 +58,6 @@ import time
 from dataclasses import dataclass
 
 import z3
-import z3.z3util
 
 from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError, OptionError, PluginError
@@ -394,10 +393,10 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
       together) and the declared row `lie` is itself rescaled by its tasks t'_0 > 0.
 
     Any violating model (d, t) therefore gives one with d_i := t_i·d_i and t_i = 1 (for sp also
-    lie := t'_0·lie, t'_0 = 1). Substituting 1 for those tasks makes the truthful instance LINEAR
-    (si, ef, pe: linear real arithmetic; sp keeps the (n-1)·m products t'_k·d_kr of the
-    misreported run). The equalities stay as named constraints ("normalise.*") so a model still
-    reads as an instance with its allocation.
+    lie := t'_0·lie, t'_0 = 1). Substituting 1 for those tasks makes si, ef and pe LINEAR. The
+    equalities stay as named constraints ("normalise.*") so a model still reads as an instance
+    with its allocation. sp keeps (n-1)·m products t'_k·d_kr in its misreported run: it goes to
+    `_drf_sp_relaxed`, which relaxes them.
 
     Symmetries broken (the unknown instance, the spec and the property are symmetric under
     permuting users and, capacities being all 1, permuting resources; `drf` is declared
@@ -408,41 +407,107 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     demand, so resource 0 is its dominant one. The symmetry constraints and equalities are part
     of the base (gate 2 checks them satisfiable with the spec), never hypotheses a positive
     control may drop, and the control still has to find an instance violating the property
-    within them."""
+    within them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
+    if prop == "sp":
+        return _drf_sp_relaxed(mechanism, n, m, positive_demands)
     sym, constraints, enc, reductions, hypothesis, base = encoding(mechanism, prop, n, m, options=options,
                                                                    positive_demands=positive_demands)
     fixed = list(enc.variables["tasks"])
-    if prop == "sp":
-        fixed.append(z3.Real(f"{prop}.lie0.t0"))  # the liar's tasks in the misreported run (`fresh_tasks`)
-    present = {str(v) for c in constraints for v in z3.z3util.get_vars(c.expr)}
-    missing = [str(v) for v in fixed if str(v) not in present]
+    one = z3.RealVal(1)
+    missing = [str(v) for v in fixed if all(z3.substitute(c.expr, (v, one)).eq(c.expr) for c in constraints)]
     if missing:  # the property's encoding changed its names: no silent no-op normalisation
         raise AssertionError(f"drf-normalised: {missing} do not occur in the {prop} encoding")
-    one = z3.RealVal(1)
     substituted = [Constraint(c.name, z3.substitute(c.expr, *[(v, one) for v in fixed])) for c in constraints]
     extra = [Constraint(f"normalise.{v}", v == one) for v in fixed]
-    d = sym.demands
-    share = [z3_max(row) for row in d]
-    first = 1 if prop == "sp" else 0  # sp: user 0 is the liar, the others are interchangeable
-    extra += [Constraint(f"symmetry.user-order[{k}]", share[k] <= share[k + 1]) for k in range(first, n - 1)]
-    extra += [Constraint(f"symmetry.resource-order[{r}]", d[0][r] >= d[0][r + 1]) for r in range(m - 1)]
+    extra += _symmetry(sym.demands, 0)
     reductions = [*reductions,
                   "tasks normalised to 1: each demand row rescaled to its DRF bundle (DRF gives every user "
-                  "positive tasks; spec and property are invariant under rescaling a row)"
-                  + ("; the liar's declared row likewise" if prop == "sp" else ""),
-                  ("symmetry: users 1..n-1 ordered by dominant share" if prop == "sp" else
-                   "symmetry: users ordered by dominant share")
-                  + ", resources by user 0's demand (user and resource permutations)"]
+                  "positive tasks; spec and property are invariant under rescaling a row)",
+                  "symmetry: users ordered by dominant share, resources by user 0's demand (user and resource "
+                  "permutations)"]
 
     def read_model(model):
         inst = model_instance(model, sym)
         return (inst.to_dict() if inst else None), enc.witness(model)
 
-    # sp's positive control: the other users keep their tasks in the misreported run (t'_k = 1),
-    # which makes its query linear; a model of it is a model of the control (see `Encoded.control_fix`)
-    fix = tuple((z3.Real(f"{prop}.lie0.t{k}"), one) for k in range(1, n)) if prop == "sp" else ()
-    return Encoded([*substituted, *extra], base | {c.name for c in extra}, hypothesis, read_model, reductions,
-                   control_fix=fix)
+    return Encoded([*substituted, *extra], base | {c.name for c in extra}, hypothesis, read_model, reductions)
+
+
+def _symmetry(d, first: int) -> list[Constraint]:
+    """Users `first`..n-1 ordered by dominant share, resources by user 0's demand (`_drf_normalised`)."""
+    share = [z3_max(row) for row in d]
+    return ([Constraint(f"symmetry.user-order[{k}]", share[k] <= share[k + 1]) for k in range(first, len(d) - 1)]
+            + [Constraint(f"symmetry.resource-order[{r}]", d[0][r] >= d[0][r + 1]) for r in range(len(d[0]) - 1)])
+
+
+def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool) -> Encoded:
+    """sp of built-in DRF (`_drf_normalised`'s reductions), with the misreported run RELAXED to
+    linear arithmetic: a proof of a stronger statement.
+
+    The truthful instance has tasks 1 (rows = bundles) and the liar (user 0) declares `lie` with
+    tasks 1, as in `_drf_normalised`. In the misreported run every other user k keeps its row d_k
+    and gets t'_k > 0 tasks (DRF's spec gives every user positive tasks), so its bundle is
+    e_k = t'_k·d_k: the only nonlinear terms. The relaxation forgets the factor and keeps what
+    it implies: e_k has the support of d_k and moves in one direction — 0 < e_kr < d_kr on the
+    support (t'_k < 1), e_k = d_k (t'_k = 1) or e_kr > d_kr on the support (t'_k > 1)
+    ("relax.same-demand[k]"). The misreported run is then DRF's own spec (`mechanism.spec`) on the
+    rows (lie, e_1, ..., e_{n-1}) with tasks 1, and the violation is the sp property's own rule.
+    Every violating model of the unrelaxed encoding is a model of the relaxed one (e_k := t'_k·d_k),
+    so UNSAT of the relaxed encoding proves sp. (The DRF paper's descent argument, appendix A,
+    uses only these facts: which users lose or gain in the misreported run, and their shares.)
+
+    A SAT answer is no refutation by itself (the relaxation may admit non-instances); like every
+    refutation it is confirmed exactly on the concrete instance or reported `unknown`. The
+    positive control is restricted to e_k = d_k (`Encoded.control_fix`): its model, the other users
+    keeping their bundles, is a model of the unrelaxed encoding too."""
+    module = properties.get("sp")
+    sym = SymbolicInstance.unknown(n, m)
+    d = sym.demands
+    ones = [z3.RealVal(1)] * n
+    base_constraints = list(sym.domain)
+    if positive_demands:
+        base_constraints += [Constraint(f"assume.positive[{i}][{r}]", d[i][r] > 0) for i in range(n) for r in range(m)]
+    own = list(mechanism.spec(sym, ones))
+    [(tag, deviation, derived, dev_constraints)] = list(module.derive_symbolic(sym, "sp", 0))
+    liar, lie = deviation
+    e = [[z3.Real(f"sp.{tag}.e{k}_{r}") for r in range(m)] for k in range(n)]
+    rows = [lie if k == liar else e[k] for k in range(n)]
+    relaxed = SymbolicInstance(list(derived.capacities), rows, list(derived.weights), list(derived.max_tasks))
+    lie_spec = [Constraint(f"sp.{tag}:{c.name}", c.expr) for c in mechanism.spec(relaxed, ones)]
+    relax = []
+    for k in range(n):
+        if k == liar:
+            continue
+        less = z3.And([z3.If(d[k][r] > 0, z3.And(e[k][r] > 0, e[k][r] < d[k][r]), e[k][r] == 0) for r in range(m)])
+        same = z3.And([e[k][r] == d[k][r] for r in range(m)])
+        more = z3.And([z3.If(d[k][r] > 0, e[k][r] > d[k][r], e[k][r] == 0) for r in range(m)])
+        relax.append(Constraint(f"relax.same-demand[{k}]", z3.Or(less, same, more)))
+    view = properties.property.Z3View(sym)
+    violated = z3.Or([module.rule(view, i, ones[i], ones[pos], deviation) for i, pos in module.compared(n, deviation)])
+    goal = [*dev_constraints, *lie_spec, *relax, Constraint("sp.violated", violated)]
+    symmetry = _symmetry(d, 1)
+    constraints = [*base_constraints, *own, *symmetry, *goal]
+    base = {c.name for c in [*base_constraints, *own, *symmetry]}
+    names = {c.name for c in own}
+    reductions = ["capacities normalised to 1 (scale-invariant mechanism)",
+                  "user symmetry: only user 0 deviates/complains (anonymous mechanism)",
+                  *(["assumption: every demand strictly positive"] if positive_demands else []),
+                  "tasks normalised to 1: each demand row rescaled to its DRF bundle (DRF gives every user "
+                  "positive tasks; spec and property are invariant under rescaling a row); the liar's declared "
+                  "row likewise",
+                  "symmetry: users 1..n-1 ordered by dominant share, resources by user 0's demand (user and "
+                  "resource permutations)",
+                  "relaxation: in the misreported run each other user's bundle keeps its support and moves in one "
+                  "direction (below, equal to or above its truthful bundle) instead of scaling exactly: linear; "
+                  "UNSAT proves the unrelaxed claim"]
+
+    def read_model(model):
+        inst = model_instance(model, sym)
+        return (inst.to_dict() if inst else None), {"user": liar, "misreport": [number(model_value(model, x))
+                                                                               for x in lie]}
+
+    fix = tuple((e[k][r], d[k][r]) for k in range(n) if k != liar for r in range(m))
+    return Encoded(constraints, base, _is_hypothesis(names), read_model, reductions, control_fix=fix)
 
 
 STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles, "drf-normalised": _drf_normalised}

@@ -25,9 +25,10 @@ def test_drf_uses_the_normalised_encoding_and_records_its_reductions(prop):
     assert reductions[-1].startswith("encoding: drf-normalised")
     control = proof.certificate["control"]
     assert control["result"] == "sat" and control["dropped"].split(":")[-1].startswith("drf.")
-    if prop == "sp":  # the control is restricted (others keep their tasks): named in the certificate
-        assert control["restricted_by"] == ["sp.lie0.t1 = 1"]
+    if prop == "sp":  # the control is restricted (others keep their bundles): named in the certificate
+        assert control["restricted_by"] == ["sp.lie0.e1_0 = d1_0", "sp.lie0.e1_1 = d1_1"]
         assert any(r.startswith("user symmetry: only user 0") for r in reductions)
+        assert any(r.startswith("relaxation: in the misreported run") for r in reductions)
 
 
 def test_other_mechanisms_and_options_keep_the_generic_encoding():
@@ -46,17 +47,9 @@ def test_the_baseline_is_still_callable_and_agrees():
 
 
 def test_a_wrongly_negated_sp_cannot_pass_as_a_proof(monkeypatch):
-    """sp's '¬sp' replaced by False: UNSAT, no hypothesis of the spec in the core, no control."""
-    prop = properties.get("sp")
-    real = prop.encode
-
-    def broken(sym, spec, prefix="sp", **kw):
-        enc = real(sym, spec, prefix, **kw)
-        enc.constraints = [c if c.name != f"{prefix}.violated" else c._replace(expr=z3.BoolVal(False))
-                           for c in enc.constraints]
-        return enc
-
-    monkeypatch.setattr(prop, "encode", broken)
+    """sp's rule (what the relaxed encoding negates) replaced by False: UNSAT, no hypothesis of
+    the spec in the core, no control."""
+    monkeypatch.setattr(properties.get("sp"), "rule", lambda *args, **kwargs: z3.BoolVal(False))
     proof = prove(mechanisms.get("drf"), "sp", 2, 2, time_limit=30)
     assert proof.status == "unknown" and "positive control" in proof.explanation
 
@@ -94,13 +87,36 @@ def test_drf_si_ef_pe_at_four_users(prop, size):
     assert set(proof.details["gates"].values()) == {"passed"}
 
 
-@pytest.mark.slow
-def test_drf_sp_three_by_four():
-    proof = prove(mechanisms.get("drf"), "sp", 3, 4, time_limit=300)
+def test_drf_sp_four_by_three_relaxed():
+    """The relaxed misreported run is linear: 4 x 3 is decided on the first attempt."""
+    proof = prove(mechanisms.get("drf"), "sp", 4, 3, time_limit=120)
     assert proof.status == "proved", proof.explanation
+    assert set(proof.details["gates"].values()) == {"passed"}
+    assert [q["result"] for q in proof.details["queries"] if q["stage"] == "proof"] == ["unsat"]
 
 
 @pytest.mark.slow
-def test_drf_sp_four_by_three():
-    proof = prove(mechanisms.get("drf"), "sp", 4, 3, time_limit=600)
+@pytest.mark.parametrize("size", [(3, 4), (4, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_drf_sp_at_four(size):
+    proof = prove(mechanisms.get("drf"), "sp", *size, time_limit=300)
     assert proof.status == "proved", proof.explanation
+    assert set(proof.details["gates"].values()) == {"passed"}
+
+
+def test_the_relaxed_sp_encoding_admits_the_truthful_runs():
+    """The relaxation is an over-approximation: a real DRF run with the liar telling the truth,
+    the others keeping their bundles (e_k = d_k), satisfies every constraint except the violation."""
+    from fairlab.core.instance import Instance
+
+    enc = P.STRATEGIES["drf-normalised"](mechanisms.get("drf"), "sp", 3, 2, {}, False)
+    inst = Instance.from_dict({"capacities": [1, 1], "demands": [[1, 4], [3, 1], [1, 1]]})
+    tasks = mechanisms.get("drf")(inst).tasks
+    rows = [[t * x for x in row] for t, row in zip(tasks, inst.demands)]
+    rows = [rows[0]] + sorted(rows[1:], key=max)  # the symmetry: users 1..n-1 by dominant share
+    rows = [[row[r] for r in sorted(range(2), key=lambda r: -rows[0][r])] for row in rows]  # resources
+    value = {f"d{i}_{r}": rows[i][r] for i in range(3) for r in range(2)}
+    value.update({f"sp.lie0_{r}": rows[0][r] for r in range(2)})
+    value.update({f"sp.lie0.e{k}_{r}": rows[k][r] for k in (1, 2) for r in range(2)})
+    subs = [(z3.Real(k), z3.RealVal(str(v))) for k, v in value.items()]
+    truth = {c.name: z3.is_true(z3.simplify(z3.substitute(c.expr, *subs))) for c in enc.constraints}
+    assert [name for name, ok in truth.items() if not ok] == ["sp.violated"]
