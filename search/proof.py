@@ -16,7 +16,11 @@ Reductions that keep the proof complete:
   the encoding asks only about user 0 (`focus_user`), which z3 finds much easier. Otherwise the
   negated property is the disjunction over every user;
 * normalisation of each user's row so its largest share is 1 would also be complete for
-  row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result.
+  row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result;
+* for the lab's DRF (no options) and si, ef, pe, sp, the encoding "drf-normalised"
+  (`_drf_normalised`, `_drf_sp_relaxed`): every row rescaled so its DRF tasks are 1 (linear
+  arithmetic), users and resources ordered, and for sp the misreported run relaxed to a linear
+  over-approximation — each reduction argued in its docstring and listed in the result.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
