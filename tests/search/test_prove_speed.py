@@ -120,3 +120,13 @@ def test_the_relaxed_sp_encoding_admits_the_truthful_runs():
     subs = [(z3.Real(k), z3.RealVal(str(v))) for k, v in value.items()]
     truth = {c.name: z3.is_true(z3.simplify(z3.substitute(c.expr, *subs))) for c in enc.constraints}
     assert [name for name, ok in truth.items() if not ok] == ["sp.violated"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prop", ["si", "ef", "pe", "sp"])
+def test_drf_catalogue_entries_reach_four_by_four(prop):
+    from fairlab.search.catalogue import GRID, get_entry, run_catalogue
+
+    [row] = run_catalogue(time_limit=300, entries=[get_entry(f"drf-{prop}")])
+    assert [c["status"] for c in row.details["checked"]] == ["proved"] * len(GRID), row.details["checked"]
+    assert row.status == "reproduced" and row.details["largest"] == [4, 4]
