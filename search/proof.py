@@ -75,6 +75,7 @@ from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance, z3_max
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Encoding, Violation, model_value, number
+from fairlab.properties.property import Z3View
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation
@@ -486,7 +487,7 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
         same = z3.And([e[k][r] == d[k][r] for r in range(m)])
         more = z3.And([z3.If(d[k][r] > 0, e[k][r] > d[k][r], e[k][r] == 0) for r in range(m)])
         relax.append(Constraint(f"relax.same-demand[{k}]", z3.Or(less, same, more)))
-    view = properties.property.Z3View(sym)
+    view = Z3View(sym)
     violated = z3.Or([module.rule(view, i, ones[i], ones[pos], deviation) for i, pos in module.compared(n, deviation)])
     goal = [*dev_constraints, *lie_spec, *relax, Constraint("sp.violated", violated)]
     symmetry = _symmetry(d, 1)
