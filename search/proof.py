@@ -16,7 +16,11 @@ Reductions that keep the proof complete:
   the encoding asks only about user 0 (`focus_user`), which z3 finds much easier. Otherwise the
   negated property is the disjunction over every user;
 * normalisation of each user's row so its largest share is 1 would also be complete for
-  row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result.
+  row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result;
+* for the lab's DRF (no options) and si, ef, pe, sp, the encoding "drf-normalised"
+  (`_drf_normalised`, `_drf_sp_relaxed`): every row rescaled so its DRF tasks are 1 (linear
+  arithmetic), users and resources ordered, and for sp the misreported run relaxed to a linear
+  over-approximation — each reduction argued in its docstring and listed in the result.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
@@ -68,9 +72,10 @@ from fairlab.core.results import Result, Status, to_json
 from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
-from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
+from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance, z3_max
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Encoding, Violation, model_value, number
+from fairlab.properties.property import Z3View
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation
@@ -214,6 +219,11 @@ class Encoded:
     hypothesis: object  # name -> bool
     read_model: object  # model -> (instance dict | None, witness dict | None)
     reductions: list[str]
+    #: a restriction the positive control may add (terms fixed to values, e.g. the other users'
+    #: tasks of sp's misreported run): a model of the restricted query is a model of the control
+    #: query, so a `sat` still shows the encoding without the dropped hypothesis satisfiable; it
+    #: only makes the control's search easier (linear). The unrestricted query is not tried.
+    control_fix: tuple = ()
 
     def goal(self, name: str) -> bool:
         """A constraint of the negated property (not of the base)."""
@@ -362,18 +372,173 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
     return Encoded(constraints, base, hypothesis, read_model, reductions)
 
 
-STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles}
+#: properties the "drf-normalised" strategy applies to: each is invariant under rescaling a user's
+#: demand row (see `_drf_normalised`)
+DRF_NORMALISED = ("si", "ef", "pe", "sp")
+
+
+def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
+                    positive_demands: bool) -> Encoded:
+    """The generic encoding (the mechanism's own spec and the property's own encoding) of built-in
+    DRF without options, with every user's tasks fixed to 1 and users and resources ordered.
+
+    Why fixing the tasks loses no violation (capacities are 1, weights 1, no caps, as `encoding`
+    builds them for DRF):
+
+    * the spec gives every user positive tasks: `drf.bottleneck[i]` asks for a saturated resource
+      r with d_ir > 0 on which no user of r has a larger share t_k·max_s d_ks than i; with t_i = 0
+      every user of r would have 0 tasks and r a load of 0, not 1;
+    * the spec is invariant under rescaling row i by a > 0 and t_i by 1/a: it reads the row only
+      through the bundle t_i·d_i (loads), the dominant share t_i·max_r d_ir and the support
+      {r: d_ir > 0}, all unchanged;
+    * so are the four negated properties: si's rule (`leontief.z3_prefers`) is t_i·d_ir < 1/n on
+      i's support; ef's is t_i·d_ir < t_j·d_jr on i's support; pe's that no resource of i's support
+      is saturated (loads); sp's that t'_0·lie_r > t_0·d_0r on the support of the true row d_0,
+      where the misreported instance shares the rows of users 1..n-1 with the true one (rescaled
+      together) and the declared row `lie` is itself rescaled by its tasks t'_0 > 0.
+
+    Any violating model (d, t) therefore gives one with d_i := t_i·d_i and t_i = 1 (for sp also
+    lie := t'_0·lie, t'_0 = 1). Substituting 1 for those tasks makes si, ef and pe LINEAR. The
+    equalities stay as named constraints ("normalise.*") so a model still reads as an instance
+    with its allocation. sp keeps (n-1)·m products t'_k·d_kr in its misreported run: it goes to
+    `_drf_sp_relaxed`, which relaxes them.
+
+    Symmetries broken (the unknown instance, the spec and the property are symmetric under
+    permuting users and, capacities being all 1, permuting resources; `drf` is declared
+    anonymous): for si, ef, pe the negated property is the disjunction over every user (pair),
+    so users are ordered by dominant share (max_r d_ir once t = 1), then resources by user 0's
+    demand (a resource permutation keeps every dominant share). For sp only user 0 deviates
+    (`focus_user`): users 1..n-1 are ordered by dominant share, and resources by user 0's true
+    demand, so resource 0 is its dominant one. The symmetry constraints and equalities are part
+    of the base (gate 2 checks them satisfiable with the spec), never hypotheses a positive
+    control may drop, and the control still has to find an instance violating the property
+    within them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
+    if prop == "sp":
+        return _drf_sp_relaxed(mechanism, n, m, positive_demands)
+    sym, constraints, enc, reductions, hypothesis, base = encoding(mechanism, prop, n, m, options=options,
+                                                                   positive_demands=positive_demands)
+    fixed = list(enc.variables["tasks"])
+    one = z3.RealVal(1)
+    missing = [str(v) for v in fixed if all(z3.substitute(c.expr, (v, one)).eq(c.expr) for c in constraints)]
+    if missing:  # the property's encoding changed its names: no silent no-op normalisation
+        raise AssertionError(f"drf-normalised: {missing} do not occur in the {prop} encoding")
+    substituted = [Constraint(c.name, z3.substitute(c.expr, *[(v, one) for v in fixed])) for c in constraints]
+    extra = [Constraint(f"normalise.{v}", v == one) for v in fixed]
+    extra += _symmetry(sym.demands, 0)
+    reductions = [*reductions,
+                  "tasks normalised to 1: each demand row rescaled to its DRF bundle (DRF gives every user "
+                  "positive tasks; spec and property are invariant under rescaling a row)",
+                  "symmetry: users ordered by dominant share, resources by user 0's demand (user and resource "
+                  "permutations)"]
+
+    def read_model(model):
+        inst = model_instance(model, sym)
+        return (inst.to_dict() if inst else None), enc.witness(model)
+
+    return Encoded([*substituted, *extra], base | {c.name for c in extra}, hypothesis, read_model, reductions)
+
+
+def _symmetry(d, first: int) -> list[Constraint]:
+    """Users `first`..n-1 ordered by dominant share, resources by user 0's demand (`_drf_normalised`)."""
+    share = [z3_max(row) for row in d]
+    return ([Constraint(f"symmetry.user-order[{k}]", share[k] <= share[k + 1]) for k in range(first, len(d) - 1)]
+            + [Constraint(f"symmetry.resource-order[{r}]", d[0][r] >= d[0][r + 1]) for r in range(len(d[0]) - 1)])
+
+
+def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool) -> Encoded:
+    """sp of built-in DRF (`_drf_normalised`'s reductions), with the misreported run RELAXED to
+    linear arithmetic: a proof of a stronger statement.
+
+    The truthful instance has tasks 1 (rows = bundles) and the liar (user 0) declares `lie` with
+    tasks 1, as in `_drf_normalised`. In the misreported run every other user k keeps its row d_k
+    and gets t'_k > 0 tasks (DRF's spec gives every user positive tasks), so its bundle is
+    e_k = t'_k·d_k: the only nonlinear terms. The relaxation forgets the factor and keeps what
+    it implies: e_k has the support of d_k and moves in one direction — 0 < e_kr < d_kr on the
+    support (t'_k < 1), e_k = d_k (t'_k = 1) or e_kr > d_kr on the support (t'_k > 1)
+    ("relax.same-demand[k]"). The misreported run is then DRF's own spec (`mechanism.spec`) on the
+    rows (lie, e_1, ..., e_{n-1}) with tasks 1, and the violation is the sp property's own rule.
+    Every violating model of the unrelaxed encoding is a model of the relaxed one (e_k := t'_k·d_k),
+    so UNSAT of the relaxed encoding proves sp. (The DRF paper's descent argument, appendix A,
+    uses only these facts: which users lose or gain in the misreported run, and their shares.)
+
+    A SAT answer is no refutation by itself (the relaxation may admit non-instances); like every
+    refutation it is confirmed exactly on the concrete instance or reported `unknown`. The
+    positive control is restricted to e_k = d_k (`Encoded.control_fix`): its model, the other users
+    keeping their bundles, is a model of the unrelaxed encoding too."""
+    module = properties.get("sp")
+    sym = SymbolicInstance.unknown(n, m)
+    d = sym.demands
+    ones = [z3.RealVal(1)] * n
+    base_constraints = list(sym.domain)
+    if positive_demands:
+        base_constraints += [Constraint(f"assume.positive[{i}][{r}]", d[i][r] > 0) for i in range(n) for r in range(m)]
+    own = list(mechanism.spec(sym, ones))
+    [(tag, deviation, derived, dev_constraints)] = list(module.derive_symbolic(sym, "sp", 0))
+    liar, lie = deviation
+    e = [[z3.Real(f"sp.{tag}.e{k}_{r}") for r in range(m)] for k in range(n)]
+    rows = [lie if k == liar else e[k] for k in range(n)]
+    relaxed = SymbolicInstance(list(derived.capacities), rows, list(derived.weights), list(derived.max_tasks))
+    lie_spec = [Constraint(f"sp.{tag}:{c.name}", c.expr) for c in mechanism.spec(relaxed, ones)]
+    relax = []
+    for k in range(n):
+        if k == liar:
+            continue
+        less = z3.And([z3.If(d[k][r] > 0, z3.And(e[k][r] > 0, e[k][r] < d[k][r]), e[k][r] == 0) for r in range(m)])
+        same = z3.And([e[k][r] == d[k][r] for r in range(m)])
+        more = z3.And([z3.If(d[k][r] > 0, e[k][r] > d[k][r], e[k][r] == 0) for r in range(m)])
+        relax.append(Constraint(f"relax.same-demand[{k}]", z3.Or(less, same, more)))
+    view = Z3View(sym)
+    violated = z3.Or([module.rule(view, i, ones[i], ones[pos], deviation) for i, pos in module.compared(n, deviation)])
+    goal = [*dev_constraints, *lie_spec, *relax, Constraint("sp.violated", violated)]
+    symmetry = _symmetry(d, 1)
+    constraints = [*base_constraints, *own, *symmetry, *goal]
+    base = {c.name for c in [*base_constraints, *own, *symmetry]}
+    names = {c.name for c in own}
+    reductions = ["capacities normalised to 1 (scale-invariant mechanism)",
+                  "user symmetry: only user 0 deviates/complains (anonymous mechanism)",
+                  *(["assumption: every demand strictly positive"] if positive_demands else []),
+                  "tasks normalised to 1: each demand row rescaled to its DRF bundle (DRF gives every user "
+                  "positive tasks; spec and property are invariant under rescaling a row); the liar's declared "
+                  "row likewise",
+                  "symmetry: users 1..n-1 ordered by dominant share, resources by user 0's demand (user and "
+                  "resource permutations)",
+                  "relaxation: in the misreported run each other user's bundle keeps its support and moves in one "
+                  "direction (below, equal to or above its truthful bundle) instead of scaling exactly: linear; "
+                  "UNSAT proves the unrelaxed claim"]
+
+    def read_model(model):
+        inst = model_instance(model, sym)
+        return (inst.to_dict() if inst else None), {"user": liar, "misreport": [number(model_value(model, x))
+                                                                               for x in lie]}
+
+    fix = tuple((e[k][r], d[k][r]) for k in range(n) if k != liar for r in range(m))
+    return Encoded(constraints, base, _is_hypothesis(names), read_model, reductions, control_fix=fix)
+
+
+STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles, "drf-normalised": _drf_normalised}
 
 
 def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
-    """The encodings that apply, most specialised first: for DRF's strategyproofness (no options)
-    the bundle-coordinate encoding of `fairlab.search.proof_drf`, then always the generic one."""
-    out = []
-    if (mechanism.name == "drf" and prop == "sp" and not options and mechanism.module == "fairlab.mechanisms.drf"
-            and mechanism.scale_invariant and mechanism.anonymous):  # its reductions need both facts
-        out.append("drf-bundles")
-    out.append("generic")
-    return out
+    """The encodings that apply, most specialised first. For the lab's DRF without options (its
+    reductions need both declared facts, scale invariance and anonymity) and si, ef, pe, sp: the
+    tasks-normalised encoding (`_drf_normalised`) alone: it is the generic encoding with complete
+    reductions, linear for si, ef and pe, and it decides sp where the bundle coordinates of
+    `fairlab.search.proof_drf` and the generic encoding ran out (measured by
+    `benchmarks/bench_prove.py` against `baseline_strategies_for`). Otherwise the generic encoding."""
+    drf = (mechanism.name == "drf" and not options and mechanism.module == "fairlab.mechanisms.drf"
+           and mechanism.scale_invariant and mechanism.anonymous)
+    if drf and prop in DRF_NORMALISED:
+        return ["drf-normalised"]
+    return ["generic"]
+
+
+def baseline_strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
+    """The encodings `strategies_for` chose before the tasks-normalised one, kept callable as the
+    baseline of `benchmarks/bench_prove.py`: for DRF's sp the bundle coordinates then the generic
+    encoding, otherwise the generic one."""
+    if strategies_for(mechanism, prop, options) == ["drf-normalised"] and prop == "sp":
+        return ["drf-bundles", "generic"]
+    return ["generic"]
 
 
 def _unknown(out: dict, reason: str, gate: str | None = None, state: str = "unknown") -> dict:
@@ -442,7 +607,7 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
     out["gates"]["core-uses-property"] = "passed"
     # Gate 4: the positive control.
     control = positive_control(encoded.constraints, [c for c in q.core if encoded.hypothesis(c)],
-                               encoded.read_model, budget, deadline, queries)
+                               encoded.read_model, budget, deadline, queries, fix=encoded.control_fix)
     if control is None:
         if queries and queries[-1]["result"] == "unknown (time)":
             out["stopped"] = "time"
@@ -500,7 +665,7 @@ GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
 
 def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
           positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
-          budget: ProveBudget | None = None) -> Result:
+          budget: ProveBudget | None = None, strategies: list[str] | None = None) -> Result:
     """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
     rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
     an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
@@ -508,7 +673,8 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
 
     A ``proof`` `Result`: the unsat core and positive control are its ``certificate``; the gates,
     the conformance reports, the reductions and every z3 query are its ``details``; the budget and
-    the resource units spent (``rlimit_spent``) its ``budget``."""
+    the resource units spent (``rlimit_spent``) its ``budget``. `strategies` overrides the
+    encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
     options = dict(options or {})
     if n < 1 or m < 1:
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
@@ -521,7 +687,9 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
     start = time.monotonic()
     deadline = start + budget.seconds
-    names = strategies_for(mechanism, prop, options)
+    names = strategies_for(mechanism, prop, options) if strategies is None else list(strategies)
+    if not names or any(name not in STRATEGIES for name in names):
+        raise InputError(f"strategies: expected names among {', '.join(STRATEGIES)}, got {names}")
     gates = {g: "not-reached" for g in GATES}
     queries: list[dict] = []
     reports: list[dict] = []
@@ -726,13 +894,19 @@ def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudg
 
 
 def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, deadline: float,
-                     queries: list[dict] | None = None):
+                     queries: list[dict] | None = None, fix: tuple = ()):
     """Drop one mechanism hypothesis of the core at a time: the first SAT is the control, reported
     with the instance z3 builds for it. No hypothesis in the core at all means the property's
     encoding is contradictory on its own — no control, and so no proof. The hypotheses are tried
     in name order, each with the control schedule's first (seed, rlimit), then those that ran out
-    with the next: deterministic, like every budget here."""
+    with the next: deterministic, like every budget here.
+
+    `fix`: (term, value) pairs the control queries substitute and assert (`Encoded.control_fix`):
+    a restriction, so a model found is a model of the unrestricted control; the result names it."""
     queries = [] if queries is None else queries
+    if fix:
+        constraints = [Constraint(c.name, z3.substitute(c.expr, *fix)) for c in constraints]
+        constraints += [Constraint(f"control.fix.{term}", term == value) for term, value in fix]
     undecided = sorted(set(hypotheses))
     for seed, rlimit in budget.control_schedule():
         left = []
@@ -750,6 +924,7 @@ def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, d
                 instance, witness = read_model(q.model)
             except Exception:  # the reader may rely on the dropped constraint
                 instance, witness = None, None
-            return {"dropped": dropped, "result": "sat", "instance": instance, "witness": witness}
+            return {"dropped": dropped, "result": "sat", "instance": instance, "witness": witness,
+                    **({"restricted_by": [f"{term} = {value}" for term, value in fix]} if fix else {})}
         undecided = left
     return None

@@ -18,6 +18,10 @@ the DRF paper's Theorem, capacities normalised to 1) the demands can be eliminat
 Symmetries broken (complete, since the unknown instance is symmetric): the liar is user 0; its
 dominant resource is resource 0; the other users are ordered by truthful dominant share.
 The named constraints mirror the generic ones, so unsat cores read the same way.
+
+Since issue 18 `fairlab.search.proof` proves DRF's sp with the tasks-normalised, relaxed encoding
+(`_drf_sp_relaxed`: linear, 4 x 4 in about a second); this one stays as the benchmark's baseline
+(`baseline_strategies_for`, `benchmarks/bench_prove.py`).
 """
 
 from __future__ import annotations
