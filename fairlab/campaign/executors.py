@@ -19,6 +19,7 @@ from typing import Iterator
 from fairlab.campaign.cell import kill_running_cell
 from fairlab.core.errors import InputError
 from fairlab.core.lifetime import die_with_parent
+from fairlab.mechanisms import registry
 
 
 def default_workers() -> int:
@@ -31,10 +32,12 @@ def default_workers() -> int:
 
 def _pool_worker_start(parent: int) -> None:
     """A pool worker leaves Ctrl-C to the driver and dies with it; SIGTERM from the driver kills
-    the cell it is running (the worker then returns, and stops at the pool's shutdown)."""
+    the cell it is running (the worker then returns, and stops at the pool's shutdown). It
+    imports every built-in mechanism once, so the cells it forks do not each import them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: kill_running_cell())
     die_with_parent(parent)
+    registry.load_all()
 
 
 @contextlib.contextmanager
