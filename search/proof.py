@@ -518,15 +518,18 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
 STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles, "drf-normalised": _drf_normalised}
 
 
-def strategies_for(mechanism: Mechanism, prop: str, options: dict) -> list[str]:
+def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_demands: bool = False) -> list[str]:
     """The encodings that apply, most specialised first. For the lab's DRF without options (its
     reductions need both declared facts, scale invariance and anonymity) and si, ef, pe, sp: the
     tasks-normalised encoding (`_drf_normalised`) alone: it is the generic encoding with complete
     reductions, linear for si, ef and pe, and it decides sp where the bundle coordinates of
     `fairlab.search.proof_drf` and the generic encoding ran out (measured by
-    `benchmarks/bench_prove.py` against `baseline_strategies_for`). Otherwise the generic encoding."""
-    drf = (mechanism.name == "drf" and not options and mechanism.module == "fairlab.mechanisms.drf"
-           and mechanism.scale_invariant and mechanism.anonymous)
+    `benchmarks/bench_prove.py` against `baseline_strategies_for`). Otherwise the generic encoding.
+    Except sp with every demand positive: the relaxed encoding's positive control (the other users
+    keep their bundles) then finds no violation, so it could never pass gate 4; the baseline runs."""
+    drf = (mechanism is mechanisms.get("drf") and not options and mechanism.scale_invariant and mechanism.anonymous)
+    if drf and prop == "sp" and positive_demands:
+        return ["drf-bundles", "generic"]
     if drf and prop in DRF_NORMALISED:
         return ["drf-normalised"]
     return ["generic"]
@@ -687,7 +690,7 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
     start = time.monotonic()
     deadline = start + budget.seconds
-    names = strategies_for(mechanism, prop, options) if strategies is None else list(strategies)
+    names = strategies_for(mechanism, prop, options, positive_demands) if strategies is None else list(strategies)
     if not names or any(name not in STRATEGIES for name in names):
         raise InputError(f"strategies: expected names among {', '.join(STRATEGIES)}, got {names}")
     gates = {g: "not-reached" for g in GATES}

@@ -69,3 +69,21 @@ def test_levels_respects_the_deterministic_budget():
                           [[rng.randint(1, 20) for _ in range(6)] for _ in range(40)])
     with pytest.raises(bmf.BMFBudgetExceeded, match="max_checks"):
         allocate("bmf", inst, method="levels", max_checks=3)
+
+
+@pytest.mark.parametrize("data,levels,enumeration", [
+    ({"capacities": ["5/2", 2], "demands": [[2, 2], [1, "1/2"], [1, "1/2"], [0, 1]],
+      "weights": [[1, 2], [1, "1/3"], [2, 2], [2, 1]], "max_tasks": [None, 1, 0, 0]},
+     [F(6, 7), F(4, 7), 0, 0], [F(3, 4), 1, 0, 0]),
+    ({"capacities": [1, 2], "demands": [[1, 2], [1, 2], ["1/2", 1], [3, 2]],
+      "weights": [["1/3", 2], [2, 1], ["1/3", 1], [2, 1]], "max_tasks": ["1/2", None, None, 0]},
+     [F(1, 2), F(1, 4), F(1, 2), 0], [F(1, 5), F(3, 5), F(2, 5), 0]),
+])
+def test_with_weight_vectors_levels_can_give_another_bmf_allocation(data, levels, enumeration):
+    """Found by an audit: both are BMF, so the levels answer is labelled "a BMF allocation, not
+    always the leximin rule's", and the enumeration stays the default."""
+    inst = Instance.from_dict(data)
+    fast, default = allocate("bmf", inst, method="levels"), allocate("bmf", inst)
+    assert list(fast.tasks) == levels and list(default.tasks) == enumeration
+    assert bmf.is_bmf(inst, fast.tasks).holds and bmf.is_bmf(inst, default.tasks).holds
+    assert "not always the leximin" in bmf.LEVELS_RULE

@@ -130,3 +130,13 @@ def test_drf_catalogue_entries_reach_four_by_four(prop):
     [row] = run_catalogue(time_limit=300, entries=[get_entry(f"drf-{prop}")])
     assert [c["status"] for c in row.details["checked"]] == ["proved"] * len(GRID), row.details["checked"]
     assert row.status == "reproduced" and row.details["largest"] == [4, 4]
+
+
+def test_drf_sp_with_positive_demands_is_still_proved():
+    """Found by an audit: the relaxed sp encoding's control cannot bite when every demand is
+    positive, so that case runs the baseline encodings (it was `unknown`, proved before issue 18)."""
+    from fairlab import mechanisms
+    from fairlab.search.proof import prove
+
+    result = prove(mechanisms.get("drf"), "sp", 2, 2, positive_demands=True)
+    assert result.status == "proved" and "drf-normalised" not in result.details["reductions"][-1]
