@@ -111,8 +111,9 @@ def register(app: typer.Typer) -> None:
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """Rediscover every counterexample of the sources from scratch, claims in parallel (exit 1 if
-        one is not found)."""
+        """Rediscover every counterexample of the sources from scratch, claims in parallel.
+
+        Exit 1 if one is not found."""
         check_format(fmt)
         start = time.monotonic()
         try:
@@ -152,8 +153,9 @@ def register(app: typer.Typer) -> None:
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
-        """The mechanism × property table: violated (fixture), holds, none found, n/a or unknown per cell
-        (cells in parallel)."""
+        """The mechanism × property table, cells in parallel.
+
+        Each cell: violated (fixture), holds, none found, n/a or unknown."""
         check_format(fmt)
         try:
             params.seconds(time_limit)
