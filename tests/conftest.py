@@ -5,19 +5,34 @@ The tests mirror the packages: ``tests/<package>/`` holds the tests of ``fairlab
 (``tests/core`` for ``fairlab.core``, ``tests/cli`` for the command line, ``tests/project`` for
 packaging and dependencies); ``tests/plugins`` holds researcher-style plug-ins the tests load.
 Hypothesis strategies for instances are public: `fairlab.strategies`.
+
+`browser` (the HTML reports' tests) drives the system's Chromium with no new dependency: the Chrome
+DevTools Protocol over ``--remote-debugging-pipe`` (Chromium reads NUL-terminated JSON messages on
+fd 3 and writes its answers and events on fd 4). Every wait has a deadline, and the browser's
+process group is killed at teardown whatever happened. Without Chromium the browser tests are
+skipped, unless the environment variable CI is set: then they fail (CI installs it, see .ci/run).
+FAIRLAB_CHROMIUM names another browser binary.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import queue
+import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = Path(__file__).resolve().parent / "plugins"
+TIMEOUT = 20.0  # seconds any one browser step may take (a hung browser fails, it does not hang)
 
 
 def pytest_configure(config):
@@ -60,3 +75,220 @@ def _assert_one_line_error(out, *words):
 def assert_one_line_error():
     """`assert_one_line_error(completed_process, *words)`: the project's rule for bad input."""
     return _assert_one_line_error
+
+
+# ------------------------------------------------------------------------------ a headless browser
+def chromium_executable() -> str | None:
+    """FAIRLAB_CHROMIUM, else ``chromium`` / ``chromium-browser`` on PATH, else None."""
+    chosen = os.environ.get("FAIRLAB_CHROMIUM")
+    if chosen:
+        return chosen
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _high(fd: int) -> int:
+    """`fd` moved to a number >= 10, so it cannot collide with the browser's fds 3 and 4."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
+class BrowserError(RuntimeError):
+    """The browser answered with an error, died, or did not answer in time."""
+
+
+class Browser:
+    """A headless Chromium with one page, driven over the DevTools protocol pipe.
+
+    ``navigate(url)``, ``evaluate(js) -> value`` (JSON-able result of the expression, promises
+    awaited), ``screenshot(path)`` (full page, PNG); ``problems`` lists console errors, uncaught
+    exceptions, log errors and every request that was not for a file:, data: or about: URL."""
+
+    FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+             "--remote-debugging-pipe")
+
+    def __init__(self, executable: str, profile: Path, log: Path):
+        to_chrome_r, self._to_chrome = map(_high, os.pipe())
+        self._from_chrome, from_chrome_w = map(_high, os.pipe())
+        self._log = open(log, "wb")  # noqa: SIM115 (closed in close())
+        # fds 3 and 4 of the browser are our pipe ends (dup2 in the child; both ends are >= 10, so
+        # neither dup2 overwrites the other's source).
+        def pipe_fds_3_and_4():
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+
+        self.process = subprocess.Popen(
+            [executable, *self.FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            pass_fds=(3, 4), preexec_fn=pipe_fds_3_and_4, start_new_session=True)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._next_id = 0
+        self._answers: dict[int, dict] = {}
+        self._inbox: queue.Queue = queue.Queue()
+        self.events: list[dict] = []
+        self.session: str | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    # ------------------------------------------------------------------ the pipe
+    def _read(self) -> None:
+        buffer = b""
+        while True:
+            try:
+                chunk = os.read(self._from_chrome, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._inbox.put(None)
+                return
+            buffer += chunk
+            while b"\0" in buffer:
+                message, buffer = buffer.split(b"\0", 1)
+                self._inbox.put(json.loads(message))
+
+    def _pump(self, deadline: float) -> None:
+        """Take one message off the pipe (an answer or an event) before `deadline`."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BrowserError("the browser did not answer in time")
+        try:
+            message = self._inbox.get(timeout=left)
+        except queue.Empty:
+            raise BrowserError("the browser did not answer in time") from None
+        if message is None:
+            raise BrowserError(f"the browser closed the pipe (exit code {self.process.poll()})")
+        if "id" in message:
+            self._answers[message["id"]] = message
+        else:
+            self.events.append(message)
+
+    def send(self, method: str, params: dict | None = None, session: bool = True, timeout: float = TIMEOUT) -> dict:
+        """One DevTools command; its result (raises `BrowserError` on an error answer or timeout)."""
+        self._next_id += 1
+        ident = self._next_id
+        message = {"id": ident, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        try:
+            os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        except OSError as exc:
+            raise BrowserError(f"cannot write to the browser: {exc}") from None
+        deadline = time.monotonic() + timeout
+        while ident not in self._answers:
+            self._pump(deadline)
+        answer = self._answers.pop(ident)
+        if "error" in answer:
+            raise BrowserError(f"{method}: {answer['error']}")
+        return answer.get("result", {})
+
+    # ------------------------------------------------------------------ the page
+    def open_page(self, width: int = 1280, height: int = 900) -> None:
+        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 session=False)["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.send(f"{domain}.enable")
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def navigate(self, url: str, timeout: float = TIMEOUT) -> None:
+        """Load `url` and wait until the document is complete."""
+        answer = self.send("Page.navigate", {"url": url}, timeout=timeout)
+        if answer.get("errorText"):
+            raise BrowserError(f"navigate {url}: {answer['errorText']}")
+        deadline = time.monotonic() + timeout
+        while self.evaluate("document.readyState") != "complete":
+            if time.monotonic() > deadline:
+                raise BrowserError(f"navigate {url}: not loaded within {timeout} s")
+            time.sleep(0.05)
+
+    def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page (JSON-able; promises awaited)."""
+        answer = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                "awaitPromise": True})
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            raise BrowserError(f"evaluate: {details.get('exception', {}).get('description') or details.get('text')}")
+        return answer["result"].get("value")
+
+    def screenshot(self, path: Path) -> Path:
+        """A full-page PNG of the current page at `path`."""
+        import base64
+
+        size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip})
+        Path(path).write_bytes(base64.b64decode(data["data"]))
+        return Path(path)
+
+    @property
+    def problems(self) -> list[str]:
+        """Console errors, uncaught exceptions, error log entries and requests leaving the machine."""
+        out = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                out.append("console: " + " ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
+            elif method == "Runtime.exceptionThrown":
+                out.append("exception: " + str(params.get("exceptionDetails", {}).get("text")))
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                out.append("log: " + str(params["entry"].get("text")))
+            elif method == "Network.requestWillBeSent":
+                url = params.get("request", {}).get("url", "")
+                if not url.startswith(("file:", "data:", "about:")):
+                    out.append("request: " + url)
+        return out
+
+    def close(self) -> None:
+        """Ask the browser to quit, then kill its process group; always returns."""
+        try:
+            if self.process.poll() is None:
+                self.session = None
+                self.send("Browser.close", session=False, timeout=3)
+        except BrowserError:
+            pass
+        try:
+            self.process.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # the renderer and zygote children too
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for fd in (self._to_chrome, self._from_chrome):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """A headless Chromium with one 1280×900 page (see `Browser`); skipped without Chromium, failed
+    instead when CI is set."""
+    executable = chromium_executable()
+    if not executable or not os.access(executable, os.X_OK):
+        reason = "Chromium not found (install the system package `chromium`, or set FAIRLAB_CHROMIUM)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip")
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("chromium")
+    started = Browser(executable, folder / "profile", folder / "chromium.log")
+    try:
+        started.open_page()
+    except BrowserError as exc:
+        started.close()
+        log = (folder / "chromium.log").read_text(errors="replace")[-2000:]
+        pytest.fail(f"Chromium did not start: {exc}\n{log}")
+    try:
+        yield started
+    finally:
+        started.close()

@@ -12,7 +12,6 @@ is then removed, as an interrupted campaign leaves it."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import re
@@ -320,39 +319,16 @@ def test_the_cli_refuses_a_bad_out_before_reading_the_folder(run_cli, tmp_path, 
 
 
 # ------------------------------------------------------------------------------ a real browser
-def _audit_conftest():
-    """tests/audit/conftest.py as a module: its headless Chromium (`Browser`) serves these tests too
-    (test folders do not import each other's conftest)."""
-    spec = importlib.util.spec_from_file_location("_audit_browser", ROOT / "tests" / "audit" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def loaded(campaign, page, tmp_path_factory):
-    """The campaign's page written to a file and loaded in Chromium; skipped without Chromium,
-    failed instead when CI is set (as the audit report's browser tests)."""
-    chromium = _audit_conftest()
-    executable = chromium.chromium_executable()
-    if not executable or not os.access(executable, os.X_OK):
-        reason = "Chromium not found (install the system package `chromium`, or set FAIRLAB_CHROMIUM)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip")
-        pytest.skip(reason)
+def loaded(browser, campaign, tmp_path_factory):
+    """The campaign's page written to a file and loaded in the headless Chromium of
+    tests/conftest.py (skipped without Chromium, failed instead when CI is set): (browser, folder)."""
     folder = tmp_path_factory.mktemp("browser")
     path = folder / "report.html"
     data, rows = report.read(campaign[0])
     campaign_html.write(data, rows, str(campaign[0]), path)
-    browser = chromium.Browser(executable, folder / "profile", folder / "chromium.log")
-    try:
-        browser.open_page()
-        browser.navigate(path.as_uri())
-        yield browser, folder
-    except chromium.BrowserError as exc:
-        pytest.fail(f"Chromium: {exc}\n{(folder / 'chromium.log').read_text(errors='replace')[-2000:]}")
-    finally:
-        browser.close()
+    browser.navigate(path.as_uri())
+    return browser, folder
 
 
 def test_the_browser_renders_the_table_the_cells_and_the_audit_figures(loaded, campaign):
