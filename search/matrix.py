@@ -40,11 +40,11 @@ def known_records(user_store: Store) -> list[tuple[str, dict, bool]]:
     return records + [(path.name, record, True) for path, record in user_store.load_all()]
 
 
-def known_violation(mechanism: Mechanism, prop: str, records) -> tuple[str, dict] | None:
-    """The first (file name, record) of `records` (`known_records`) that is a violation of `prop` by
-    `mechanism`. A record from the user's store is re-verified from scratch first (a plug-in's
-    module beside it may have changed, or the file was edited): one that does not re-verify is
-    not a known violation. The shipped fixtures are re-verified by the test suite."""
+def known_violation(mechanism: Mechanism, prop: str, records) -> Result | None:
+    """The cell's ``violated`` `Result` from the first record of `records` (`known_records`) that is
+    a violation of `prop` by `mechanism`, or None. A record from the user's store is re-verified
+    from scratch first (a plug-in's module beside it may have changed, or the file was edited):
+    one that does not re-verify is not a known violation. The shipped fixtures are re-verified by the test suite."""
     name, digest = _identity(mechanism)
     for file_name, record, from_store in records:
         if record.get("kind") != "violation" or record.get("mechanism") != name or record.get("property") != prop:
@@ -57,7 +57,9 @@ def known_violation(mechanism: Mechanism, prop: str, records) -> tuple[str, dict
                     continue
             except InputError:  # not shaped like a fixture: not evidence
                 continue
-        return file_name, record
+        return Result("search", Status.VIOLATED, mechanism=mechanism.name, property=prop,
+                      instance=record["instance"], witness=record.get("witness"),
+                      explanation=record.get("explanation", ""), details={"fixture": file_name, "known": True})
     return None
 
 
@@ -77,11 +79,7 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
                 progress(f"{mech.name} × {prop}")
             known = known_violation(mech, prop, records)
             if known is not None:
-                file_name, record = known
-                cells.append(Result("search", Status.VIOLATED, mechanism=mech.name, property=prop,
-                                    instance=record["instance"], witness=record.get("witness"),
-                                    explanation=record.get("explanation", ""),
-                                    details={"fixture": file_name, "known": True}))
+                cells.append(known)
                 continue
             cell = engines.search(mech, prop, n, m, time_limit=time_limit, seed=seed, candidates=candidates, **budget)
             if cell.status == "violated" and write:

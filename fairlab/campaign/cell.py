@@ -160,16 +160,22 @@ _RUNNING: set[int] = set()  # the cells this process is waiting for (their proce
 _STOPPING: list[bool] = []  # set once the campaign is interrupted: this process starts no more cells
 
 
+def _kill_cell(pid: int) -> None:
+    """SIGKILL a cell's process group (whatever it started) and the cell itself (in case it had
+    not made its group yet)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def kill_running_cell() -> None:
     """Kill the cells this process runs (and whatever they started), and start no more; e.g.
     from a signal handler when the campaign is interrupted."""
     _STOPPING.append(True)
     for pid in list(_RUNNING):
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill_cell(pid)
 
 
 def _child(fd: int, parent: int, description: dict, store: str | None) -> None:
@@ -235,11 +241,7 @@ def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECO
                 received += chunk
     finally:
         os.close(read_end)
-        for kill in (os.killpg, os.kill):  # the cell and anything it left running
-            try:
-                kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill_cell(pid)  # the cell and anything it left running
         _RUNNING.discard(pid)  # before it is reaped: until then its pid cannot be another's
         status = os.waitpid(pid, 0)[1]
     size = int.from_bytes(received[:_LENGTH], "big") if len(received) >= _LENGTH else -1

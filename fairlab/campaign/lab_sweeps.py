@@ -79,14 +79,7 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
     for name, mech in zip(mechanism_names, mechs):
         for prop in properties.names():
             known = known_violation(mech, prop, records)
-            if known is None:
-                rows.append((mech, prop, by_place[(name, prop)]))
-                continue
-            file_name, record = known
-            rows.append((mech, prop, Result("search", Status.VIOLATED, mechanism=mech.name, property=prop,
-                                            instance=record["instance"], witness=record.get("witness"),
-                                            explanation=record.get("explanation", ""),
-                                            details={"fixture": file_name, "known": True})))
+            rows.append((mech, prop, by_place[(name, prop)] if known is None else known))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]
     sweep = {"verb": "matrix", "mechanisms": list(mechanism_names), "users": n, "resources": m, "seed": seed,
              "budget": spec["budget"]}

@@ -13,7 +13,6 @@ from rich.markup import escape
 from fairlab.campaign import executors
 from fairlab.cli.commands import _params as params
 from fairlab.core.errors import InputError
-from fairlab.core.stdio import output_to_stderr
 
 WORKERS_HELP = "cells run at once, each in a process of its own (default: the cores available)"
 OUT_HELP = "keep every cell's result in DIR/cells; the same command again runs only the missing ones"
@@ -67,7 +66,7 @@ def executor(where: Where) -> Iterator:
             with executors.local(where.workers) as pool:
                 yield pool
         else:
-            with output_to_stderr(), executors.dask(where.scheduler, where.cluster) as pool:
+            with executors.dask(where.scheduler, where.cluster) as pool:
                 yield pool
 
 
