@@ -49,6 +49,16 @@ def check_out_dir(out: Path) -> None:
         raise InputError(f"--out: {str(parent)!r} is not writable")
 
 
+def _cells_folder(out: Path) -> Path:
+    """``OUT/cells``, made if missing; a folder that cannot be made is a one-line `InputError`."""
+    folder = out / "cells"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot make {str(folder)!r} ({exc.strerror or exc})") from None
+    return folder
+
+
 def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
@@ -163,8 +173,7 @@ def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor
                         "cell": cell.description, **outcome,
                         "provenance": outcome.get("provenance") or provenance()}
             if out is not None and keep(document):
-                (out / "cells").mkdir(parents=True, exist_ok=True)
-                write_atomic(out / "cells" / f"{cell.id}.json", document)
+                write_atomic(_cells_folder(out) / f"{cell.id}.json", document)
             outcomes[cell.id] = document
             if progress:
                 progress(finished, len(todo), cell.label())
@@ -184,7 +193,7 @@ def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterabl
     cells = list({c.id: c for c in specs.expand(data, spec_path.parent)}.values())  # a repeated one once
     check_retry(retry)
     check_out_dir(out)
-    (out / "cells").mkdir(parents=True, exist_ok=True)
+    _cells_folder(out)
     write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": data,
                                           "cells": [{"id": c.id, **c.description} for c in cells]})
     with contextlib.nullcontext(executor) if executor is not None else executors.local(workers) as pool:

@@ -189,3 +189,9 @@ def _processes(token: str) -> list[int]:
             if token.encode() in command:
                 found.append(int(entry.name))
     return found
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
+def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path):
+    with pytest.raises(InputError, match="cannot make"):
+        run.run(_campaign(tmp_path), Path("/proc") / f"fairlab-{os.getpid()}", workers=1)
