@@ -50,6 +50,13 @@ class Allocation:
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     exactness: str | None = None
     error_bound: str | None = None
+    #: several machines: `placement[i][k]` whole tasks of user i on machine k (`tasks[i]` their sum)
+    placement: tuple[tuple[Fraction, ...], ...] | None = None
+    #: a randomized mechanism: its lottery, (probability, placement) pairs; `tasks` are the expected
+    #: tasks (properties of a lottery are judged ex ante, on them)
+    lottery: tuple[tuple[Fraction, tuple[tuple[Fraction, ...], ...]], ...] | None = None
+    #: agents over time: the allocation after each event (`Step`); `tasks` is the last one
+    steps: tuple[Step, ...] | None = None
 
     def __post_init__(self):
         derived = "rational" if all(isinstance(t, Fraction) for t in self.tasks) else "algebraic"
@@ -149,13 +156,49 @@ class Allocation:
             "exact": self.exactness,  # the same word, under the key of earlier versions
             "error_bound": self.error_bound,
             "notes": list(self.notes),
+            **self._setting_dict(),
             **{k: _jsonable(v) for k, v in self.extra.items() if k not in _OWN_KEYS},
         }
+
+    def _setting_dict(self) -> dict:
+        """The placement / lottery / steps of the machines and dynamic settings (absent otherwise)."""
+        out: dict[str, Any] = {}
+        inst = self.instance
+        if inst.machines is not None:
+            out["machines"] = list(inst.machine_names)
+        if self.placement is not None:
+            out["placement"] = [[format_exact(x) for x in row] for row in self.placement]
+        if self.lottery is not None:
+            out["lottery"] = [{"probability": format_exact(p),
+                               "placement": [[format_exact(x) for x in row] for row in pl]} for p, pl in self.lottery]
+        if self.steps is not None:
+            out["steps"] = [step.to_dict(inst) for step in self.steps]
+        return out
 
 
 #: keys of `Allocation.to_dict` that `extra` may not override (exactness is the field's alone)
 _OWN_KEYS = frozenset({"mechanism", "options", "users", "resources", "tasks", "bundles", "shares", "dominant_shares",
-                       "utilisation", "exactness", "exact", "error_bound", "notes"})
+                       "utilisation", "exactness", "exact", "error_bound", "notes", "machines", "placement",
+                       "lottery", "steps"})
+
+
+@dataclass(frozen=True)
+class Step:
+    """The allocation after one event of a dynamic instance (`Instance.events`): `event` is
+    ("arrive" | "depart", user), `present` the users then in the system, `tasks[i]` user i's tasks
+    (0 for a user not present)."""
+
+    event: tuple[str, int]
+    present: tuple[int, ...]
+    tasks: tuple[Exact, ...]
+
+    def to_dict(self, instance: Instance) -> dict:
+        kind, user = self.event
+        return {"event": kind, "user": instance.users[user],
+                "present": [instance.users[i] for i in self.present],
+                "tasks": [format_exact(t) for t in self.tasks],
+                "dominant_shares": [format_exact(t * instance.dominant_share_per_task(i))
+                                    for i, t in enumerate(self.tasks)]}
 
 
 def _jsonable(v):
@@ -297,6 +340,9 @@ class Mechanism:
     #: violates a per-user property. For plug-ins both facts are the author's claims (function
     #: attributes `.scale_invariant` / `.anonymous`); conformance does not verify them.
     anonymous: bool = False
+    #: the setting it allocates in (`fairlab.core.instance.SETTINGS`): "pool" (one divisible pool),
+    #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
+    setting: str = "pool"
 
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
@@ -306,7 +352,14 @@ class Mechanism:
         elif not isinstance(instance, Instance):
             instance = Instance.from_dict(instance)
         self.check_options(options)
+        self.check_setting(instance)
         return self.allocate(instance, **options)
+
+    def check_setting(self, instance: Instance) -> None:
+        """Raise `InputError` when `instance` describes another setting than the one this mechanism
+        allocates in (a pool mechanism given machines, a static one given arrivals, ...)."""
+        if instance.setting != self.setting:
+            raise InputError(setting_mismatch(self.name, self.setting, instance.setting))
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise `OptionError` for an option key this mechanism does not take."""
@@ -314,6 +367,17 @@ class Mechanism:
         if unknown:
             known = ", ".join(self.options) or "none"
             raise OptionError(f"option {unknown[0]!r}: not an option of mechanism {self.name!r} (options: {known})")
+
+
+_SETTING_WORDS = {"pool": "one divisible pool", "machines": "whole tasks on several machines",
+                  "dynamic": "agents arriving over time"}
+
+
+def setting_mismatch(name: str, setting: str, instance_setting: str) -> str:
+    """The one-line error of a mechanism (or property) given an instance of another setting."""
+    what = {"pool": "neither machines nor arrivals", "machines": "machines", "dynamic": "arrivals"}[instance_setting]
+    return (f"{name} is for {_SETTING_WORDS[setting]} ({setting}) but the instance has {what} ({instance_setting}); "
+            f"see `fairlab mechanisms --setting {instance_setting}`")
 
 
 REGISTRY: dict[str, Mechanism] = {}

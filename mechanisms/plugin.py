@@ -50,7 +50,7 @@ import z3
 
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.exact import Algebraic, to_fraction
-from fairlab.core.instance import Instance
+from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms.base import REGISTRY, Allocation, Constraint, Mechanism, check_feasible
@@ -257,6 +257,9 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
     if spec is not None and not callable(spec):
         raise InputError(f"mechanism {name!r}: its spec attribute is not callable")
     doc = (fn.__doc__ or "").strip().splitlines()
+    setting = getattr(fn, "setting", "pool")
+    if setting not in SETTINGS:
+        raise InputError(f"mechanism {name!r}: its setting attribute {setting!r} is not one of {', '.join(SETTINGS)}")
     return Mechanism(
         name=name,
         summary=doc[0] if doc else fallback_summary,
@@ -267,6 +270,7 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         # the author's claims (function attributes), passed through unverified; default False
         scale_invariant=getattr(fn, "scale_invariant", False) is True,
         anonymous=getattr(fn, "anonymous", False) is True,
+        setting=setting,
     )
 
 

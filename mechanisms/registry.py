@@ -97,7 +97,7 @@ def get(mechanism) -> Mechanism:
     found = entry_point(mechanism)
     if found is not None:
         return found
-    known = names() + [row["name"] for row in installed()]
+    known = names(None) + [row["name"] for row in installed()]
     raise InputError(f"mechanism {mechanism!r}: unknown (known: {', '.join(known)})")
 
 
@@ -135,10 +135,11 @@ def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) ->
     return get(mechanism)(instance, **options)
 
 
-def names() -> list[str]:
-    """The registered mechanisms' names (aliases, plug-ins and entry points not included)."""
+def names(setting: str | None = "pool") -> list[str]:
+    """The registered mechanisms' names of `setting` ("pool", "machines", "dynamic"; None: every
+    setting); aliases, plug-ins and entry points not included."""
     load_all()
-    return sorted(REGISTRY)
+    return sorted(name for name, mech in REGISTRY.items() if setting is None or mech.setting == setting)
 
 
 def is_builtin(mechanism: Mechanism) -> bool:

@@ -79,7 +79,7 @@ def check_all(mechanism, instance, **budget) -> list[Result]:
     mech = resolve_mechanism(mechanism)
     inst = resolve_instance(instance)
     return [reverify(check(mech, name, inst, **budget), mech, inst, budget.get("options"))
-            for name in names()]
+            for name in names(mech.setting)]
 
 
 def reverify(result: Result, mechanism, instance, options=None) -> Result:

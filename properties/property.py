@@ -38,7 +38,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
-from fairlab.mechanisms.base import Constraint, SymbolicInstance
+from fairlab.mechanisms.base import Constraint, SymbolicInstance, setting_mismatch
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
     REGISTRY,
@@ -304,6 +304,8 @@ class Property:
     witness: type
     compares: str
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
+    #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
+    setting: str = "pool"
 
     def witness_shape(self) -> str:
         """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
@@ -323,13 +325,24 @@ class Property:
         time is ``unknown`` with the reason, never violated / holds / none-found."""
         def decide(mechanism, instance, **budget):
             inst = resolve_instance(instance)
-            result = self._check(resolve_mechanism(mechanism), inst, parse_budget(budget))
+            mech = resolve_mechanism(mechanism)
+            self.check_setting(mech, inst)
+            result = self._check(mech, inst, parse_budget(budget))
             return result if result.instance is not None else result.replace(instance=inst)
 
         return exact_verdicts(self.name, decide)(mechanism, instance, **budget)
 
     def _check(self, mech, inst: Instance, b) -> Result:
         raise NotImplementedError
+
+    def check_setting(self, mech, inst: Instance) -> None:
+        """Raise `InputError` unless the mechanism, the instance and this property share one setting."""
+        if mech.setting != self.setting:
+            raise InputError(f"property {self.name} is defined for the {self.setting} setting but mechanism "
+                             f"{mech.name} allocates in the {mech.setting} setting (`fairlab properties --setting "
+                             f"{mech.setting}` lists its properties)")
+        if inst.setting != self.setting:
+            raise InputError(setting_mismatch(f"property {self.name}", self.setting, inst.setting))
 
     def confirm(self, mechanism, instance, witness, options) -> str | None:
         """Recompute the violation `witness` claims from scratch (a fresh exact mechanism run) and
@@ -342,8 +355,9 @@ class Property:
     def verify(self, mechanism, instance, witness, options=None) -> bool:
         """`witness` shows a violation, recomputed from scratch on exact allocations only (a
         `Violation`: one that would need an approximate allocation, or a malformed witness, fails)."""
-        return Violation(self.name, resolve_mechanism(mechanism), resolve_instance(instance), witness,
-                         dict(options or {})).verify()
+        mech, inst = resolve_mechanism(mechanism), resolve_instance(instance)
+        self.check_setting(mech, inst)
+        return Violation(self.name, mech, inst, witness, dict(options or {})).verify()
 
 
 def exactness(tasks: Sequence) -> str:
@@ -622,15 +636,17 @@ def register(prop: Property) -> Property:
     return prop
 
 
-def names() -> list[str]:
-    """Registered property names, in the DRF paper's order (§3), then any others alphabetically."""
-    return [n for n in ORDER if n in REGISTRY] + sorted(n for n in REGISTRY if n not in ORDER)
+def names(setting: str | None = "pool") -> list[str]:
+    """Registered property names of `setting` (None: every setting), in the DRF paper's order (§3),
+    then any others alphabetically."""
+    every = [n for n in ORDER if n in REGISTRY] + sorted(n for n in REGISTRY if n not in ORDER)
+    return every if setting is None else [n for n in every if REGISTRY[n].setting == setting]
 
 
 def get(name: str) -> Property:
     """The property registered as `name` (e.g. "si")."""
     if not isinstance(name, str) or name not in REGISTRY:
-        raise InputError(f"property {name!r}: unknown (known: {', '.join(names())})")
+        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))})")
     return REGISTRY[name]
 
 

@@ -36,6 +36,7 @@ core and positive control as its ``certificate``; the budget allowed and used is
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import time
 from collections import Counter
@@ -509,6 +510,16 @@ def _core(constraints: list, rlimit: int, seed: int, deadline: float | None):
 
 
 # --------------------------------------------------------------------------- search
+def setting_module(prop, mechanism):
+    """The search module of a setting other than one pool (`fairlab.search.machines`,
+    `fairlab.search.dynamic`): its ``search`` and ``prove`` take the arguments of `search` and
+    `fairlab.search.proof.prove`. The property and the mechanism must share the setting."""
+    if prop.setting != mechanism.setting:
+        raise InputError(f"property {prop.name} is defined for the {prop.setting} setting but mechanism "
+                         f"{mechanism.name} allocates in the {mechanism.setting} setting")
+    return importlib.import_module(f"fairlab.search.{prop.setting}")
+
+
 def search(
     mechanism: Mechanism,
     prop: str,
@@ -539,6 +550,10 @@ def search(
     mechanism.check_options(options)
     engines = ENGINES if engines is None else tuple(engines)
     module = properties.get(prop)
+    if module.setting != "pool" or mechanism.setting != "pool":
+        return setting_module(module, mechanism).search(
+            mechanism, prop, n, m, time_limit=time_limit, seed=seed, options=options, candidates=candidates,
+            rlimit=rlimit, progress=progress)
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise InputError(f"engine {bad[0]!r}: unknown (known: {', '.join(ENGINES)})")

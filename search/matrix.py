@@ -74,7 +74,7 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
     budget = {} if rlimit is None else {"rlimit": rlimit}
     cells = []
     for mech in mechs:
-        for prop in properties.names():
+        for prop in properties.names(mech.setting):
             if progress:
                 progress(f"{mech.name} × {prop}")
             known = known_violation(mech, prop, records)

@@ -679,6 +679,14 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     the resource units spent (``rlimit_spent``) its ``budget``. `strategies` overrides the
     encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
     options = dict(options or {})
+    prop_object = properties.REGISTRY.get(prop)
+    if mechanism.setting != "pool" or (prop_object is not None and prop_object.setting != "pool"):
+        from fairlab.search.engines import setting_module
+        if prop_object is None:
+            raise InputError(f"property {prop!r}: not a property of the {mechanism.setting} setting "
+                             f"(known: {', '.join(properties.names(mechanism.setting))})")
+        return setting_module(prop_object, mechanism).prove(
+            mechanism, prop, n, m, time_limit=time_limit, options=options, rlimit=rlimit, attempts=attempts)
     if n < 1 or m < 1:
         raise InputError(f"size: need at least one user and one resource, got {n} × {m}")
     if not time_limit > 0 or time_limit == float("inf"):  # NaN fails the first test

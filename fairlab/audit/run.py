@@ -529,11 +529,11 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
                          proof_rlimit=proof.DEFAULT_RLIMIT if proof_rlimit is None else proof_rlimit,
                          proof_attempts=proof.DEFAULT_ATTEMPTS if proof_attempts is None else proof_attempts)
     sizes = sizes_up_to(users, resources)
-    chosen = list(properties_ or properties.names())
-    for name in chosen:
+    for name in properties_ or ():
         properties.get(name)  # an unknown property: one line before any work
     target = writable_store(store) if store is not None else None
     mech = _resolve(mechanism, options, budget)
+    chosen = list(properties_ or properties.names(mech.setting))
     clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
     with plugin.time_limit(float(time_limit)):

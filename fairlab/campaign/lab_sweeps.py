@@ -61,6 +61,15 @@ def _killed(kind: str, status: Status, outcome: dict, **fields) -> Result:
                   **fields)
 
 
+def one_setting(mechs) -> str:
+    """The one setting every mechanism of a matrix allocates in (their properties are its own)."""
+    settings = sorted({mech.setting for mech in mechs})
+    if len(settings) > 1:
+        raise InputError("matrix: the mechanisms allocate in different settings "
+                         f"({', '.join(f'{m.name}: {m.setting}' for m in mechs)}); one matrix per setting")
+    return settings[0] if settings else "pool"
+
+
 def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, rlimit: int, seed: int,
            time_limit: float, executor: concurrent.futures.Executor, store: Store | None = None,
            write: bool = True, out: str | Path | None = None, progress: Progress | None = None,
@@ -68,16 +77,17 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
     """`fairlab.search.matrix.matrix` as a campaign: every mechanism (a name or ``file.py:function``)
     × every property; a cell with a known violation (shipped, or in the store) is not searched."""
     mechs = [mechanisms.get(name) for name in mechanism_names]
+    setting = one_setting(mechs)
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
-    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(),
+    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(setting),
                                         "sizes": [[n, m]], "seeds": [seed]},
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
     cells = expand(spec, Path.cwd())
     by_place = {(c.description["mechanism"]["name"], c.description["property"]): c for c in cells}
     rows: list[tuple[object, str, Cell | Result]] = []
     for name, mech in zip(mechanism_names, mechs):
-        for prop in properties.names():
+        for prop in properties.names(setting):
             known = known_violation(mech, prop, records)
             rows.append((mech, prop, by_place[(name, prop)] if known is None else known))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]

@@ -27,7 +27,12 @@ from typing import Any, Mapping, Sequence
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
 
-KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources")
+KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources",
+              "machines", "machine_names", "arrivals", "departures")
+#: the settings an instance can describe (`Instance.setting`): one divisible pool (the DRF paper's
+#: model), whole tasks on several machines (DRF paper §6.2), agents arriving over time (lecture,
+#: "dynamic fair division"; Kash, Procaccia & Shah 2013)
+SETTINGS = ("pool", "machines", "dynamic")
 MAX_FILE_BYTES = 64 * 2**20  # instance files; more is refused (and /dev/zero does not hang)
 
 
@@ -42,11 +47,18 @@ class Instance:
     users: tuple[str, ...]
     resources: tuple[str, ...]
     weights_given: str = "none"  # "none", "scalar" or "vector": how the weights were written
+    #: several machines (DRF paper §6.2): machine k's capacity vector; `capacities` is their sum
+    machines: tuple[tuple[Fraction, ...], ...] | None = None
+    machine_names: tuple[str, ...] | None = None
+    #: agents over time: ("arrive" | "depart", user index) in order; None: everyone at once
+    events: tuple[tuple[str, int], ...] | None = None
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def build(cls, capacities, demands, weights=None, max_tasks=None, users=None, resources=None) -> Instance:
-        """Validate and normalise raw Python values (numbers as int/float/str/Fraction)."""
+    def build(cls, capacities=None, demands=None, weights=None, max_tasks=None, users=None, resources=None,
+              **setting) -> Instance:
+        """Validate and normalise raw Python values (numbers as int/float/str/Fraction); `setting`:
+        ``machines``, ``machine_names``, ``arrivals``, ``departures`` as in the JSON form."""
         return cls.from_dict(
             {
                 "capacities": capacities,
@@ -55,6 +67,7 @@ class Instance:
                 "max_tasks": max_tasks,
                 "users": users,
                 "resources": resources,
+                **setting,
             }
         )
 
@@ -65,9 +78,13 @@ class Instance:
         unknown = [k for k in data if k not in KNOWN_KEYS]
         if unknown:
             raise InputError(f"instance: unknown key {short_text(unknown[0])} (known: {', '.join(KNOWN_KEYS)})")
+        machines = _parse_machines(data.get("machines"))
         if data.get("capacities") is None:
-            raise InputError("capacities: missing")
-        caps_raw = data["capacities"]
+            if machines is None:
+                raise InputError("capacities: missing")
+            caps_raw = [sum(column) for column in zip(*machines)]
+        else:
+            caps_raw = data["capacities"]
         if not isinstance(caps_raw, Sequence) or isinstance(caps_raw, (str, bytes)) or len(caps_raw) == 0:
             raise InputError(f"capacities: expected a non-empty list of positive numbers, got {short_text(caps_raw)}")
         capacities = tuple(to_fraction(v, f"capacities[{j}]") for j, v in enumerate(caps_raw))
@@ -102,7 +119,25 @@ class Instance:
         max_tasks = _parse_max_tasks(data.get("max_tasks"), n)
         users = _parse_names(data.get("users"), n, "users", default=[f"u{i + 1}" for i in range(n)])
         resources = _parse_names(data.get("resources"), m, "resources", default=[f"r{j + 1}" for j in range(m)])
-        return cls(capacities, tuple(demands), weights, max_tasks, users, resources, weights_given)
+        machine_names = None
+        if machines is not None:
+            _check_machines(machines, capacities)
+            machine_names = _parse_names(data.get("machine_names"), len(machines), "machine_names",
+                                         default=[f"m{k + 1}" for k in range(len(machines))])
+        elif data.get("machine_names") is not None:
+            raise InputError("machine_names: given without machines")
+        events = _parse_events(data.get("arrivals"), data.get("departures"), users)
+        if machines is not None and events is not None:
+            raise InputError("machines and arrivals: one instance describes one setting (several machines "
+                             "or agents over time), not both")
+        if (machines is not None or events is not None) and weights_given != "none":
+            raise InputError("weights: not modelled with machines or arrivals (the sources define these "
+                             "settings for unweighted users)")
+        if events is not None and any(t is not None for t in max_tasks):
+            raise InputError("max_tasks: not modelled with arrivals (Kash, Procaccia & Shah's agents have "
+                             "no task caps)")
+        return cls(capacities, tuple(demands), weights, max_tasks, users, resources, weights_given,
+                   machines, machine_names, events)
 
     @classmethod
     def from_json(cls, text: str, source: str = "instance") -> Instance:
@@ -143,6 +178,29 @@ class Instance:
         return cls.from_json(text, str(path))
 
     # ----------------------------------------------------------------- views
+    @property
+    def setting(self) -> str:
+        """"pool" (one divisible pool), "machines" (whole tasks on `machines`) or "dynamic" (`events`)."""
+        if self.machines is not None:
+            return "machines"
+        return "dynamic" if self.events is not None else "pool"
+
+    @property
+    def k(self) -> int:
+        """Number of machines (1 for a pool or a dynamic instance: one machine, the pool)."""
+        return 1 if self.machines is None else len(self.machines)
+
+    @property
+    def arrivals(self) -> tuple[int, ...] | None:
+        """User indices in arrival order (None for a static instance)."""
+        return None if self.events is None else tuple(i for kind, i in self.events if kind == "arrive")
+
+    def pooled(self) -> Instance:
+        """The same users and resources as one pool: machines summed, arrivals dropped (the
+        continuous relaxation DRF paper §6.2 compares the discrete placement with)."""
+        return Instance.from_dict({k: v for k, v in self.to_dict().items()
+                                   if k not in ("machines", "machine_names", "arrivals", "departures")})
+
     @property
     def n(self) -> int:
         return len(self.demands)
@@ -192,6 +250,19 @@ class Instance:
             out["max_tasks"] = [None if t is None else _num(t) for t in self.max_tasks]
         out["users"] = list(self.users)
         out["resources"] = list(self.resources)
+        if self.machines is not None:
+            out["machines"] = [[_num(c) for c in row] for row in self.machines]
+            out["machine_names"] = list(self.machine_names)
+        if self.events is not None:
+            out["arrivals"] = [self.users[i] for kind, i in self.events if kind == "arrive"]
+            departures, arrived = [], 0
+            for kind, i in self.events:
+                if kind == "arrive":
+                    arrived += 1
+                else:
+                    departures.append({"user": self.users[i], "after": arrived})
+            if departures:
+                out["departures"] = departures
         return out
 
     def replace(self, **changes) -> Instance:
@@ -291,6 +362,88 @@ def _parse_weights(raw, n: int, m: int):
     if len(kinds) > 1:
         raise InputError("weights: mix of scalars and vectors; give all users a scalar or all a vector")
     return tuple(rows), kinds.pop()
+
+
+def _parse_machines(raw):
+    """`machines`: a non-empty list of capacity vectors (one per machine), or None."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) == 0:
+        raise InputError(f"machines: expected a non-empty list of capacity vectors, got {short_text(raw)}")
+    rows = []
+    for k, row in enumerate(raw):
+        if not isinstance(row, Sequence) or isinstance(row, (str, bytes)) or len(row) == 0:
+            raise InputError(f"machines[{k}]: expected a list of capacities, got {short_text(row)}")
+        if len(row) != len(raw[0]):
+            raise InputError(f"machines[{k}]: has {len(row)} entries but machines[0] has {len(raw[0])} (ragged)")
+        parsed = tuple(to_fraction(v, f"machines[{k}][{j}]") for j, v in enumerate(row))
+        for j, c in enumerate(parsed):
+            if c < 0:
+                raise InputError(f"machines[{k}][{j}]: must be non-negative, got {short_text(row[j])}")
+        if all(c == 0 for c in parsed):
+            raise InputError(f"machines[{k}]: all zero; a machine must have some capacity")
+        rows.append(parsed)
+    return tuple(rows)
+
+
+def _check_machines(machines, capacities) -> None:
+    """The pooled capacities are the machines' sum (when both are given they must agree)."""
+    if len(machines[0]) != len(capacities):
+        raise InputError(f"machines: each has {len(machines[0])} entries but there are {len(capacities)} capacities")
+    for r, c in enumerate(capacities):
+        total = sum(row[r] for row in machines)
+        if total != c:
+            raise InputError(f"capacities[{r}]: {format_exact(c)} is not the machines' total {format_exact(total)}"
+                             " (omit capacities to use the total)")
+
+
+def _user_index(value, users, where: str) -> int:
+    if isinstance(value, str) and value in users:
+        return users.index(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(users):
+        return value
+    raise InputError(f"{where}: not a user name or 0-based index, got {short_text(value)}")
+
+
+def _parse_events(arrivals, departures, users):
+    """`arrivals` (every user once, in order) and `departures` ([{"user": U, "after": k}]: U leaves
+    after the k-th arrival) as one event sequence; None when there are no arrivals."""
+    if arrivals is None:
+        if departures is not None:
+            raise InputError("departures: given without arrivals")
+        return None
+    if not isinstance(arrivals, Sequence) or isinstance(arrivals, (str, bytes)):
+        raise InputError(f"arrivals: expected a list of users in arrival order, got {short_text(arrivals)}")
+    order = [_user_index(v, users, f"arrivals[{t}]") for t, v in enumerate(arrivals)]
+    if sorted(order) != list(range(len(users))):
+        count = f"{len(users)} user{'s' if len(users) != 1 else ''}"
+        raise InputError(f"arrivals: must list every user exactly once ({count}), got {short_text(arrivals)}")
+    leaving: dict[int, list[int]] = {}
+    if departures is not None:
+        if not isinstance(departures, Sequence) or isinstance(departures, (str, bytes)):
+            raise InputError(f"departures: expected a list of {{\"user\": U, \"after\": k}}, "
+                             f"got {short_text(departures)}")
+        gone = set()
+        for t, item in enumerate(departures):
+            if not isinstance(item, Mapping) or set(item) != {"user", "after"}:
+                raise InputError(f"departures[{t}]: expected {{\"user\": U, \"after\": k}}, got {short_text(item)}")
+            i = _user_index(item["user"], users, f"departures[{t}].user")
+            after = item["after"]
+            if isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= len(users):
+                raise InputError(f"departures[{t}].after: expected an arrival count 1..{len(users)}, "
+                                 f"got {short_text(after)}")
+            if order.index(i) + 1 > after:
+                raise InputError(f"departures[{t}]: {users[i]} leaves after arrival {after} "
+                                 f"but arrives at {order.index(i) + 1}")
+            if i in gone:
+                raise InputError(f"departures[{t}]: {users[i]} leaves twice")
+            gone.add(i)
+            leaving.setdefault(after, []).append(i)
+    events = []
+    for t, i in enumerate(order, start=1):
+        events.append(("arrive", i))
+        events.extend(("depart", j) for j in leaving.get(t, []))
+    return tuple(events)
 
 
 def _parse_max_tasks(raw, n: int):

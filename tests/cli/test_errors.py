@@ -47,7 +47,7 @@ def one_error_line(err: str) -> str:
 
 # --------------------------------------------------------------------------- the catch-all
 def test_unexpected_exception_is_one_line_exit_3(monkeypatch, capsys):
-    def boom():
+    def boom(*args):
         raise RuntimeError("boom\nsecond line")
 
     monkeypatch.setattr(mechanisms, "names", boom)
@@ -59,7 +59,7 @@ def test_unexpected_exception_is_one_line_exit_3(monkeypatch, capsys):
 
 
 def test_debug_variable_shows_the_traceback(monkeypatch, capsys):
-    monkeypatch.setattr(mechanisms, "names", lambda: 1 / 0)
+    monkeypatch.setattr(mechanisms, "names", lambda *a: 1 / 0)
     monkeypatch.setenv("FAIRLAB_DEBUG", "1")
     assert main_exit(monkeypatch, "mechanisms") == cli.INTERNAL_ERROR_EXIT
     err = capsys.readouterr().err
@@ -67,7 +67,7 @@ def test_debug_variable_shows_the_traceback(monkeypatch, capsys):
 
 
 def test_input_error_escaping_a_verb_is_exit_2(monkeypatch, capsys):
-    def refuse():
+    def refuse(*args):
         raise InputError("instance: too big")
 
     monkeypatch.setattr(mechanisms, "names", refuse)
@@ -76,7 +76,7 @@ def test_input_error_escaping_a_verb_is_exit_2(monkeypatch, capsys):
 
 
 def test_interrupt_is_one_line(monkeypatch, capsys):
-    def interrupted():
+    def interrupted(*args):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(mechanisms, "names", interrupted)
@@ -87,7 +87,7 @@ def test_interrupt_is_one_line(monkeypatch, capsys):
 def test_catch_all_in_a_real_process():
     code = (
         "import fairlab.mechanisms, fairlab.cli as c, sys\n"
-        "def boom(): raise LookupError('no such thing')\n"
+        "def boom(*args): raise LookupError('no such thing')\n"
         "fairlab.mechanisms.names = boom\n"
         "sys.argv = ['fairlab', 'mechanisms', '--format', 'json']\n"
         "c.main()\n"

@@ -52,3 +52,15 @@ def size(users: int, resources: int) -> None:
     why = "larger sizes are out of reach of exact search and z3"
     integer(users, "--users", 1, MAX_USERS, why)
     integer(resources, "--resources", 1, MAX_RESOURCES, why)
+
+
+def setting(value: str, flag: str = "--setting", every: bool = True) -> str | None:
+    """A setting name (`fairlab.core.instance.SETTINGS`), or None for ``all`` when `every` allows it."""
+    from fairlab.core.instance import SETTINGS
+
+    if every and value == "all":
+        return None
+    if value not in SETTINGS:
+        known = ", ".join(SETTINGS + (("all",) if every else ()))
+        raise InputError(f"{flag} {value!r}: unknown (known: {known})")
+    return value

@@ -26,16 +26,22 @@ def register(app: typer.Typer) -> None:
     app.command("allocate")(allocate_cmd)
 
 
-def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
+def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | json"),
+                   setting: str = typer.Option("all", "--setting", help="pool | machines | dynamic | all")):
     """List the registered mechanisms with their options and sources, then the mechanisms installed
     packages declare (entry points of the group fairlab.mechanisms, usable by name in every verb)."""
     check_format(fmt)
-    rows = [mechanisms.REGISTRY[name] for name in mechanisms.names()]
+    try:
+        chosen = params.setting(setting)
+    except InputError as exc:
+        fail(str(exc))
+    rows = [mechanisms.REGISTRY[name] for name in mechanisms.names(chosen)]
     extra = registry.installed()
     if fmt == "json":
         emit_json(listing("mechanisms", [
             {"name": m.name, "aliases": list(m.aliases), "summary": m.summary, "source": m.source,
-             "options": dict(m.options), "symbolic": m.spec is not None, "discrete": m.discrete}
+             "options": dict(m.options), "symbolic": m.spec is not None, "discrete": m.discrete,
+             "setting": m.setting}
             for m in rows
         ] + [
             {"name": e["name"], "aliases": [], "summary": "installed plug-in (not loaded by the listing)",
@@ -45,13 +51,13 @@ def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | js
         ]))
         return
     table = Table(title="mechanisms")
-    for col in ("name", "aliases", "what it does", "options", "source"):
+    for col in ("name", "setting", "aliases", "what it does", "options", "source"):
         table.add_column(col)
     for m in rows:
         opts = "\n".join(f"{k}: {v}" for k, v in m.options.items())
-        table.add_row(m.name, ", ".join(m.aliases), m.summary, opts, m.source)
+        table.add_row(m.name, m.setting, ", ".join(m.aliases), m.summary, opts, m.source)
     for e in extra:
-        table.add_row(escape(e["name"]), "", f"installed plug-in: entry point {escape(e['entry_point'])}", "",
+        table.add_row(escape(e["name"]), "", "", f"installed plug-in: entry point {escape(e['entry_point'])}", "",
                       escape(e["distribution"] or ""))
     console.print(table)
 

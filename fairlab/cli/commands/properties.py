@@ -33,21 +33,26 @@ def register(app: typer.Typer) -> None:
     app.command("check")(check_cmd)
 
 
-def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json")):
+def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json"),
+                   setting: str = typer.Option("all", "--setting", help="pool | machines | dynamic | all")):
     """List the fairness properties with their definitions, sources and witness shapes."""
     check_format(fmt)
-    rows = [properties.get(name) for name in properties.names()]
+    try:
+        chosen = params.setting(setting)
+    except InputError as exc:
+        fail(str(exc))
+    rows = [properties.get(name) for name in properties.names(chosen)]
     if fmt == "json":
         emit_json(listing("properties", [
             {"name": p.name, "title": p.title, "definition": p.definition, "source": p.source,
-             "compares": p.compares, "witness": p.witness_shape()} for p in rows
+             "compares": p.compares, "witness": p.witness_shape(), "setting": p.setting} for p in rows
         ]))
         return
     table = Table(title="fairness properties (Leontief utilities)")
-    for col in ("name", "property", "definition and source", "witness"):
+    for col in ("name", "setting", "property", "definition and source", "witness"):
         table.add_column(col)
     for p in rows:
-        table.add_row(p.name, p.title, escape(p.definition), escape(p.witness_shape()))
+        table.add_row(p.name, p.setting, p.title, escape(p.definition), escape(p.witness_shape()))
     console.print(table)
 
 

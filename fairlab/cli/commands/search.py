@@ -145,6 +145,8 @@ def register(app: typer.Typer) -> None:
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
         seed: int = typer.Option(0, "--seed"),
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
+        setting: str = typer.Option("pool", "--setting",
+                                    help="pool | machines | dynamic: the mechanisms and properties of one setting"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
         workers: Optional[int] = parallel.workers_option(),
@@ -167,7 +169,7 @@ def register(app: typer.Typer) -> None:
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
-            names = mechanism or mechanisms.names()
+            names = mechanism or mechanisms.names(params.setting(setting, every=False))
             with plugin.time_limit(time_limit):
                 mechs = [mechanisms.get(m) for m in names]
             with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
@@ -235,11 +237,12 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
 def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit) -> None:
     table = Table(title=f"mechanism × property at {users} users × {resources} resources")
     table.add_column("mechanism")
-    for prop in properties.names():
+    setting = mechs[0].setting if mechs else "pool"
+    for prop in properties.names(setting):
         table.add_column(prop)
     for mech in mechs:
         row = []
-        for prop in properties.names():
+        for prop in properties.names(setting):
             cell = next(c for c in cells if c.mechanism == mech.name and c.property == prop)
             row.append(_cell_text(cell))
         table.add_row(mech.name, *row)
