@@ -84,10 +84,10 @@ def summary(result: Result) -> str:
         return f"n/a (declined: {result.explanation})"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
-    counts = (f"{sum(result.details['evaluated'].values())} evaluated,"
-              f" {sum(result.details['declined'].values())} declined")
-    if sum(result.details["undecided"].values()):
-        counts += f", {sum(result.details['undecided'].values())} undecided"
+    tally = {key: sum((result.details.get(key) or {}).values()) for key in ("evaluated", "declined", "undecided")}
+    counts = f"{tally['evaluated']} evaluated, {tally['declined']} declined"
+    if tally["undecided"]:
+        counts += f", {tally['undecided']} undecided"
     return f"{result.status.value} ({counts})"
 
 

@@ -257,7 +257,7 @@ def _check_examples(mech, props: dict[str, _Property], users, resources, options
     """The exact check of every shipped example that fits in users × resources."""
     for name, path in sorted(examples().items()):
         inst = Instance.resolve(path)
-        if inst.n > users or inst.m > resources:
+        if inst.n > users or inst.m > resources or inst.setting != mech.setting:
             continue
         for prop in props.values():
             if clock.share(1.0) is None:
