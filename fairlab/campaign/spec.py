@@ -155,7 +155,7 @@ def _mechanism(name, base: Path) -> dict:
         return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path),
                 "folder_sha256": folder_digest(path.resolve())}
     mechanisms.get(name)  # a name that is not known: one line now, not in every cell
-    if name in mechanisms.names() or name in ALIASES:
+    if name in mechanisms.names(None) or name in ALIASES:
         return {"name": name}
     installed = {row["name"]: row for row in registry.installed()}
     if name in installed:  # an installed package's: another version of it is another cell
