@@ -230,6 +230,83 @@ def check_feasible(instance: Instance, tasks: Sequence[Exact], who: str) -> None
             )
 
 
+def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = False) -> None:
+    """Raise `InputError` unless the allocation is complete and exactly feasible for its instance's
+    setting — the one check every allocation of the machines and dynamic settings passes (built-in
+    or plug-in) before anything is judged:
+
+    * machines: a `placement` (or a `lottery` of placements with positive probabilities summing to
+      1) of n rows × k machines, non-negative, whole tasks if `discrete`, within every machine's
+      capacity and the users' caps; `tasks` = the row sums (the expected row sums of a lottery);
+    * dynamic: one `Step` per event of `Instance.events`, in order, naming that event, `present` the
+      users then in the system, absent users 0 tasks, each step within the capacities; `tasks` =
+      the last step's."""
+    inst = allocation.instance
+    if inst.setting == "machines":
+        if (allocation.placement is None) == (allocation.lottery is None):
+            raise InputError(f"{who}: an allocation on machines needs a placement or a lottery (exactly one)")
+        if allocation.placement is not None:
+            _check_placement(inst, allocation.placement, who, discrete)
+            expected = tuple(sum(row, Fraction(0)) for row in allocation.placement)
+        else:
+            if not allocation.lottery:
+                raise InputError(f"{who}: an empty lottery")
+            total = Fraction(0)
+            expected = [Fraction(0)] * inst.n
+            for p, placement in allocation.lottery:
+                if not isinstance(p, Fraction) or p <= 0:
+                    raise InputError(f"{who}: a lottery probability must be a positive exact number, got {p!r}")
+                _check_placement(inst, placement, who, discrete)
+                total += p
+                expected = [e + p * sum(row, Fraction(0)) for e, row in zip(expected, placement)]
+            if total != 1:
+                raise InputError(f"{who}: the lottery's probabilities sum to {format_exact(total)}, not 1")
+            expected = tuple(expected)
+        if tuple(allocation.tasks) != expected:
+            raise InputError(f"{who}: tasks {[format_exact(t) for t in allocation.tasks]} are not the placement's "
+                             f"row sums {[format_exact(t) for t in expected]}")
+    elif inst.setting == "dynamic":
+        steps = allocation.steps
+        if steps is None or len(steps) != len(inst.events):
+            raise InputError(f"{who}: an allocation over time needs one step per event ({len(inst.events)}), "
+                             f"got {0 if steps is None else len(steps)}")
+        present: set[int] = set()
+        for t, (step, event) in enumerate(zip(steps, inst.events)):
+            kind, user = event
+            present = present | {user} if kind == "arrive" else present - {user}
+            if tuple(step.event) != event or set(step.present) != present:
+                raise InputError(f"{who}: step {t + 1} does not follow the instance's events")
+            check_feasible(inst, step.tasks, f"{who}: step {t + 1}")
+            absent = [i for i, x in enumerate(step.tasks) if i not in present and x != 0]
+            if absent:
+                raise InputError(f"{who}: step {t + 1} gives tasks to {inst.users[absent[0]]}, who is not present")
+        if tuple(allocation.tasks) != tuple(steps[-1].tasks):
+            raise InputError(f"{who}: tasks are not the last step's")
+    elif allocation.placement is not None or allocation.lottery is not None or allocation.steps is not None:
+        raise InputError(f"{who}: a placement, lottery or steps on an instance of one pool")
+
+
+def _check_placement(inst: Instance, placement, who: str, discrete: bool) -> None:
+    if len(placement) != inst.n or any(len(row) != inst.k for row in placement):
+        raise InputError(f"{who}: a placement needs {inst.n} rows of {inst.k} machines")
+    for i, row in enumerate(placement):
+        for k, x in enumerate(row):
+            if not isinstance(x, Fraction) or x < 0:
+                raise InputError(f"{who}: placement[{i}][{k}] must be a non-negative exact number, got {x!r}")
+            if discrete and x.denominator != 1:
+                raise InputError(f"{who}: placement[{i}][{k}] = {format_exact(x)} is not a whole number of tasks")
+        cap = inst.max_tasks[i]
+        if cap is not None and sum(row, Fraction(0)) > cap:
+            raise InputError(f"{who}: user {inst.users[i]} gets {format_exact(sum(row, Fraction(0)))} tasks, "
+                             f"above its cap {format_exact(cap)}")
+    for k, machine in enumerate(inst.machines):
+        for r in range(inst.m):
+            load = sum((placement[i][k] * inst.demands[i][r] for i in range(inst.n)), Fraction(0))
+            if load > machine[r]:
+                raise InputError(f"{who}: infeasible, machine {inst.machine_names[k]} uses {format_exact(load)} "
+                                 f"{inst.resources[r]} > its capacity {format_exact(machine[r])}")
+
+
 # --------------------------------------------------------------------------- symbolic side
 class Constraint(NamedTuple):
     """A named z3 constraint; names make unsat cores readable ("drf.bottleneck[2]")."""
@@ -353,7 +430,10 @@ class Mechanism:
             instance = Instance.from_dict(instance)
         self.check_options(options)
         self.check_setting(instance)
-        return self.allocate(instance, **options)
+        allocation = self.allocate(instance, **options)
+        if self.setting != "pool":
+            check_setting_allocation(allocation, f"mechanism {self.name!r}", self.discrete)
+        return allocation
 
     def check_setting(self, instance: Instance) -> None:
         """Raise `InputError` when `instance` describes another setting than the one this mechanism

@@ -44,6 +44,7 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import z3
@@ -53,7 +54,15 @@ from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
-from fairlab.mechanisms.base import REGISTRY, Allocation, Constraint, Mechanism, check_feasible
+from fairlab.mechanisms.base import (
+    REGISTRY,
+    Allocation,
+    Constraint,
+    Mechanism,
+    Step,
+    check_feasible,
+    check_setting_allocation,
+)
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
 _CALLABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -231,7 +240,8 @@ def from_entry_point(loaded, name: str, source: str) -> Mechanism:
         return loaded  # the lab's own mechanism, re-exported under another name
     if isinstance(loaded, Mechanism):
         worker = _Worker(name, loaded.allocate)
-        return dataclasses.replace(loaded, name=name, aliases=(), source=source, allocate=_allocator(name, worker.call),
+        return dataclasses.replace(loaded, name=name, aliases=(), source=source,
+                                   allocate=_allocator(name, worker.call, loaded.discrete),
                                    spec=None if loaded.spec is None else _guarded_spec(name, loaded.spec))
     if not callable(loaded):
         raise PluginError(f"mechanism {name!r}: {source} is a {type(loaded).__name__}, expected a Mechanism or a "
@@ -260,17 +270,20 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
     setting = getattr(fn, "setting", "pool")
     if setting not in SETTINGS:
         raise InputError(f"mechanism {name!r}: its setting attribute {setting!r} is not one of {', '.join(SETTINGS)}")
+    # whole tasks (placements checked integral) — the author's claim, read for the new settings only
+    discrete = setting != "pool" and getattr(fn, "discrete", False) is True
     return Mechanism(
         name=name,
         summary=doc[0] if doc else fallback_summary,
         source=source,
-        allocate=_allocator(name, call),
+        allocate=_allocator(name, call, discrete),
         spec=None if spec is None else _guarded_spec(name, spec),
         module=module,
         # the author's claims (function attributes), passed through unverified; default False
         scale_invariant=getattr(fn, "scale_invariant", False) is True,
         anonymous=getattr(fn, "anonymous", False) is True,
         setting=setting,
+        discrete=discrete,
     )
 
 
@@ -362,7 +375,7 @@ def _constraints(name: str, out) -> list[Constraint]:
     return items
 
 
-def _allocator(name: str, call):
+def _allocator(name: str, call, discrete: bool = False):
     """The allocator of a plug-in whose call ``instance -> (kind, value)`` is `_run`'s reply
     (in a worker process for a file plug-in, in this one for a callable)."""
 
@@ -372,7 +385,7 @@ def _allocator(name: str, call):
             raise InputError(f"mechanism {name!r}: {value}")
         if kind != "ok":  # raised, exited, returned something unusable, or died
             raise PluginError(value)
-        encoded, approximate, error_bound = value
+        encoded, approximate, error_bound, shape = value
         tasks = tuple(_decode(v) for v in encoded)
         try:
             check_feasible(instance, tasks, f"mechanism {name!r}")
@@ -380,7 +393,19 @@ def _allocator(name: str, call):
             raise PluginError(str(exc)) from None
         if approximate:  # e.g. a wrapper of CEEI's float path: the label crosses the pipe and stays
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
-        return Allocation(name, instance, tasks)
+        if instance.setting == "dynamic" and "steps" in shape:
+            present, steps = set(), []
+            for event, row in zip(instance.events, shape["steps"]):
+                present = present | {event[1]} if event[0] == "arrive" else present - {event[1]}
+                steps.append(Step(event, tuple(sorted(present)), row))
+            shape = {"steps": tuple(steps)}
+        allocation = Allocation(name, instance, tasks, **shape)
+        if instance.setting != "pool":
+            try:
+                check_setting_allocation(allocation, f"mechanism {name!r}", discrete=discrete)
+            except InputError as exc:  # an unusable result is a failure, not a refusal
+                raise PluginError(str(exc)) from None
+        return allocation
 
     return allocate
 
@@ -500,13 +525,62 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
     except BaseException as exc:  # the plug-in failed: one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     try:
-        tasks = tasks_of(result, instance, name)
+        shape = _setting_parts(result, instance, name)
+        if isinstance(result, Mapping) and "tasks" not in result and shape:
+            tasks = _derived_tasks(shape)  # a placement / lottery / steps alone says the tasks
+        else:
+            tasks = tasks_of(result, instance, name)
     except InputError as exc:  # an unusable result is a failure, not a refusal
         return "failed", str(exc)
     except BaseException as exc:  # e.g. a result whose iteration raises
         return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
     approximate, error_bound = _approximation(result)
-    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound)
+    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound, shape)
+
+
+def _derived_tasks(shape: dict) -> tuple:
+    """The tasks a placement (row sums), a lottery (expected row sums) or steps (the last) give."""
+    if "placement" in shape:
+        return tuple(sum(row, Fraction(0)) for row in shape["placement"])
+    if "lottery" in shape:
+        rows = [sum((p * sum(pl[i], Fraction(0)) for p, pl in shape["lottery"]), Fraction(0))
+                for i in range(len(shape["lottery"][0][1]))]
+        return tuple(rows)
+    return tuple(shape["steps"][-1]) if shape["steps"] else ()
+
+
+def _setting_parts(result, instance: Instance, name: str) -> dict:
+    """A machines or dynamic plug-in's placement / lottery / steps (exact numbers, nested tuples),
+    read from an `Allocation`, an object with those attributes or a mapping with those keys:
+    ``placement`` n rows of k task counts; ``lottery`` [(probability, placement), ...] (or
+    [{"probability": p, "placement": ...}]); ``steps`` one task vector per event (or `Step` s /
+    {"tasks": [...]}). Nothing for a pool instance."""
+    if instance.setting == "pool":
+        return {}
+    read = result.get if isinstance(result, Mapping) else (lambda key: getattr(result, key, None))
+    number = lambda v, where: to_fraction(v.item() if type(v).__module__ == "numpy" else v, where)  # noqa: E731
+    grid = lambda rows, where: tuple(tuple(number(v, f"{where}[{i}][{k}]") for k, v in enumerate(row))  # noqa: E731
+                                     for i, row in enumerate(rows))
+    out: dict = {}
+    if instance.setting == "machines":
+        if read("placement") is not None:
+            out["placement"] = grid(read("placement"), f"mechanism {name!r}: placement")
+        if read("lottery") is not None:
+            lottery = []
+            for t, item in enumerate(read("lottery")):
+                p, pl = (item["probability"], item["placement"]) if isinstance(item, Mapping) else item
+                lottery.append((number(p, f"mechanism {name!r}: lottery[{t}] probability"),
+                                grid(pl, f"mechanism {name!r}: lottery[{t}] placement")))
+            out["lottery"] = tuple(lottery)
+    else:
+        raw = read("steps")
+        if raw is not None:
+            rows = []
+            for t, step in enumerate(raw):
+                tasks = step.get("tasks") if isinstance(step, Mapping) else getattr(step, "tasks", step)
+                rows.append(tuple(number(v, f"mechanism {name!r}: steps[{t}][{i}]") for i, v in enumerate(tasks)))
+            out["steps"] = tuple(rows)
+    return out
 
 
 def _approximation(result) -> tuple[bool, str | None]:
