@@ -4,7 +4,8 @@
    ``python -c "import numpy, z3"``: target ratio <= 1.5 (median of --repeat runs each).
 2. Reading a 10 000 × 10 instance (`Instance.from_json`) against ``json.loads`` on the same text:
    target ratio <= 10; measured for small integer demands (the lab's usual instances), large
-   distinct integers and two-decimal numbers.
+   distinct integers, two-decimal numbers (values repeat) and six-decimal numbers (almost all
+   distinct: one exact conversion each).
 
     python benchmarks/bench_cli.py [--repeat 7]
 """
@@ -48,6 +49,8 @@ def instance_text(kind: str, n: int = 10_000, m: int = 10) -> str:
         rows = [[rng.randint(1, 20) for _ in range(m)] for _ in range(n)]
     elif kind == "large integers":
         rows = [[rng.randint(10**6, 10**12) for _ in range(m)] for _ in range(n)]
+    elif kind == "distinct decimals":  # six decimals: almost every number differs
+        rows = [[round(rng.uniform(0.1, 20), 6) for _ in range(m)] for _ in range(n)]
     else:
         rows = [[round(rng.uniform(0.1, 20), 2) for _ in range(m)] for _ in range(n)]
     return json.dumps({"capacities": [rng.randint(10**13, 10**14) for _ in range(m)], "demands": rows})
@@ -55,7 +58,7 @@ def instance_text(kind: str, n: int = 10_000, m: int = 10) -> str:
 
 def reading(repeat: int) -> dict[str, float]:
     out = {}
-    for kind in ("small integers", "large integers", "two decimals"):
+    for kind in ("small integers", "large integers", "two decimals", "distinct decimals"):
         text = instance_text(kind)
         base, ours = [], []
         for _ in range(repeat):

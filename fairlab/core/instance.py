@@ -13,6 +13,8 @@ raises `InputError` with a one-line message naming the field and the offending v
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import re
@@ -141,7 +143,8 @@ class Instance:
 
     @classmethod
     def from_json(cls, text: str, source: str = "instance") -> Instance:
-        return cls.from_dict(parse_json(text, source))
+        with without_collector():  # no cycles made while reading (see there)
+            return cls.from_dict(parse_json(text, source))
 
     @classmethod
     def resolve(cls, value: Instance | Mapping[str, Any] | str | os.PathLike) -> Instance:
@@ -540,9 +543,63 @@ def _out_of_range_path(data) -> str | None:
     return None
 
 
+#: distinct float tokens of one document remembered by `_Decimals`
+DECIMAL_CACHE_SIZE = 4096
+
+
+class _Decimals(dict):
+    """JSON float token -> its exact value, computed once per distinct token of one document: a
+    repeated token (instances repeat their demands) is a C-level dict hit, not a Python call; a new
+    one costs one Python frame (`__missing__`). Values are immutable Fractions, safe to share."""
+
+    __slots__ = ("slow",)
+
+    def __init__(self, slow):
+        super().__init__()
+        self.slow = slow  # the general reader (exponents, long tokens, the exact-range check)
+
+    def __missing__(self, text: str):
+        """A token (valid: the scanner matched it) without exponent and with at most 400 characters
+        is within the exact range (`fairlab.core.exact.MAX_DIGITS`, `MAX_EXPONENT`): the value
+        Fraction(Decimal(text)) has, read as an integer over a power of ten."""
+        if len(text) <= 400 and "e" not in text and "E" not in text:
+            whole, _, decimals = text.partition(".")
+            digits = int(whole + decimals)
+            scale = _POWERS_OF_TEN[len(decimals)]
+            common = gcd(digits, scale)
+            value = _object_new(Fraction)  # as `_new_fraction`, inlined
+            value._numerator = digits // common
+            value._denominator = scale // common
+        else:
+            value = self.slow(text)
+        if len(self) < DECIMAL_CACHE_SIZE:  # beyond it the tokens hardly repeat: keep the dict small
+            self[text] = value
+        return value
+
+
 def parse_json(text: str, source: str = "input"):
     """Parse JSON with numbers read exactly (0.1 -> 1/10) and NaN/Infinity, numbers outside the exact
     range (`fairlab.core.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
+    with without_collector():
+        return _parse_json(text, source)
+
+
+@contextlib.contextmanager
+def without_collector():
+    """Pause Python's cyclic garbage collector: reading an instance makes no reference cycles, and
+    the collector would only re-scan the numbers just made (a third of the reading time of 100 000
+    decimals). Reference counting frees memory as usual; the previous state is restored."""
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse_json(text: str, source: str):
     out_of_range = []
 
     def number(text: str, integer: bool = False):
@@ -554,25 +611,10 @@ def parse_json(text: str, source: str = "input"):
     # No integer token can exceed 300 characters without a run of 250 digits: then json's own
     # int() reads each one exactly as `_json_number` would, without a Python call per number.
     ints_plain = isinstance(text, str) and _LONG_DIGITS.search(text) is None
-    def decimal(text: str):
-        """A JSON float token (valid: the scanner matched it) without exponent and with at most 400
-        characters is within the exact range (`fairlab.core.exact.MAX_DIGITS`, `MAX_EXPONENT`):
-        the value Fraction(Decimal(text)) has, read as an integer over a power of ten."""
-        if len(text) <= 400 and "e" not in text and "E" not in text:
-            whole, _, decimals = text.partition(".")
-            digits = int(whole + decimals)
-            scale = _POWERS_OF_TEN[len(decimals)]
-            common = gcd(digits, scale)
-            out = _object_new(Fraction)  # as `_new_fraction`, inlined: one call per number of the file
-            out._numerator = digits // common
-            out._denominator = scale // common
-            return out
-        return number(text)
-
     try:
         data = json.loads(
             text,
-            parse_float=decimal,
+            parse_float=_Decimals(number).__getitem__,
             parse_int=int if ints_plain else (lambda text: number(text, integer=True)),
             parse_constant=_reject_constant,
             object_pairs_hook=_unique_keys,

@@ -49,3 +49,22 @@ def test_rows_same_as_entry_by_entry():
 def test_row_errors_unchanged(rows, message):
     with pytest.raises(InputError, match=message):
         Instance.from_dict({"capacities": [1, 1], "demands": rows})
+
+
+def test_repeated_and_many_decimal_tokens_read_exactly():
+    """Float tokens are remembered per document (`_Decimals`, up to DECIMAL_CACHE_SIZE distinct
+    ones): repeats, tokens past the cache size, exponents and equal values written differently all
+    read as Fraction(Decimal(token))."""
+    import json
+    from decimal import Decimal
+
+    from fairlab.core import instance as module
+
+    tokens = [f"{k / 1000:.3f}" for k in range(1, module.DECIMAL_CACHE_SIZE + 600)]
+    tokens += tokens[:50] + ["1.50", "1.5", "15e-1", "0.000", "2.5E3"] * 3
+    text = json.dumps({"v": [0]}).replace("[0]", "[" + ", ".join(tokens) + "]")
+    got = module.parse_json(text)["v"]
+    assert got == [Fraction(Decimal(t)) for t in tokens]
+    assert all(type(v) is Fraction for v in got)
+    with pytest.raises(InputError, match=r"v\[1\]"):  # the exact-range check still applies, once cached or not
+        module.parse_json('{"v": [1.5, 1e999999, 1e999999]}')
