@@ -1,0 +1,5 @@
+"""placeholder"""
+
+
+def applies(mechanism, prop, options):
+    return False
