@@ -196,20 +196,22 @@ def search(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float
     streams = {"grid": grid(n, m, leaves, seed), "random": random_instances(n, m, leaves, seed)}
     counts = {name: {"evaluated": 0, "declined": 0, "undecided": 0} for name in streams}
     budget = {"size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates, "seed": seed,
-              "schedule": dict(WEIGHTS), "check": {"misreports": CHECK_MISREPORTS}, "time_limit": time_limit}
+              "schedule": dict(WEIGHTS), "rlimit": rlimit, "time_limit": time_limit,
+              "check": {"evaluations": CHECK_MISREPORTS, "rlimit": None, "misreports": CHECK_MISREPORTS}}
     space = (f"grid: demands 0..{grid_entry(n, m)}, capacities {grid_entry(n, m)}, "
              f"{'every arrival order' if n <= 4 else f'{RANDOM_ORDERS} seeded arrival orders'}"
              f"{', each single departure' if leaves else ''} ({grid_size(n, m, leaves)} instances); random: seeded "
              f"(seed {seed}) demands 0..6, capacities 1..6, orders{' and departures' if leaves else ''}")
     details = {"users": n, "resources": m, "options": options, "space": space, "departures": leaves,
-               "counts": counts}
+               "counts": counts, "notes": [f"dynamic setting: {space}"]}
     taken, live, reason, stopped = 0, list(streams), None, None
 
     def done(status, explanation, **fields):
         used = sum(sum(c.values()) for c in counts.values())
         return Result("search", status, mechanism=mechanism.name, property=prop,
                       budget={**budget, "candidates_used": used, **({"stopped": stopped} if stopped else {})},
-                      details={**details, "evaluated": {k: c["evaluated"] for k, c in counts.items()}},
+                      details={**details, **{key: {k: c[key] for k, c in counts.items()}
+                                             for key in ("evaluated", "declined", "undecided")}},
                       explanation=explanation, seconds=time.monotonic() - start, **fields)
 
     while live and taken < candidates:
@@ -290,9 +292,12 @@ def exhaustive(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: f
 
     def done(status, explanation, **fields):
         return Result("proof", status, mechanism=mechanism.name, property=prop,
-                      budget={"time_limit": time_limit, "instances": total, **counts},
-                      details={"users": n, "resources": m, "options": options, "scope": "grid",
-                               "grid": what, "method": "exhaustive enumeration (not a proof)", **counts},
+                      budget={"time_limit": time_limit, "instances": total, "rlimit": 0, "attempts": 0, "schedule": [],
+                              "rlimit_spent": 0, **counts},
+                      details={"users": n, "resources": m, "options": options, "scope": "grid", "gates": {},
+                               "reductions": [f"exhaustive enumeration of {what} (not a proof)"], "conformance": [],
+                               "queries": [], "grid": what, "method": "exhaustive enumeration (not a proof)",
+                               **counts},
                       explanation=explanation, seconds=time.monotonic() - start, **fields)
 
     for inst in grid(n, m, leaves):

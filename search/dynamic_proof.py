@@ -42,7 +42,7 @@ from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, SymbolicInstance, z3_max
-from fairlab.properties.base import model_value, solve_reason
+from fairlab.properties.base import model_value
 
 PROPERTIES = ("dynamic-si", "no-takeback", "dynamic-ef", "dynamic-dpo", "dynamic-pe-free")
 CONFORMANCE_SAMPLES = 6
@@ -111,12 +111,15 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
     gates = {g: "not-reached" for g in GATES}
     queries: list[dict] = []
 
+    reports: list[dict] = []
+
     def done(status, explanation, **fields):
         return Result("proof", status, mechanism=mechanism.name, property=prop,
                       budget={"time_limit": time_limit, "rlimit": rlimit, "attempts": tries,
-                              "rlimit_spent": None},
+                              "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
+                              "rlimit_spent": sum(q["spent"] for q in queries)},
                       details={"users": n, "resources": m, "options": {}, "gates": gates, "queries": queries,
-                               "scope": "mechanism", "reductions": [
+                               "conformance": reports, "scope": "mechanism", "reductions": [
                                    "capacities 1 (the mechanism and the property depend on shares only)",
                                    "arrivals in user order (every order is a renaming of the users)"]},
                       explanation=explanation, seconds=time.monotonic() - start, **fields)
@@ -125,13 +128,16 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         left = deadline - time.monotonic()
         if left <= 0:
             return "unknown", None, "time"
-        status, model, reason = solve_reason(constraints, SolverBudget(rlimit=limit, seconds=left))
-        queries.append({"query": label, "status": status, "rlimit": limit, **({"reason": reason} if reason else {})})
+        status, reason, model, spent = conformance._query([c.expr for c in constraints],
+                                                          SolverBudget(rlimit=limit, seconds=left))
+        queries.append({"query": label, "status": status, "rlimit": limit, "spent": spent,
+                        **({"reason": reason} if reason else {})})
         return status, model, reason
 
     report = conformance.check_sample(mechanism, n, m, samples=CONFORMANCE_SAMPLES, seed=0,
                                       budget=SolverBudget(rlimit=rlimit, seconds=max(deadline - time.monotonic(),
                                                                                      0.01)))
+    reports.append({"summary": report.explanation})
     if report.status != Status.AGREES:
         gates["conformance"] = "failed" if report.status == Status.DISAGREES else "unknown"
         return done(Status.UNKNOWN, f"conformance not shown, no verdict: {report.explanation}")
@@ -158,7 +164,7 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         if status == "unsat":
             return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (real demands, any capacities, "
                         f"any arrival order) makes dynamic-drf violate {prop} at any step; gates passed "
-                        f"({', '.join(GATES)})", certificate={"gates": dict(gates), "control": "satisfiable"})
+                        f"({', '.join(GATES)})", certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
         if status == "sat":
             return _refute(mechanism, prop, model, sym, done)
         if reason == "time":
@@ -172,7 +178,11 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         return done(Status.UNKNOWN, f"rlimit: z3 gave up ({reason}) after {tries} attempt(s); no time left for the grid")
     found = exhaustive(mechanism, prop, n, m, time_limit=left, options={},
                        note=f"z3 gave up ({reason}, {tries} attempt(s)); ")
-    return found.replace(details={**found.details, "gates": gates, "queries": queries})
+    return found.replace(details={**found.details, "gates": gates, "queries": queries, "conformance": reports},
+                         budget={**found.budget, "rlimit": rlimit, "attempts": tries,
+                                 "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
+                                 "rlimit_spent": sum(q["spent"] for q in queries)},
+                         seconds=time.monotonic() - start)
 
 
 def _refute(mechanism, prop, model, sym, done) -> Result:
