@@ -258,7 +258,8 @@ def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPL
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     start = time.monotonic()
     seeded = instances is None
-    chosen = sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting) if seeded else [_instance(i) for i in instances]
+    chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting)
+              if seeded else [_instance(i) for i in instances])
     results = []
     for inst in chosen:
         b = budget

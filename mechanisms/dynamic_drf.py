@@ -56,7 +56,7 @@ def level(a: dict[int, tuple[Fraction, ...]], x: dict[int, Fraction], limit: Fra
         level_r: Fraction | None = None
         value = Fraction(0)  # current M (a breakpoint)
         load = base
-        for k, i in enumerate(users):
+        for i in users:
             # segment [value, x_i]: agents users[:k] move with M
             if x[i] > value:
                 end = load + slope * (x[i] - value)

@@ -36,8 +36,6 @@ import time
 from fractions import Fraction
 from typing import Iterator
 
-import z3
-
 from fairlab import properties
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance

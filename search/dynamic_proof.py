@@ -164,7 +164,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         if status == "unsat":
             return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (real demands, any capacities, "
                         f"any arrival order) makes dynamic-drf violate {prop} at any step; gates passed "
-                        f"({', '.join(GATES)})", certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
+                        f"({', '.join(GATES)})",
+                        certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
         if status == "sat":
             return _refute(mechanism, prop, model, sym, done)
         if reason == "time":
@@ -175,7 +176,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
 
     left = deadline - time.monotonic()
     if left <= 0:
-        return done(Status.UNKNOWN, f"rlimit: z3 gave up ({reason}) after {tries} attempt(s); no time left for the grid")
+        return done(Status.UNKNOWN, f"rlimit: z3 gave up ({reason}) after {tries} attempt(s); no time left for "
+                    "the grid")
     found = exhaustive(mechanism, prop, n, m, time_limit=left, options={},
                        note=f"z3 gave up ({reason}, {tries} attempt(s)); ")
     return found.replace(details={**found.details, "gates": gates, "queries": queries, "conformance": reports},

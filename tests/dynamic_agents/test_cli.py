@@ -40,8 +40,8 @@ def test_allocate_figure_writes_only_the_path(tmp_path, suffix):
 
 
 def test_allocate_figure_bad_paths_are_one_line_errors(tmp_path):
-    for path, words in ((tmp_path / "x.pdf", "must end in .png or .svg"), (tmp_path / "no" / "x.png", "no such directory"),
-                        (tmp_path, "must end in")):
+    for path, words in ((tmp_path / "x.pdf", "must end in .png or .svg"),
+                        (tmp_path / "no" / "x.png", "no such directory"), (tmp_path, "must end in")):
         r = run("allocate", "dynamic-drf", "dynamic-kps", "--figure", str(path))
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1
     r = run("allocate", "drf", "drf-paper", "--figure", str(tmp_path / "x.png"))

@@ -92,3 +92,16 @@ def test_prove_dynamic_drf_theorems_at_two_by_three():
 def test_check_results_are_exact():
     r = properties.check("dynamic-drf", "dynamic-si", "dynamic-kps")
     assert r.status == "holds" and r.exactness == "rational"
+
+
+def test_store_hash_tells_arrival_orders_apart():
+    from fairlab.core.instance import Instance
+    from fairlab.counterexamples import store
+
+    def h(demands, arrivals):
+        return store.canonical_hash("m", "p", Instance.from_dict({"capacities": [1, 1], "demands": demands,
+                                                                 "arrivals": arrivals}))
+
+    # <1,0> first then <1,1>, vs <1,1> first: different findings; the same one with users renamed: equal
+    assert h([[1, 0], [1, 1]], [0, 1]) != h([[1, 0], [1, 1]], [1, 0])
+    assert h([[1, 0], [1, 1]], [0, 1]) == h([[1, 1], [1, 0]], [1, 0])
