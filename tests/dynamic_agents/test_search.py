@@ -105,3 +105,15 @@ def test_store_hash_tells_arrival_orders_apart():
     # <1,0> first then <1,1>, vs <1,1> first: different findings; the same one with users renamed: equal
     assert h([[1, 0], [1, 1]], [0, 1]) != h([[1, 0], [1, 1]], [1, 0])
     assert h([[1, 0], [1, 1]], [0, 1]) == h([[1, 1], [1, 0]], [1, 0])
+
+
+@pytest.mark.slow
+def test_dpo_gap_needs_a_zero_demand():
+    # exploratory (not a lab verdict): with every demand positive — the domain on which KPS state their
+    # DPO theorem, as far as the lab could read it — z3 finds no DPO violation of dynamic-drf at 3 × 2,
+    # while the grid finds one with a zero demand (test_search_finds_the_dpo_gap_at_three_users_and_shrinks)
+    base, bad, _, sym = dynamic_proof.encode(3, 2, "dynamic-dpo")
+    s = z3.Solver()
+    s.set("timeout", 120_000)
+    s.add(*[c.expr for c in base], bad, *[d > 0 for row in sym.demands for d in row])
+    assert s.check() == z3.unsat
