@@ -89,12 +89,18 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
             if caps[i] is not None:
                 caps[i] = caps[i] * top
     weights = [list(w) for w in instance.weights]
+    # agents over time: each user's arrival (and departure) event index travels with its row, so two
+    # arrival orders of the same demands are different findings (static instances: unchanged form)
+    timing = [() for _ in range(n)]
+    for t, (kind, i) in enumerate(instance.events or ()):
+        timing[i] = (*timing[i], kind, t)
     best = None
     for rperm in itertools.permutations(range(m)):
         cols = [[row[r] for r in rperm] for row in rows]
         wcols = [[w[r] for r in rperm] for w in weights]
         keyed = sorted(
-            (tuple(cols[i]), (caps[i] is None, caps[i] or 0), tuple(wcols[i])) for i in range(n)
+            (tuple(cols[i]), (caps[i] is None, caps[i] or 0), tuple(wcols[i]), *((timing[i],) if timing[i] else ()))
+            for i in range(n)
         )
         if best is None or keyed < best:
             best = keyed

@@ -324,6 +324,8 @@ class SymbolicInstance:
     weights: list[list[z3.ArithRef]]
     max_tasks: list[z3.ArithRef | None]
     domain: list[Constraint] = field(default_factory=list)
+    #: agents over time: user indices in arrival order (None: a static instance, or identity order)
+    arrivals: list[int] | None = None
 
     @property
     def n(self) -> int:
@@ -340,6 +342,7 @@ class SymbolicInstance:
             demands=[[z3_value(d) for d in row] for row in inst.demands],
             weights=[[z3_value(w) for w in row] for row in inst.weights],
             max_tasks=[None if t is None else z3_value(t) for t in inst.max_tasks],
+            arrivals=None if inst.arrivals is None else list(inst.arrivals),
         )
 
     @classmethod

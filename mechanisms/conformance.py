@@ -180,7 +180,7 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
 
 # --------------------------------------------------------------------------- seeded samples
 def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, discrete: bool = False,
-           max_entry: int = 4) -> list[Instance]:
+           max_entry: int = 4, setting: str = "pool") -> list[Instance]:
     """`samples` random instances of n users × m resources, the same for the same arguments.
 
     Integer demands 0..`max_entry` (zeros in about a third of the entries, every row with a
@@ -204,7 +204,9 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
             caps = [1] * m
         else:
             caps = [rng.randint(1, 6) for _ in range(m)]
-        out.append(Instance.build(caps, rows))
+        # agents over time: a seeded arrival order (the same numbers otherwise)
+        order = {"arrivals": rng.sample(range(n), n)} if setting == "dynamic" else {}
+        out.append(Instance.build(caps, rows, **order))
     return out
 
 
@@ -256,7 +258,8 @@ def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPL
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     start = time.monotonic()
     seeded = instances is None
-    chosen = sample(n, m, samples, seed, discrete=mechanism.discrete) if seeded else [_instance(i) for i in instances]
+    chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting)
+              if seeded else [_instance(i) for i in instances])
     results = []
     for inst in chosen:
         b = budget

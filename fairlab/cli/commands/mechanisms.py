@@ -18,6 +18,7 @@ from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import allocation_document, console, emit_json, listing
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_short
+from fairlab.dynamics import shares_over_time
 from fairlab.mechanisms import plugin, registry
 
 
@@ -69,21 +70,32 @@ def allocate_cmd(
     time_limit: Optional[float] = typer.Option(None, "--time-limit",
                                                help="stop a plug-in that has not returned after S seconds"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
+    figure: Optional[str] = typer.Option(None, "--figure", help="agents over time: draw each user's dominant share "
+                                         "over the steps into PATH (.png or .svg)"),
 ):
-    """Run MECHANISM on INSTANCE and print the exact allocation."""
+    """Run MECHANISM on INSTANCE and print the exact allocation (agents over time: after each step,
+    with the fairness ratio)."""
     check_format(fmt)
     try:
+        if figure is not None:
+            shares_over_time.check_path(figure)  # a bad path is refused before any work
         params.seconds(time_limit)
         inst = read_instance(instance)
+        if figure is not None and inst.setting != "dynamic":
+            raise InputError("--figure: draws the shares over the steps of an instance with arrivals")
         options = parse_options(option)
         with plugin.time_limit(time_limit):  # also stops a plug-in's import
             allocation = mechanisms.allocate(mechanism, inst, **options)
+        if figure is not None:
+            shares_over_time.draw(allocation, figure)
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":
         emit_json(allocation_document(allocation))
         return
     print_allocation(allocation)
+    if allocation.steps is not None:
+        print_steps(allocation)
 
 
 def print_allocation(allocation) -> None:
@@ -108,3 +120,27 @@ def print_allocation(allocation) -> None:
     console.print(table)
     for note in allocation.notes:
         console.print(f"note: {note}")
+
+
+def print_steps(allocation) -> None:
+    """Agents over time: one table user × step (tasks / dominant share after each event; "·" for a
+    user not present), the per-step fairness ratio, then the fairness ratio."""
+    inst = allocation.instance
+    extra = allocation.extra or {}
+    table = Table(title=f"{allocation.mechanism}: allocation after each step (tasks / dominant share)")
+    table.add_column("user")
+    for label in shares_over_time.step_labels(allocation):
+        table.add_column(label.replace("\n", " "), justify="right")
+    for i, user in enumerate(inst.users):
+        cells = [f"{format_short(s.tasks[i])} / {format_short(s.tasks[i] * inst.dominant_share_per_task(i))}"
+                 if i in s.present else "·" for s in allocation.steps]
+        table.add_row(user, *cells)
+    ratios = extra.get("fairness_ratio_steps")
+    if ratios is not None:
+        table.add_row("[bold]ratio[/bold]", *["–" if r is None else format_short(r) for r in ratios],
+                      end_section=True)
+    console.print(table)
+    if "fairness_ratio" in extra:
+        ratio = extra["fairness_ratio"]
+        console.print(f"fairness ratio: {'–' if ratio is None else format_short(ratio)}  (min over steps of min over "
+                      "present users of tasks / tasks in the static DRF of the users present)")
