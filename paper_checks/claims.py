@@ -546,6 +546,72 @@ def check_lecture_indivisible(ctx):
                          bool(controls) and all(v == "sat" for v in controls.values()))])
 
 
+DYNAMIC_EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1], [1, 1]], "users": ["A", "B", "C"],
+                   "resources": ["CPU", "GB"], "arrivals": ["A", "B", "C"]}
+
+
+@claim("lecture-beyond-drf-zero-weights", LECTURE, "BEYOND DRF",
+       "zero demands, weights: easy-ish to fix", "drf with a zero demand and weights: si, ef, pe exact checks",
+       "out-of-scope", reason="a remark without an instance; checked: DRF (§4.3 weights) keeps si, ef and pe on an"
+                               " instance with a zero demand and unequal weights")
+def check_lecture_beyond_drf_zero_weights(ctx):
+    inst = {"capacities": [9, 18], "demands": [[1, 0], [3, 1]], "weights": [1, 2]}
+    return Evidence([same(f"{prop} of weighted drf with a zero demand", "holds", _verdict(prop, "drf", inst))
+                     for prop in ("si", "ef", "pe")])
+
+
+@claim("lecture-multiple-machines-randomized", LECTURE, "BEYOND DRF (multiple machines)",
+       "under-reporting gives zero utility; a randomized mechanism (extension of the Kalai-Smorodinsky"
+       " interpretation) satisfies all the properties ex ante [Friedman, Ghodsi, Psomas 2014]",
+       "-", "out-of-scope",
+       reason="the mechanism's definition is not in the sources and was not obtainable from public pages; the"
+              " lab's deterministic drf-machines and its properties cover the setting (see the drf-thm7 entries)")
+def check_lecture_multiple_machines_randomized(ctx):
+    return Evidence([])
+
+
+@claim("lecture-dynamic-no-reallocation", LECTURE, "BACK TO THE DRAWING BOARD: DYNAMIC FAIR DIVISION",
+       "agents arrive over time; when an agent arrives we give her resources; no reallocation allowed"
+       " [Kash, Procaccia, Shah 2013]",
+       "mechanism dynamic-drf on A <1, 4>, B <3, 1>, C <1, 1> arriving in turn on <9, 18>: every property at every"
+       " step", "out-of-scope",
+       reason="the slide states a model and cites a paper (no numbers); checked: dynamic DRF gives each arriving"
+              " agent resources at its arrival, never takes any back, and keeps dynamic si, ef and DPO at every"
+              " step of the example")
+def check_lecture_dynamic_no_reallocation(ctx):
+    steps = allocate("dynamic-drf", DYNAMIC_EXAMPLE).steps
+    newcomer_served = all(step.tasks[step.event[1]] > 0 for step in steps if step.event[0] == "arrive")
+    return Evidence([same("each arriving agent gets tasks at its arrival", "True", newcomer_served)]
+                    + [same(prop, "holds", _verdict(prop, "dynamic-drf", DYNAMIC_EXAMPLE))
+                       for prop in ("no-takeback", "dynamic-si", "dynamic-ef", "dynamic-dpo")])
+
+
+@claim("lecture-dynamic-disruptions", LECTURE, "BACK TO THE DRAWING BOARD: DYNAMIC FAIR DIVISION",
+       "when an agent arrives we can take resources from a fixed number of agents [Friedman, Psomas, Vardi"
+       " 2015, 2017]", "mechanism drf-rerun (static DRF after every arrival, taking back freely)",
+       "out-of-scope",
+       reason="the bounded-disruption mechanism's definition was not obtainable from public pages (abstracts"
+              " only); checked: without a bound, re-running static DRF at each arrival takes resources back from"
+              " agents already present (what the bound limits), and its fairness ratio is 1")
+def check_lecture_dynamic_disruptions(ctx):
+    rerun = allocate("drf-rerun", DYNAMIC_EXAMPLE)
+    takeback = _verdict("no-takeback", "drf-rerun", DYNAMIC_EXAMPLE)
+    return Evidence([same("no-takeback of drf-rerun", "violated", takeback),
+                     exact("fairness ratio of drf-rerun", "1", rerun.extra["fairness_ratio"])])
+
+
+@claim("lecture-fairness-ratio", LECTURE, "BACK TO THE DRAWING BOARD: DYNAMIC FAIR DIVISION",
+       "optimize the fairness ratio min_t min_i u_i^t / (ideal allocation at t)",
+       "mechanisms/_dynamic.py fairness_ratio (ideal: the static DRF of the agents present) on the example",
+       "out-of-scope",
+       reason="a formula without numbers; checked exactly on the example: dynamic DRF's first agent gets 1/n of"
+              " the cluster against an ideal of all of it (ratio 1/3 with n = 3), then 2/3 and 5/6")
+def check_lecture_fairness_ratio(ctx):
+    dyn = allocate("dynamic-drf", DYNAMIC_EXAMPLE).extra
+    return Evidence([exact("fairness ratio of dynamic-drf", "1/3", dyn["fairness_ratio"]),
+                     vector("ratio per step", ["1/3", "2/3", "5/6"], dyn["fairness_ratio_steps"], "exact")])
+
+
 # =========================================================================== Bonald & Roberts (000)
 def _pf(demands):
     return _tasks("pf", {"capacities": [1, 1], "demands": demands})
