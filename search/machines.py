@@ -230,6 +230,7 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
         return Result("proof", status, mechanism=mechanism.name, property=prop, budget={**budget, **counts},
                       seconds=time.monotonic() - start, explanation=explanation,
                       details={"method": "exhaustive finite grid (no symbolic specification in this setting)",
+                               "users": n, "resources": m,
                                "grid": grid_words, **counts}, **fields)
 
     total = 0
