@@ -129,5 +129,6 @@ PROPERTY = register(MachinesPE(
                 "integer linear arithmetic on the instance. Source: DRF paper §3 property 4, machines of §6.2."),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 4, §6.2",
     witness=PlacementWitness,
-    witness_help='{"improvement": [[tasks of user i on machine k ...] ...], "user": i}  (a dominating placement; i gains)',
+    witness_help=('{"improvement": [[tasks of user i on machine k ...] ...], "user": i}  '
+                  '(a dominating placement; i gains)'),
 ))

@@ -220,7 +220,8 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
     check_rlimit = CHECK_RLIMIT if rlimit is None else rlimit
     classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, 0)
     grid_words = (f"demands in {PROVE_DEMANDS[0]}..{PROVE_DEMANDS[-1]}, machine capacities in "
-                  f"{PROVE_CAPACITIES[0]}..{PROVE_CAPACITIES[-1]}, {PROVE_MACHINES[0]} or {PROVE_MACHINES[-1]} machines "
+                  f"{PROVE_CAPACITIES[0]}..{PROVE_CAPACITIES[-1]}, {PROVE_MACHINES[0]} or {PROVE_MACHINES[-1]} "
+                  "machines "
                   f"(machines in sorted order)")
     counts = {"evaluated": 0, "declined": 0, "undecided": 0}
     budget = {"size": f"{n}×{m}", "grid": grid_words, "check": {"evaluations": check_evaluations,

@@ -9,7 +9,6 @@ else ``$FAIRLAB_STORE``, else the per-user default) or the catalogue
 from __future__ import annotations
 
 import json
-
 from typing import List, Optional
 
 import typer
