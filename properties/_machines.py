@@ -181,7 +181,7 @@ class PlacementProperty(Property):
         mech = resolve_mechanism(mechanism)
         w = self.witness.from_dict(witness)
         choice = tuple(getattr(w, f.name) for f in dataclasses.fields(self.witness))
-        if choice not in [tuple(c) for c in self.choices(inst)]:
+        if any(isinstance(c, bool) for c in choice) or choice not in [tuple(c) for c in self.choices(inst)]:
             return None
         context = self._context(mech, inst, options)
         placement = placement_run(mech, inst, options)

@@ -119,3 +119,24 @@ def test_registry_and_setting():
                                                  "thm7-pairwise", "thm7-continuous"}
     with pytest.raises(InputError, match="setting"):
         properties.check("drf", "machines-si", {"capacities": [1], "demands": [[1]]})
+
+
+def test_malformed_witnesses_do_not_verify():
+    prop = properties.get("machines-si")
+    inst = {"machines": [[4, 8], [6, 4]], "demands": [[1, 2], [2, 1]]}
+    assert prop.confirm("drf-machines", inst, {"user": 0}, {}) is not None
+    for bad in ({"user": True}, {"user": 5}, {"user": None}, {"user": 1}):  # user 1 (B) is not below its share
+        assert prop.confirm("drf-machines", inst, bad, {}) is None
+    sp = properties.get("machines-sp")
+    assert not Violation("machines-sp", mechanisms.get("drf-machines"), properties.base.resolve_instance(inst),
+                         {"user": 0, "misreport": [0, 0]}).verify()
+
+
+def test_canonical_hash_tells_machine_splits_apart():
+    from fairlab.core.instance import Instance
+    from fairlab.counterexamples import store
+    a = Instance.build(demands=[[1, 1]], machines=[[2, 5], [5, 2]])
+    b = Instance.build(demands=[[1, 1]], machines=[[3, 3], [4, 4]])  # same pooled capacities <7, 7>
+    c = Instance.build(demands=[[1, 1]], machines=[[5, 2], [2, 5]])  # a's machines reordered
+    h = [store.canonical_hash("drf-machines", "machines-si", x, rescale_rows=False) for x in (a, b, c)]
+    assert h[0] != h[1] and h[0] == h[2]
