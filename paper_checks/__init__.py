@@ -6,3 +6,4 @@ used), `report` the markdown report and its figures, `pdrf_tables` the PDRF Tabl
 """
 
 from fairlab.paper_checks import claims  # noqa: F401  (registers the claims)
+from fairlab.paper_checks import claims_machines  # noqa: F401  (the machines setting, issue 19)
