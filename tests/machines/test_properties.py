@@ -127,7 +127,6 @@ def test_malformed_witnesses_do_not_verify():
     assert prop.confirm("drf-machines", inst, {"user": 0}, {}) is not None
     for bad in ({"user": True}, {"user": 5}, {"user": None}, {"user": 1}):  # user 1 (B) is not below its share
         assert prop.confirm("drf-machines", inst, bad, {}) is None
-    sp = properties.get("machines-sp")
     assert not Violation("machines-sp", mechanisms.get("drf-machines"), properties.base.resolve_instance(inst),
                          {"user": 0, "misreport": [0, 0]}).verify()
 
