@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from fairlab import mechanisms, properties
 from fairlab.core.instance import Instance
 from fairlab.properties.base import Violation
@@ -88,3 +90,20 @@ def test_examples_load():
     for name in ("machines-two-servers", "machines-wasted-max-task"):
         assert Instance.load(name).setting == "machines"
     assert properties.check("drf-machines", "thm7-continuous", "machines-wasted-max-task").status == "violated"
+
+
+def test_audit_views_of_machines_findings():
+    from fairlab.audit.allocations import involved_allocations
+    inst = Instance.build(demands=[[1, 1], [1, 1]], machines=[[2, 2]])
+    views = involved_allocations(DRF_MACHINES, "machines-sp", inst, {"user": 0, "misreport": [2, 2]}, {})
+    # truthful 1 + 1; A declaring <2, 2> takes the machine (tie at 0 goes to A): 1 task of <2, 2>, B 0
+    assert [v["tasks"] for v in views] == [["1", "1"], ["1", "0"]]
+    views = involved_allocations(DRF_MACHINES, "machines-pe", inst, {"improvement": [[2], [0]], "user": 0}, {})
+    assert views[1]["tasks"] == ["2", "0"]
+
+
+@pytest.mark.slow
+def test_audit_runs_on_drf_machines(run_cli, tmp_path):
+    out = run_cli("audit", "drf-machines", "-n", "2", "-m", "2", "--store", tmp_path / "store")
+    assert out.returncode == 0, out.stderr
+    assert "thm7-pairwise" in out.stdout and "violated at" in out.stdout
