@@ -38,6 +38,7 @@ _ENTRY_POINTS: dict[str, Mechanism] = {}
 MODULES = {
     "asset": "asset", "bmf": "bmf", "ceei": "ceei", "nash": "ceei", "pf": "ceei", "drf": "drf",
     "drf-tasks": "drf_tasks", "drf-loop": "drf_tasks", "ks": "ks", "maxmin": "maxmin", "pdrf": "pdrf",
+    "drf-machines": "drf_machines",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
 NOT_MECHANISMS = ("base", "plugin", "registry", "conformance")

@@ -27,6 +27,6 @@ def test_get_loads_only_the_mechanism_asked_for():
 
 
 def test_registry_and_names_are_complete():
-    assert mechanisms.names() == sorted(mechanisms.REGISTRY)
+    assert mechanisms.names(None) == sorted(mechanisms.REGISTRY)
     assert {"asset", "bmf", "ceei", "drf", "drf-tasks", "ks", "maxmin", "pdrf"} <= set(mechanisms.names())
     assert mechanisms.get("pf") is mechanisms.get("ceei")
