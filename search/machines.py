@@ -223,7 +223,7 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
                   f"{PROVE_CAPACITIES[0]}..{PROVE_CAPACITIES[-1]}, {PROVE_MACHINES[0]} or {PROVE_MACHINES[-1]} "
                   "machines "
                   f"(machines in sorted order)")
-    counts = {"evaluated": 0, "declined": 0, "undecided": 0}
+    counts = {"evaluated": 0, "declined": 0, "undecided": 0, "searched": 0}
     budget = {"size": f"{n}×{m}", "grid": grid_words, "check": {"evaluations": check_evaluations,
                                                                "rlimit": check_rlimit}, "time_limit": time_limit}
 
@@ -250,12 +250,16 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
         if kind == "stopped":
             return done(Status.UNKNOWN, f"time: stopped by the time limit after {total} grid instances; no verdict")
         counts[{"evaluated": "evaluated", "declined": "declined"}.get(kind, "undecided")] += 1
+        if kind == "evaluated" and payload == "none-found":
+            counts["searched"] += 1  # that instance's own check was a finite search (machines-sp's misreports)
     if counts["evaluated"] == 0:
         status = Status.NOT_APPLICABLE if counts["declined"] else Status.UNKNOWN
         return done(status, f"no grid instance decided ({counts['declined']} declined, {counts['undecided']} "
                             f"undecided) of {total}")
-    extra = f"; {counts['declined']} declined (n/a)" if counts["declined"] else ""
+    extra = (f", of which {counts['searched']} only by a finite search of that instance (none-found, e.g. "
+             "misreports)") if counts["searched"] else ""
+    extra += f"; {counts['declined']} declined (n/a)" if counts["declined"] else ""
     extra += f"; {counts['undecided']} undecided" if counts["undecided"] else ""
     return done(Status.NONE_FOUND,
-                f"exhaustive over the {total} instances with {grid_words}: no violation ({counts['evaluated']} decided"
+                f"exhaustive over the {total} instances with {grid_words}: no violation ({counts['evaluated']} checked exactly"
                 f"{extra}); a finite grid, not a proof for every instance of the size")
