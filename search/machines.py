@@ -261,5 +261,5 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
     extra += f"; {counts['declined']} declined (n/a)" if counts["declined"] else ""
     extra += f"; {counts['undecided']} undecided" if counts["undecided"] else ""
     return done(Status.NONE_FOUND,
-                f"exhaustive over the {total} instances with {grid_words}: no violation ({counts['evaluated']} checked exactly"
-                f"{extra}); a finite grid, not a proof for every instance of the size")
+                f"exhaustive over the {total} instances with {grid_words}: no violation ({counts['evaluated']} "
+                f"checked exactly{extra}); a finite grid, not a proof for every instance of the size")
