@@ -165,7 +165,10 @@ class PlacementProperty(Property):
         return None if self.context is None else self.context(mech, inst, options)
 
     def _check(self, mech, inst, b) -> Result:
-        context = self._context(mech, inst, b.options)
+        try:
+            context = self._context(mech, inst, b.options)
+        except InputError as exc:  # the property does not apply to this instance (e.g. Theorem 7's assumptions)
+            return verdict(self.name, mech, "n/a", b, str(exc))
         placement = placement_run(mech, inst, b.options)
         b.used_evaluations = 1
         certificate = {"placement": [[number(x) for x in row] for row in placement]}

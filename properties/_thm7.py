@@ -5,8 +5,9 @@ placement (machine by machine, lowest dominant share first, while a max-task fit
 shares within the dominant share of one *max-task* — the componentwise maximum of all demand
 vectors — of each other / of the continuous DRF allocation. Its proof assumes that every demand is
 strictly positive and that every machine can hold a max-task; the lab also excludes task caps (the
-theorem has none). On an instance outside these assumptions both properties are n/a (`InputError`
-with the reason: the check declines the instance).
+theorem has none). On an instance outside these assumptions both properties answer ``n/a`` with the
+reason (`assumptions` raises `InputError`; `PlacementProperty` turns it into the n/a verdict, and the
+search counts the instance as declined).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def test_cli_allocate_check_search_prove_matrix_store(run_cli, tmp_path):
 
 
 def test_examples_load():
-    for name in ("machines-two-servers", "machines-wasted-max-task"):
+    for name in ("machines-two-servers", "machines-wasted-max-task", "machines-three-servers"):
         assert Instance.load(name).setting == "machines"
     assert properties.check("drf-machines", "thm7-continuous", "machines-wasted-max-task").status == "violated"
 
@@ -107,3 +107,11 @@ def test_audit_runs_on_drf_machines(run_cli, tmp_path):
     out = run_cli("audit", "drf-machines", "-n", "2", "-m", "2", "--store", tmp_path / "store")
     assert out.returncode == 0, out.stderr
     assert "thm7-pairwise" in out.stdout and "violated at" in out.stdout
+
+
+def test_three_servers_example():
+    # D <2, 2, 9> fits no machine (GPU 9 > 8): no tasks, left out of the max-task <4, 4, 2>; A's cap is 3.
+    a = DRF_MACHINES(Instance.load("machines-three-servers"))
+    assert a.tasks[3] == 0 and a.tasks[0] <= 3
+    results = {r.property: r.status.value for r in properties.check_all("drf-machines", "machines-three-servers")}
+    assert results["thm7-pairwise"] == "n/a" and results["thm7-continuous"] == "n/a"  # A has a zero demand
