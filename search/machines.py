@@ -9,7 +9,8 @@ for machines-pe).
 `search`: deterministic candidates at n users × m resources — a grid of small integers first
 (demands 1..2, machine capacities 1..4, 1 to 3 machines, the machine count cycling so that every
 count is reached early), then seeded random instances (demands 1..4, capacities 1..8 — or, half of
-the time, each machine at least the max-task plus 0..8, Theorem 7's assumption — 1 to 3 machines) — each checked exactly (`fairlab.search.engines.candidate_check`, the same check as
+the time, each machine at least the max-task plus 0..8, Theorem 7's assumption — 1 to 3
+machines) — each checked exactly (`fairlab.search.engines.candidate_check`, the same check as
 `fairlab check`); the first violation is shrunk (a machine or a user dropped, a number lowered,
 each step re-checked) and returned with its re-verified witness; otherwise ``none-found`` with
 the number of candidates evaluated, ``n/a`` if the property declined every candidate, ``unknown``

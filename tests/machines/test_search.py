@@ -43,11 +43,12 @@ def test_pairwise_bound_none_found_with_count():
 
 
 def test_greedy_breaks_pairwise_bound_by_search():
-    # A <4, 1>, B <1, 3>, machines <4, 3>, <5, 4>, pooled <9, 7>: one task of A is 4/9, of B 3/7; max-task <4, 3>,
-    # 4/9. m1: A (tie), <0, 2> left, nothing fits. m2: B (<4, 1>), greedy: A fits (<0, 0>). A 8/9, B 3/7:
-    # 29/63 apart > 28/63. The literal reading never exceeds the bound (the proof of Theorem 7).
-    r = engines.search(DRF_MACHINES, "thm7-pairwise", 2, 2, candidates=200, time_limit=60, options={"fill": "greedy"})
+    # found and shrunk: A <1, 2>, B <1, 3>, one machine <2, 4>: one task of A is dominant share 1/2, of B 3/4;
+    # max-task <1, 3> (3/4). A (tie at 0, index) leaves <1, 2>, below the max-task; greedy: only A fits -> A.
+    # A 2 tasks (1), B 0: 1 apart > 3/4. The literal reading never exceeds the bound (the proof of Theorem 7).
+    r = engines.search(DRF_MACHINES, "thm7-pairwise", 2, 2, candidates=600, time_limit=60, options={"fill": "greedy"})
     assert r.status == "violated"
+    assert Violation("thm7-pairwise", DRF_MACHINES, r.instance, r.witness, {"fill": "greedy"}).verify()
 
 
 def test_grid_is_deterministic_and_cycles_machine_counts():
