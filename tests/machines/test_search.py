@@ -68,7 +68,7 @@ def test_prove_is_grid_none_found_or_refuted():
     assert Violation("machines-pe", DRF_MACHINES, r.instance, r.witness).verify()
 
 
-def test_cli_allocate_check_search_prove_matrix_store(run_cli, tmp_path):
+def test_cli_allocate_and_check(run_cli):
     out = run_cli("allocate", "drf-machines", "machines-two-servers")
     assert out.returncode == 0, out.stderr
     assert "placement (tasks per machine)" in out.stdout and "s1 <4, 8>" in out.stdout
@@ -76,13 +76,19 @@ def test_cli_allocate_check_search_prove_matrix_store(run_cli, tmp_path):
     assert json.loads(out.stdout)["placement"] == [["1", "1"], ["1", "1"]]
     out = run_cli("check", "drf-machines", "machines-si", "machines-two-servers")
     assert out.returncode == 0 and "violated" in out.stdout
+
+
+def test_cli_search_store_verify(run_cli, tmp_path):
     store = tmp_path / "store"
     out = run_cli("search", "drf-machines", "machines-pe", "-n", "2", "-m", "2", "--store", store)
     assert out.returncode == 0 and "violated" in out.stdout, out.stderr
-    out = run_cli("prove", "drf-machines", "thm7-pairwise", "-n", "2", "-m", "1", "--no-store")
-    assert out.returncode == 0 and "none-found" in out.stdout, out.stderr
     out = run_cli("store", "verify", "--store", store)
     assert out.returncode == 0 and "ok" in out.stdout, (out.stdout, out.stderr)
+
+
+def test_cli_prove_and_matrix(run_cli):
+    out = run_cli("prove", "drf-machines", "thm7-pairwise", "-n", "2", "-m", "1", "--no-store")
+    assert out.returncode == 0 and "none-found" in out.stdout, out.stderr
     out = run_cli("matrix", "--setting", "machines", "--no-store", "--candidates", "60")
     assert out.returncode == 0 and "drf-machines" in out.stdout, out.stderr
 
