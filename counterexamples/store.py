@@ -102,6 +102,9 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
             (tuple(cols[i]), (caps[i] is None, caps[i] or 0), tuple(wcols[i]), *((timing[i],) if timing[i] else ()))
             for i in range(n)
         )
+        if instance.machines is not None:  # several machines: the split matters (sorted, per resource share)
+            split = sorted(tuple(machine[r] / instance.capacities[r] for r in rperm) for machine in instance.machines)
+            keyed = [*keyed, ("machines", tuple(split))]
         if best is None or keyed < best:
             best = keyed
     return tuple(best)

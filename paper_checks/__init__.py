@@ -5,4 +5,7 @@ claims with their named checks (imported here, so the registry is full whenever 
 used), `report` the markdown report and its figures, `pdrf_tables` the PDRF Tables statistics.
 """
 
-from fairlab.paper_checks import claims  # noqa: F401  (registers the claims)
+from fairlab.paper_checks import (
+    claims,  # noqa: F401  (registers the claims)
+    claims_machines,  # noqa: F401  (the machines setting, issue 19)
+)

@@ -358,6 +358,8 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
             return "violated", verdict
         if verdict.status in ("holds", "none-found"):
             return "evaluated", verdict.status.value
+        if verdict.status == "n/a":  # the property does not apply to this instance (its reason)
+            return "declined", verdict.explanation
         if verdict.budget.get("stopped") == "time":
             return "stopped", verdict.explanation
         return "undecided", verdict.explanation

@@ -205,7 +205,10 @@ def check_options(mechanism: Mechanism, options: dict) -> None:
     rejects. (A spec may take and ignore options, or fail on an unknown one with a TypeError; the
     allocator reads and checks its options before any work, here on a 1 × 1 instance.)"""
     if options:
-        mechanism(Instance.from_dict({"capacities": [1], "demands": [[1]]}), **options)
+        probe = {"machines": {"machines": [[1]], "demands": [[1]]},
+                 "dynamic": {"capacities": [1], "demands": [[1]], "arrivals": [0]}}.get(
+                     mechanism.setting, {"capacities": [1], "demands": [[1]]})  # an instance of its setting
+        mechanism(Instance.from_dict(probe), **options)
 
 
 @dataclass

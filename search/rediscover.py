@@ -67,6 +67,9 @@ CLAIMS: tuple[Claim, ...] = (
           "Bonald & Roberts, §2.3-2.4", "violation", "pf", "sp"),
     Claim("drf-tasks-pe", "the DRF task loop that stops at the first blocked task is not Pareto efficient",
           "Metin, PDRF §6.2", "violation", "drf-tasks", "pe", options={"on_blocked": "stop"}),
+    Claim("drf-machines-thm7", "on several machines DRF's discrete placement can end more than one max-task from "
+          "continuous DRF on the pooled capacities (Theorem 7 read against continuous DRF; issue 19)",
+          "DRF paper, §6.2 Theorem 7 (several machines)", "violation", "drf-machines", "thm7-continuous"),
     Claim("indivisible-si-pe-sp", "with indivisible tasks no mechanism is sharing-incentive, Pareto efficient "
           "and strategyproof", "lecture, after Parkes, Procaccia & Shah", "impossibility",
           properties=("si", "pe", "sp"), indivisible=True),

@@ -49,6 +49,8 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
     raw = to_json(witness, versioned=False) or {}
     tasks = run(mechanism, instance, options)
     user = raw.get("user")
+    if instance.machines is not None:
+        return _machines_views(mechanism, instance, raw, tasks, options)
     if module.compares == ALLOCATION:
         views = [allocation_view("allocation", instance, tasks, user, equal_split=prop == "si",
                                  other=raw.get("envied"))]
@@ -71,3 +73,22 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
     else:  # a comparison kind this module does not know: show the two allocations plainly
         labels = ("before", "after")
     return [allocation_view(labels[0], instance, tasks, i), allocation_view(labels[1], derived, after, position)]
+
+
+def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, options: dict) -> list[dict]:
+    """Several machines (issue 19): the allocation in tasks; machines-pe's dominating placement
+    (its row sums), machines-sp's allocation under the misreport."""
+    from fairlab.properties.machines_sp import derive  # the machines setting's own derived instance
+
+    user = raw.get("user")
+    views = [allocation_view("allocation", instance, tasks, user, equal_split=False,
+                             other=raw.get("envied", raw.get("other")))]
+    if "improvement" in raw:
+        totals = [sum((Fraction(str(x)) for x in row), Fraction(0)) for row in raw["improvement"]]
+        views.append(allocation_view("a feasible placement that dominates it (tasks)", instance, totals, user))
+    if "misreport" in raw:
+        declared = [Fraction(str(x)) for x in raw["misreport"]]
+        derived = derive(instance, user, declared)
+        views.append(allocation_view(f"{instance.users[user]} declares {_vector(declared)}", derived,
+                                     run(mechanism, derived, options), user))
+    return views

@@ -118,6 +118,7 @@ def print_allocation(allocation) -> None:
         end_section=True,
     )
     console.print(table)
+    print_placements(allocation)
     for note in allocation.notes:
         console.print(f"note: {note}")
 
@@ -144,3 +145,27 @@ def print_steps(allocation) -> None:
         ratio = extra["fairness_ratio"]
         console.print(f"fairness ratio: {'–' if ratio is None else format_short(ratio)}  (min over steps of min over "
                       "present users of tasks / tasks in the static DRF of the users present)")
+
+
+def print_placements(allocation) -> None:
+    """Several machines: the placement (users × machines, tasks) beside the totals; a lottery: one
+    such table per outcome with its probability."""
+    inst = allocation.instance
+    if inst.machines is None:
+        return
+    names = inst.machine_names
+    tables = []
+    if allocation.placement is not None:
+        tables.append(("placement (tasks per machine)", allocation.placement))
+    for p, placement in allocation.lottery or ():
+        tables.append((f"lottery outcome, probability {format_short(p)}", placement))
+    for title, placement in tables:
+        table = Table(title=title)
+        table.add_column("user")
+        for name, machine in zip(names, inst.machines):
+            table.add_column(f"{name} <{', '.join(format_short(c) for c in machine)}>", justify="right")
+        table.add_column("total", justify="right")
+        for i, user in enumerate(inst.users):
+            row = placement[i]
+            table.add_row(user, *(format_short(x) for x in row), format_short(sum(row)))
+        console.print(table)

@@ -8,6 +8,7 @@ else ``$FAIRLAB_STORE``, else the per-user default) or the catalogue
 
 from __future__ import annotations
 
+import json
 from typing import List, Optional
 
 import typer
@@ -124,6 +125,17 @@ def print_catalogue(rows, time_limit: float, rlimit, attempts) -> None:
     out.print(table)
 
 
+def _print_grid_proof(console, result) -> None:
+    d, b = result.details, result.budget
+    console.print(f"method: {escape(str(d.get('method', '')))}")
+    if result.witness:
+        console.print(f"instance: {to_json(result.instance, versioned=False)}\n"
+                      f"witness: {to_json(result.witness, versioned=False)}")
+    if d.get("fixture"):
+        console.print(f"fixture: {d['fixture']}")
+    console.print(f"budget: {escape(json.dumps(to_json(b, versioned=False)))}", markup=False)
+
+
 def print_proof(result) -> None:
     d, b = result.details, result.budget
     certificate = result.certificate or {}
@@ -132,6 +144,9 @@ def print_proof(result) -> None:
     console.print(f"[bold]{escape(result.mechanism)}[/bold] {result.property} at {d['users']} users × "
                   f"{d['resources']} resources: [{colour}]{result.status}[/{colour}] in {result.seconds:.2f} s")
     console.print(f"why: {escape(result.explanation)}")
+    if "gates" not in d:  # a setting without a symbolic proof (machines): an exhaustive finite grid
+        _print_grid_proof(console, result)
+        return
     if d.get("scope"):
         note = " (the declared spec, not the allocator)" if d["scope"] == "spec" else ""
         console.print(f"scope: {d['scope']}{note}")

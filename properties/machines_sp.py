@@ -1,0 +1,149 @@
+"""Strategyproofness on several machines (issue 19; DRF paper §3 property 2, on the machines of §6.2).
+
+A user i declares a demand vector d'_i instead of its true d_i; the mechanism places x'_ik tasks of
+d'_i on each machine k. Utility model (the lecture: "under-reporting gives zero utility"): if d'_i
+is below d_i on some resource, i's real tasks cannot run on what it gets, utility 0; otherwise, on
+each machine k it holds x'_ik d'_i and runs ``floor(min over r with d_ir > 0 of x'_ik d'_ir / d_ir)``
+real tasks (no floor for a divisible mechanism), summed over machines and capped by its true task
+cap. Violated when that exceeds its truthful tasks. Source of the property: Ghodsi et al., NSDI
+2011, §3 property 2 (strategy-proofness).
+
+The misreports form a continuum; under-reports never gain (utility 0), so the check tries
+over-reports only: structured ones first (one entry raised by a step, the entry raised to another
+user's demand or to the max-task, the vector scaled), then seeded random ones, each evaluated by a
+fresh exact run, within the check's ``evaluations`` budget: ``violated`` (re-verified) or
+``none-found`` with the count — never ``holds``.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from fairlab.core.errors import InputError
+from fairlab.core.exact import format_exact, to_fraction
+from fairlab.core.instance import Instance
+from fairlab.properties._machines import (
+    PlacementProperty,
+    capped,
+    fmt_vec,
+    placement_run,
+    read_index,
+    runs,
+    totals,
+)
+from fairlab.properties.base import number, resolve_instance, resolve_mechanism, verdict, violated
+from fairlab.properties.property import MISREPORT, MisreportWitness, register
+
+NAME = "machines-sp"
+
+
+def derive(inst: Instance, i: int, declared) -> Instance:
+    data = inst.to_dict()
+    data["demands"] = [[str(x) for x in declared] if k == i else row for k, row in enumerate(data["demands"])]
+    return Instance.from_dict(data)
+
+
+def true_tasks(inst: Instance, i: int, declared, row_after, integral) -> Fraction:
+    """Real tasks user i runs with `row_after[k]` tasks of `declared` on each machine k."""
+    truth = inst.demands[i]
+    if any(d < t for d, t in zip(declared, truth)):
+        return Fraction(0)  # under-reported: its real tasks do not run on what it gets
+    total = sum((runs(inst, i, [x * d for d in declared], integral) for x in row_after), Fraction(0))
+    return capped(inst, i, total, integral)
+
+
+def structured(inst: Instance):
+    """Over-reports (user, declared) worth trying first, deduplicated, the truth excluded."""
+    seen = set()
+    big = [max(inst.demands[i][r] for i in range(inst.n)) for r in range(inst.m)]
+    for i in range(inst.n):
+        d = inst.demands[i]
+        options = []
+        for r in range(inst.m):
+            for step in (Fraction(1), Fraction(1, 2), Fraction(2), Fraction(3)):
+                options.append(tuple(x + step if s == r else x for s, x in enumerate(d)))
+            options.append(tuple(max(x, big[r]) if s == r else x for s, x in enumerate(d)))
+            for j in range(inst.n):
+                options.append(tuple(max(x, inst.demands[j][r]) if s == r else x for s, x in enumerate(d)))
+        options.append(tuple(max(a, b) for a, b in zip(d, big)))
+        for j in range(inst.n):
+            options.append(tuple(max(a, b) for a, b in zip(d, inst.demands[j])))
+        for factor in (Fraction(3, 2), Fraction(2), Fraction(3)):
+            options.append(tuple(x * factor for x in d))
+        for option in options:
+            if option != d and (i, option) not in seen:
+                seen.add((i, option))
+                yield i, option
+
+
+def randomised(inst: Instance, seed: int):
+    rng = random.Random(seed)
+    while True:
+        i = rng.randrange(inst.n)
+        d = inst.demands[i]
+        top = max(d)
+        option = tuple(x + (top * Fraction(rng.randint(0, 8), 4) if rng.random() < 0.6 else 0) for x in d)
+        if option != d:
+            yield i, option
+
+
+class MachinesSP(PlacementProperty):
+    def _gain(self, mech, inst, before, i, declared, options):
+        after = placement_run(mech, derive(inst, i, declared), options)
+        return true_tasks(inst, i, declared, after[i], mech.discrete), before[i]
+
+    def _check(self, mech, inst, b):
+        before = totals(placement_run(mech, inst, b.options))
+        b.used_evaluations = 1
+        tried = 0
+        gen_random = randomised(inst, b.seed)
+        for source in (structured(inst), gen_random):
+            for i, declared in source:
+                if b.exhausted():
+                    break
+                if b.time_up():
+                    return verdict(self.name, mech, "unknown", b, f"stopped by the time limit after {tried} "
+                                   "misreports; no verdict", stopped="time", misreports=tried)
+                b.used_evaluations += 1
+                tried += 1
+                try:
+                    gain, truth = self._gain(mech, inst, before, i, declared, b.options)
+                except InputError:
+                    continue  # the mechanism declines the derived instance: no allocation to compare
+                if gain > truth:
+                    return violated(self.name, mech, inst, MisreportWitness(i, [number(x) for x in declared]), b,
+                                    misreports=tried).replace(exactness="rational")
+            if b.exhausted():
+                break
+        return verdict(self.name, mech, "none-found", b,
+                       f"no gain among {tried} over-reports evaluated exactly (under-reports give utility 0; the "
+                       "misreports are a continuum, so this is not a proof)", misreports=tried)
+
+    def confirm(self, mechanism, instance, witness, options):
+        inst = resolve_instance(instance)
+        mech = resolve_mechanism(mechanism)
+        w = self.witness.from_dict(witness)
+        i = read_index(w.user, inst.n, "user")
+        if not isinstance(w.misreport, (list, tuple)) or len(w.misreport) != inst.m:
+            raise InputError(f"witness misreport: expected {inst.m} numbers")
+        declared = tuple(to_fraction(x, "witness misreport") for x in w.misreport)
+        before = totals(placement_run(mech, inst, options))
+        gain, truth = self._gain(mech, inst, before, i, declared, options)
+        if gain <= truth:
+            return None
+        return (f"user {inst.users[i]} runs {format_exact(truth)} tasks when truthful but {format_exact(gain)} of its "
+                f"real tasks by declaring {fmt_vec(declared)}")
+
+
+PROPERTY = register(MachinesSP(
+    name=NAME,
+    title="strategyproofness (machines)",
+    definition=("No user runs more of its real tasks by declaring another demand vector. Under-reporting any resource "
+                "gives utility 0 (the lecture); over-reporting, on each machine it runs floor(min_r allocated_r / d_r) "
+                "real tasks, summed and capped. Source: DRF paper §3 property 2, machines of §6.2."),
+    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2, §6.2; lecture (under-reporting)",
+    witness=MisreportWitness,
+    compares=MISREPORT,
+    witness_help='{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)',
+))
