@@ -9,6 +9,7 @@ as floats (a picture, never a verdict).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -73,5 +74,15 @@ def draw(allocation, path: str | os.PathLike) -> Path:
     ax.legend(loc="best")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    fig.savefig(target, format=FORMATS[target.suffix.lower()], dpi=110)
+    # written beside the target and renamed into place: a failed write leaves nothing behind
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        # created with the user's umask (as a plain open would), never over an existing file
+        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb") as handle:
+            fig.savefig(handle, format=FORMATS[target.suffix.lower()], dpi=110)
+        os.replace(partial, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise InputError(f"--figure: cannot write {str(target)!r}: {exc.strerror or exc}") from None
     return target

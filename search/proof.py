@@ -688,6 +688,12 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
         if prop_object is None:
             raise InputError(f"property {prop!r}: not a property of the {mechanism.setting} setting "
                              f"(known: {', '.join(properties.names(mechanism.setting))})")
+        if positive_demands or strategies is not None or budget is not None:
+            # the setting's prover has its own encodings and domains: an assumption it would not
+            # honour must not be dropped silently (a refutation could lie outside it)
+            raise InputError(f"--positive-demands: not available in the {mechanism.setting} setting (its prover "
+                             "would not honour it; drop the option)" if positive_demands else
+                             f"prove: strategies and budgets are for the pool setting, not {mechanism.setting}")
         return setting_module(prop_object, mechanism).prove(
             mechanism, prop, n, m, time_limit=time_limit, options=options, rlimit=rlimit, attempts=attempts)
     if n < 1 or m < 1:
