@@ -218,7 +218,13 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
     for o in outcomes:
         d = o.details
         inst = to_json(o.instance, versioned=False) if o.instance is not None else None
-        shown = f"capacities {_compact(inst['capacities'])}\ndemands {_compact(inst['demands'])}" if inst else "—"
+        shown = "—"
+        if inst:
+            where = (f"machines {_compact(inst['machines'])}" if inst.get("machines")
+                     else f"capacities {_compact(inst['capacities'])}")
+            shown = f"{where}\ndemands {_compact(inst['demands'])}"
+            if inst.get("arrivals"):
+                shown += f"\narrivals {_compact(inst['arrivals'])}"
         if d["claim_kind"] != "impossibility":
             witness = _compact(to_json(o.witness, versioned=False))
         else:
