@@ -143,7 +143,8 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
     tasks = [z3.Real(f"t{i}") for i in range(instance.n)]
     spec = [c.expr for c in _spec(mechanism, sym, tasks, options)]
     fixed = [t == z3_value(v) for t, v in zip(tasks, allocation.tasks)]
-    fixed += _placement_fixed(sym, tasks, allocation, spec)
+    placed = _placement_fixed(sym, tasks, allocation, spec)
+    fixed += placed
     common = dict(budget=budget, allocation=numeric, exactness=allocation.exactness)
     if not allocation.is_exact():  # an approximation neither satisfies nor violates the spec: undecided
         bound = f" (certified relative error <= {allocation.error_bound})" if allocation.error_bound else ""
@@ -176,6 +177,10 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
                     "allocation", spent=spent, **common)
     other = tuple(model.eval(t, model_completion=True) for t in tasks)
     also = "(" + ", ".join(_text(v) for v in other) + ")"
+    if placed:  # a placement spec: say which placement it also admits (the row sums may be the same)
+        rows = [[str(model.eval(x, model_completion=True)) for x in row] for row in sym.placement(tasks)]
+        also += " placed " + str(rows).replace("'", "")
+        shown += " placed " + str([[format_exact(x) for x in row] for row in allocation.placement]).replace("'", "")
     return _one(mechanism, data, "yes", "no", f"the spec also admits {also} besides the numeric allocation {shown}",
                 spent=spent, other=other, **common)
 

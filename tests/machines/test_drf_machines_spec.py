@@ -134,6 +134,7 @@ def test_a_spec_without_the_segment_end_is_caught():
                        spec=lambda s, t, **o: [c for c in spec(s, t, **o) if "segment_ends" not in c.name])
     result = conformance.check(broken, TWO_SERVERS)
     assert result.status == "disagrees" and result.details["unique"] == "no", result.explanation
+    assert "placed [[" in result.explanation  # the other placement it admits is named
 
 
 def test_cli_lists_both_new_specs_as_symbolic():
