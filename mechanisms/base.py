@@ -326,6 +326,12 @@ class SymbolicInstance:
     domain: list[Constraint] = field(default_factory=list)
     #: agents over time: user indices in arrival order (None: a static instance, or identity order)
     arrivals: list[int] | None = None
+    #: agents over time: the events in order, ("arrive" | "depart", user) (`Instance.events`; None:
+    #: a static instance, or arrivals only, in `arrivals` order)
+    events: list[tuple[str, int]] | None = None
+    #: several machines: machine k's capacity vector (numerals or unknowns; None: one pool). A
+    #: machines spec places whole tasks with the Int unknowns `placement(tasks)`
+    machines: list[list[z3.ArithRef]] | None = None
 
     @property
     def n(self) -> int:
@@ -343,7 +349,20 @@ class SymbolicInstance:
             weights=[[z3_value(w) for w in row] for row in inst.weights],
             max_tasks=[None if t is None else z3_value(t) for t in inst.max_tasks],
             arrivals=None if inst.arrivals is None else list(inst.arrivals),
+            events=None if inst.events is None else [tuple(e) for e in inst.events],
+            machines=None if inst.machines is None else [[z3_value(c) for c in row] for row in inst.machines],
         )
+
+    @property
+    def k(self) -> int:
+        """Number of machines (1 without machines)."""
+        return 1 if self.machines is None else len(self.machines)
+
+    def placement(self, tasks: Sequence[z3.ArithRef]) -> list[list[z3.ArithRef]]:
+        """The placement unknowns of `tasks` on the machines: x[i][k] (z3 Int) tasks of user i on
+        machine k, named after tasks[i] (the same `tasks` give the same unknowns, so a caller such
+        as `fairlab.mechanisms.conformance` can fix them to a numeric placement)."""
+        return [[z3.Int(f"{tasks[i]}@m{k}") for k in range(self.k)] for i in range(self.n)]
 
     @classmethod
     def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> SymbolicInstance:

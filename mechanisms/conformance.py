@@ -78,7 +78,8 @@ def describe(instance: dict | None) -> str:
     if not instance:
         return "no instance"
     parts = [f"capacities {instance['capacities']}", f"demands {instance['demands']}"]
-    parts += [f"{k} {instance[k]}" for k in ("weights", "max_tasks") if instance.get(k) is not None]
+    parts += [f"{k} {instance[k]}" for k in ("weights", "max_tasks", "machines", "arrivals", "departures")
+              if instance.get(k) is not None]
     return ", ".join(parts).replace("'", "")
 
 
@@ -142,6 +143,8 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
     tasks = [z3.Real(f"t{i}") for i in range(instance.n)]
     spec = [c.expr for c in _spec(mechanism, sym, tasks, options)]
     fixed = [t == z3_value(v) for t, v in zip(tasks, allocation.tasks)]
+    placed = _placement_fixed(sym, tasks, allocation, spec)
+    fixed += placed
     common = dict(budget=budget, allocation=numeric, exactness=allocation.exactness)
     if not allocation.is_exact():  # an approximation neither satisfies nor violates the spec: undecided
         bound = f" (certified relative error <= {allocation.error_bound})" if allocation.error_bound else ""
@@ -174,8 +177,44 @@ def _check(mechanism: Mechanism, instance: Instance, allocation, budget: SolverB
                     "allocation", spent=spent, **common)
     other = tuple(model.eval(t, model_completion=True) for t in tasks)
     also = "(" + ", ".join(_text(v) for v in other) + ")"
+    if placed:  # a placement spec: say which placement it also admits (the row sums may be the same)
+        rows = [[str(model.eval(x, model_completion=True)) for x in row] for row in sym.placement(tasks)]
+        also += " placed " + str(rows).replace("'", "")
+        shown += " placed " + str([[format_exact(x) for x in row] for row in allocation.placement]).replace("'", "")
     return _one(mechanism, data, "yes", "no", f"the spec also admits {also} besides the numeric allocation {shown}",
                 spent=spent, other=other, **common)
+
+
+def _placement_fixed(sym: SymbolicInstance, tasks, allocation, spec) -> list:
+    """On machines, a spec that places tasks with `SymbolicInstance.placement(tasks)` is checked on
+    the allocator's placement too (satisfied by it, and pinning it): its unknowns fixed to it.
+    Empty when the spec does not mention them (it then judges the row sums `tasks` alone)."""
+    if sym.machines is None or allocation.placement is None:
+        return []
+    unknowns = sym.placement(tasks)
+    names = {str(v) for row in unknowns for v in row}
+    if not names & _constants(spec):
+        return []
+    return [v == z3.IntVal(int(x)) for row, values in zip(unknowns, allocation.placement) for v, x in zip(row, values)
+            if x.denominator == 1] + [z3.BoolVal(False) for row in allocation.placement for x in row
+                                      if x.denominator != 1]  # a fractional placement cannot be an Int
+
+
+def _constants(exprs) -> set[str]:
+    """Names of the uninterpreted constants (unknowns) in z3 expressions."""
+    seen: set[int] = set()
+    out: set[str] = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(e.decl().name())
+        else:
+            stack.extend(e.children())
+    return out
 
 
 # --------------------------------------------------------------------------- seeded samples
@@ -186,7 +225,9 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
     Integer demands 0..`max_entry` (zeros in about a third of the entries, every row with a
     positive one); capacities 1 on every other instance (the normalised domain of `fairlab
     prove`) and random integers 1..6 on the rest (whole-task mechanisms: at least the largest
-    demand of the column, up to 4 × `max_entry`); the second instance repeats a user's row (ties)."""
+    demand of the column, up to 4 × `max_entry`); the second instance repeats a user's row (ties).
+    `setting`: "dynamic" adds a seeded arrival order; "machines" replaces the capacities by 1 to 3
+    seeded machines (`_machines`; a user may fit no machine)."""
     rng = random.Random(seed)
     out = []
     for k in range(samples):
@@ -206,8 +247,25 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
             caps = [rng.randint(1, 6) for _ in range(m)]
         # agents over time: a seeded arrival order (the same numbers otherwise)
         order = {"arrivals": rng.sample(range(n), n)} if setting == "dynamic" else {}
+        if setting == "machines":  # 1 to 3 seeded machines (capacities their sum; some user may fit none)
+            out.append(Instance.build(None, rows, machines=_machines(rng, m, max_entry)))
+            continue
         out.append(Instance.build(caps, rows, **order))
     return out
+
+
+def _machines(rng: random.Random, m: int, max_entry: int) -> list[list[int]]:
+    """1 to 3 machines, entries 0..3 × `max_entry` (each machine with some positive entry, every
+    resource on some machine)."""
+    count = rng.randint(1, 3)
+    machines = [[rng.randint(0, 3 * max_entry) for _ in range(m)] for _ in range(count)]
+    for row in machines:
+        if not any(row):
+            row[rng.randrange(m)] = rng.randint(1, 3 * max_entry)
+    for r in range(m):
+        if not any(row[r] for row in machines):
+            machines[rng.randrange(count)][r] = rng.randint(1, 3 * max_entry)
+    return machines
 
 
 def results_of(report: Result) -> list[Result]:

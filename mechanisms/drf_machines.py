@@ -21,9 +21,27 @@ Readings (the paper describes the procedure in one sentence; these are our choic
   user among those whose task still fits there, until no task of any user fits (then the next
   machine). ``greedy`` uses what ``literal`` wastes, at the price of Theorem 7's bound.
 
-No symbolic specification: the machine switches depend on the order of intermediate states (a
-data-dependent number of steps per machine), which has no closed form to write as z3 constraints;
-every verdict about it is computed exactly from this allocator (Fractions).
+The symbolic specification (`spec`, ``fill=literal`` only; ``greedy`` raises InputError there) states
+the literal placement without simulating it. The keys (j sigma_i, i) of the tasks (user i's j-th,
+0-based; sigma_i its dominant share per task against the pooled capacities; ties to the lower
+index) give ONE global launch order — the merged key order of `fairlab.mechanisms.drf_tasks.spec`
+(tie "index") — and machine k receives a consecutive segment of it. With x[i][k] the z3 Int
+placement unknowns (`SymbolicInstance.placement`) and C^k = sum_{l <= k} x[.][l] the cumulative
+counts (C^0 = 0):
+
+* x >= 0, integers; a user whose task fits no machine has none (``able``); caps C^K_i <= max_tasks_i;
+  `tasks[i]` = C^K_i; machine k's load within its capacity;
+* each C^k is a prefix of the key order over the tasks still allowed (able, below the cap):
+  drf_tasks' prefix constraints on C^k;
+* machine k's segment is as long as the loop makes it: either it is empty or, before its last
+  (largest-key) task, a max-task (of the able users) was free on machine k; and after it either
+  less than a max-task is free on machine k, or no user may take another task (all capped or
+  unable). Loads only grow along a segment, so a max-task was free before each of its tasks, and
+  every task fits (its demand is at most the max-task).
+
+Given the instance's numbers this pins the placement (the prefix of a strict total order is fixed
+by its length, and the segment's length is the first point where the loop stops);
+`fairlab.mechanisms.conformance` checks it against this allocator, placement included.
 
 Example (``fairlab/examples/machines-two-servers.json``): machines <4 CPU, 8 GB> and <6, 4>, A <1, 2>,
 B <2, 1>; pooled capacities <10, 12>, so one task of A is a dominant share 1/6, one of B 1/5; the
@@ -38,10 +56,12 @@ import math
 from fractions import Fraction
 from types import MappingProxyType
 
+import z3
+
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, choice, register, z3_max
 
 FILLS = ("literal", "greedy")
 
@@ -140,6 +160,64 @@ def allocate(instance: Instance, **options) -> Allocation:
     )
 
 
+# --------------------------------------------------------------------------- symbolic side
+def spec(sym: SymbolicInstance, tasks, fill="literal") -> list:
+    """The literal placement (module docstring): prefixes of one key order, segments ended by the max-task."""
+    if choice({"fill": fill}, "fill", FILLS, "literal") != "literal":
+        raise InputError("option fill: the symbolic spec of drf-machines covers 'literal' only")
+    if sym.machines is None:
+        raise InputError("drf-machines: the symbolic instance lists no machines")
+    n, m, count = sym.n, sym.m, sym.k
+    d, machines = sym.demands, sym.machines
+    x = sym.placement(tasks)
+    sigma = [z3_max([d[i][r] / sym.capacities[r] for r in range(m)]) for i in range(n)]
+    able = [z3.Or([z3.And([d[i][r] <= machines[k][r] for r in range(m)]) for k in range(count)]) for i in range(n)]
+    big = [z3_max([z3.If(able[i], d[i][r], 0) for i in range(n)]) for r in range(m)]
+    cum = []  # cum[k][i] = C^{k+1}_i
+    for k in range(count):
+        cum.append([z3.Sum([x[i][q] for q in range(k + 1)]) for i in range(n)])
+
+    def can_more(i, c):
+        room = [able[i]]
+        if sym.max_tasks[i] is not None:
+            room.append(c + 1 <= sym.max_tasks[i])
+        return z3.And(room)
+
+    def before(i, j_i, o, j_o):
+        """key (j_i sigma_i, i) < key (j_o sigma_o, o)"""
+        share_i, share_o = j_i * sigma[i], j_o * sigma[o]
+        return z3.Or(share_i < share_o, z3.And(share_i == share_o, z3.BoolVal(i < o)))
+
+    out: list[Constraint] = []
+    for i in range(n):
+        out += [Constraint(f"drf_machines.nonneg[{i}][{k}]", x[i][k] >= 0) for k in range(count)]
+        out.append(Constraint(f"drf_machines.unable[{i}]",
+                              z3.Implies(z3.Not(able[i]), z3.And([x[i][k] == 0 for k in range(count)]))))
+        if sym.max_tasks[i] is not None:
+            out.append(Constraint(f"drf_machines.cap[{i}]", cum[-1][i] <= sym.max_tasks[i]))
+        out.append(Constraint(f"drf_machines.tasks[{i}]", tasks[i] == z3.ToReal(cum[-1][i])))
+    for k in range(count):
+        c = cum[k]
+        load = [z3.Sum([x[i][k] * d[i][r] for i in range(n)]) for r in range(m)]
+        out += [Constraint(f"drf_machines.capacity[{k}][{r}]", load[r] <= machines[k][r]) for r in range(m)]
+        for i in range(n):
+            for o in range(n):
+                if i != o:
+                    out.append(Constraint(f"drf_machines.prefix[{k}][{i},{o}]", z3.Implies(
+                        z3.And(c[i] >= 1, can_more(o, c[o])), before(i, c[i] - 1, o, c[o]))))
+        # the segment's last task: the placed task of the largest key; a max-task was free before it
+        last = [z3.And(x[i][k] >= 1,
+                       *[z3.Implies(x[o][k] >= 1, before(o, c[o] - 1, i, c[i] - 1)) for o in range(n) if o != i],
+                       *[load[r] - d[i][r] + big[r] <= machines[k][r] for r in range(m)])
+                for i in range(n)]
+        empty = z3.And([x[i][k] == 0 for i in range(n)])
+        out.append(Constraint(f"drf_machines.segment_valid[{k}]", z3.Or(empty, *last)))
+        no_max_task = z3.Or([load[r] + big[r] > machines[k][r] for r in range(m)])
+        exhausted = z3.Not(z3.Or([can_more(i, c[i]) for i in range(n)]))
+        out.append(Constraint(f"drf_machines.segment_ends[{k}]", z3.Or(no_max_task, exhausted)))
+    return out
+
+
 MECHANISM = register(
     Mechanism(
         name="drf-machines",
@@ -147,7 +225,7 @@ MECHANISM = register(
                 "while a max-task fits",
         source="DRF paper (Ghodsi et al., NSDI 2011) §6.2 and the proof of Theorem 7",
         allocate=allocate,
-        spec=None,
+        spec=spec,
         options={"fill": "literal (stop when less than a max-task is free, the proof of Theorem 7) | greedy "
                          "(then keep placing whatever still fits)"},
         discrete=True,

@@ -1,9 +1,10 @@
 """Search and proofs for the machines setting (issue 19): whole tasks on several machines.
 
 `fairlab.search.engines.search` and `fairlab.search.proof.prove` send a property of this setting
-here. There is no symbolic engine: the machines mechanisms have no z3 specification (drf-machines'
-machine switches depend on the order of intermediate states), so everything is decided by exact
-checks of concrete integer instances (`fairlab.properties.check`: Fractions, z3 integer arithmetic
+here. There is no symbolic engine: drf-machines has a z3 specification of its literal placement (checked
+by `fairlab conformance`), but the machines properties have no z3 encoding over unknown instances
+(the max-task and the pooled shares are data-dependent maxima, the placement integral), so everything
+is decided by exact checks of concrete integer instances (`fairlab.properties.check`: Fractions, z3 integer arithmetic
 for machines-pe).
 
 `search`: deterministic candidates at n users × m resources — a grid of small integers first
@@ -16,7 +17,7 @@ each step re-checked) and returned with its re-verified witness; otherwise ``non
 the number of candidates evaluated, ``n/a`` if the property declined every candidate, ``unknown``
 on the time limit.
 
-`prove`: without a specification there is no sound z3 encoding of "every instance of the size";
+`prove`: without a z3 encoding of the properties there is no sound statement of "every instance of the size";
 `prove` checks EVERY instance of a finite integer grid (demands 1..2, capacities 1..3, 1 or 2
 machines, machines in sorted order) and answers ``refuted`` with a verified counterexample, or
 ``none-found`` stating the grid — never ``proved``.
@@ -235,7 +236,7 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
     def done(status, explanation, **fields):
         return Result("proof", status, mechanism=mechanism.name, property=prop, budget={**budget, **counts},
                       seconds=time.monotonic() - start, explanation=explanation,
-                      details={"method": "exhaustive finite grid (no symbolic specification in this setting)",
+                      details={"method": "exhaustive finite grid (no z3 encoding of the properties in this setting)",
                                "users": n, "resources": m,
                                "grid": grid_words, **counts}, **fields)
 
