@@ -423,6 +423,9 @@ class Mechanism:
     #: the setting it allocates in (`fairlab.core.instance.SETTINGS`): "pool" (one divisible pool),
     #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
     setting: str = "pool"
+    #: True if the mechanism declines a zero demand (its model assumes every d_ir > 0, e.g.
+    #: dynamic-drf): conformance samples then draw positive demands only
+    positive_demands: bool = False
 
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the

@@ -1,7 +1,9 @@
 """z3 proofs for dynamic-drf (Kash, Procaccia & Shah's DYNAMIC DRF) and the step properties.
 
-The statement proved: for EVERY instance of n agents × m resources (real demands d_ir >= 0, each
-row non-zero) the run of dynamic-drf satisfies the property at every step. Reductions, both sound:
+The statement proved: for EVERY instance of n agents × m resources that dynamic-drf accepts (real
+demands d_ir > 0 for every agent and resource: Kash, Procaccia & Shah's model assumes strictly
+positive demands and the mechanism declines a zero demand; its spec states d_ir > 0) the run of
+dynamic-drf satisfies the property at every step. Reductions, both sound:
 
 * capacities 1: dynamic-drf depends on the instance only through the shares d_ir / c_r (declared
   ``scale_invariant``), and so do the properties encoded here (SI: x_i >= 1/n; DEF: envy compares
@@ -47,6 +49,10 @@ from fairlab.properties.base import model_value
 PROPERTIES = ("dynamic-si", "no-takeback", "dynamic-ef", "dynamic-dpo", "dynamic-pe-free")
 CONFORMANCE_SAMPLES = 6
 GATES = ("conformance", "satisfiable", "control")
+#: rlimit doublings of the violation query by default (3 × 2 DPO needs the third: about 25 s)
+DEFAULT_ATTEMPTS = 3
+DOMAIN = ("every demand d_ir > 0 (dynamic-drf accepts positive demands only: Kash, Procaccia & Shah's model; "
+          "an instance with a zero demand is declined)")
 
 
 def applies(mechanism, prop: str, options: dict) -> bool:
@@ -107,7 +113,7 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
     start = time.monotonic()
     deadline = start + time_limit
     rlimit = DEFAULT_RLIMIT if rlimit is None else rlimit
-    tries = 1 if attempts is None else max(1, int(attempts))
+    tries = DEFAULT_ATTEMPTS if attempts is None else max(1, int(attempts))
     gates = {g: "not-reached" for g in GATES}
     queries: list[dict] = []
 
@@ -118,7 +124,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
                       budget={"time_limit": time_limit, "rlimit": rlimit, "attempts": tries,
                               "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
                               "rlimit_spent": sum(q["spent"] for q in queries)},
-                      details={"users": n, "resources": m, "options": {}, "gates": gates, "queries": queries,
+                      details={"users": n, "resources": m, "options": {}, "domain": DOMAIN, "gates": gates,
+                               "queries": queries,
                                "conformance": reports, "scope": "mechanism", "reductions": [
                                    "capacities 1 (the mechanism and the property depend on shares only)",
                                    "arrivals in user order (every order is a renaming of the users)"]},
@@ -162,8 +169,9 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
     for attempt in range(tries):
         status, model, reason = ask(f"violation (attempt {attempt + 1})", named + [Constraint("violated", bad)], limit)
         if status == "unsat":
-            return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (real demands, any capacities, "
-                        f"any arrival order) makes dynamic-drf violate {prop} at any step; gates passed "
+            return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (positive real demands — "
+                        f"the mechanism accepts positive demands only —, any capacities, any arrival order) "
+                        f"makes dynamic-drf violate {prop} at any step; gates passed "
                         f"({', '.join(GATES)})",
                         certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
         if status == "sat":
@@ -180,7 +188,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
                     "the grid")
     found = exhaustive(mechanism, prop, n, m, time_limit=left, options={},
                        note=f"z3 gave up ({reason}, {tries} attempt(s)); ")
-    return found.replace(details={**found.details, "gates": gates, "queries": queries, "conformance": reports},
+    return found.replace(details={**found.details, "domain": DOMAIN, "gates": gates, "queries": queries,
+                                  "conformance": reports},
                          budget={**found.budget, "rlimit": rlimit, "attempts": tries,
                                  "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
                                  "rlimit_spent": sum(q["spent"] for q in queries)},
