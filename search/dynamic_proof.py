@@ -18,7 +18,8 @@ steps and agents), in dominant shares (t_i = x_i / sigma_i):
 * dynamic-si: x_i^k < 1/n  (1/n of every resource runs (1/n)/sigma_i tasks);
 * no-takeback: x_i^k < x_i^{k-1};
 * dynamic-ef: i envies j (x_j a_jr > x_i a_ir on every resource i demands; a_ir = d_ir / sigma_i)
-  and j arrived after i, or j arrived before and x_j^k != x_j^{(step before i arrived)};
+  and j arrived after i, or j arrived before and x_j^t > x_j^{t-1} at some step t from i's arrival
+  to k (the literal excuse; for irrevocable dynamic-drf the same as x_j^k != x_j^{(before i)});
 * dynamic-dpo: some agent present uses only resources with load < k/n;
 * dynamic-pe-free: the same with load < 1.
 
@@ -96,7 +97,13 @@ def encode(n: int, m: int, prop: str):
                         continue
                     envy = z3.And([z3.Implies(d[i][r] > 0, x(k, j) * a[j][r] > x(k, i) * a[i][r]) for r in range(m)])
                     weak = z3.And([z3.Implies(d[i][r] > 0, x(k, j) * a[j][r] >= x(k, i) * a[i][r]) for r in range(m)])
-                    unexcused = z3.BoolVal(True) if j > i else x(k, j) != x(i, j)
+                    # DEF's excuse, literally (properties/dynamic_ef.py): j arrived before i (j < i) and
+                    # j's share never increased at a step t, i's arrival (step i + 1) <= t <= k. The spec
+                    # is irrevocable (x^t = max(M^t, x^{t-1}) >= x^{t-1}), so this is the same as
+                    # x(k, j) != x(i, j) (the allocation just before i arrived): the two readings of DEF
+                    # coincide for dynamic-drf and the proofs stand for both.
+                    unexcused = (z3.BoolVal(True) if j > i
+                                 else z3.Or([x(t, j) > x(t - 1, j) for t in range(i + 1, k + 1)]))
                     bad.append(z3.And(envy, unexcused))
                     control.append(z3.And(weak, unexcused))
         elif prop in ("dynamic-dpo", "dynamic-pe-free"):
