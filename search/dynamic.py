@@ -22,7 +22,8 @@ concern, a z3 proof over EVERY instance of the size (real demands; capacities 1,
 capacity vector since the mechanism is scale-invariant; arrivals in user order, which covers every
 order since the demand matrix is arbitrary), with the lab's gates: conformance of the spec on a
 seeded sample, the spec satisfiable, and a positive control (the property's encoding with its
-strict inequality relaxed must be satisfiable, or the encoding could not see a violation at all).
+strict inequality relaxed must be satisfiable — for DPO and pe-free, which the spec's loads imply
+relaxed, a planted mutant must violate — or the encoding could not see a violation at all).
 Where no sound encoding exists (other mechanisms, dynamic-sp), `prove` enumerates the grid
 exhaustively: ``refuted`` with a re-verified witness, else ``none-found`` — NOT ``proved``: a finite
 grid of integers is not every instance.

@@ -27,7 +27,11 @@ Gates (as the pool's `fairlab prove`): (1) conformance of the spec with the allo
 sample (`fairlab.mechanisms.conformance.check_sample`), (2) the spec satisfiable on the domain,
 (3) a positive control: the violation with its strict inequalities relaxed (<= for <; for DEF a
 weak envy, >= for >, of an unexcused agent) must be satisfiable — an encoding that could not reach the
-property's boundary would prove anything. Only then is an unsat ``proved``. A model is a candidate
+property's boundary would prove anything. For dynamic-dpo and dynamic-pe-free the relaxation is
+implied by the spec (loads within k/n), so their control is a planted mutant (`control_query`: the
+spec without the level's maximality must violate the property). At n = 1, no-takeback and
+dynamic-ef have nothing to violate (one step; one agent): ``proved`` as vacuous (`vacuous`), after
+the conformance and satisfiability gates. Only then is an unsat ``proved``. A model is a candidate
 counterexample: its instance (rational numbers) is re-checked exactly by the property's own check
 (`fairlab.properties.check`, a fresh run) before ``refuted``. z3 stopped: ``unknown``.
 """
@@ -54,6 +58,40 @@ GATES = ("conformance", "satisfiable", "control")
 DEFAULT_ATTEMPTS = 3
 DOMAIN = ("every demand d_ir > 0 (dynamic-drf accepts positive demands only: Kash, Procaccia & Shah's model; "
           "an instance with a zero demand is declined)")
+
+
+#: properties whose relaxed violation (load <= limit) the spec implies (its loads are within k/n <= 1):
+#: their positive control is a planted mutant instead (the spec without the level's maximality)
+MUTANT_CONTROL = ("dynamic-dpo", "dynamic-pe-free")
+MAXIMAL = "dynamic-drf.maximal["
+
+
+def vacuous(n: int, prop: str) -> str | None:
+    """Why the property holds at every instance of n agents without looking, or None."""
+    if n == 1 and prop == "no-takeback":
+        return ("vacuous: with 1 agent there is one step (its arrival; dynamic-drf takes no departures), so no "
+                "agent is present at two steps and nothing can be taken back")
+    if n == 1 and prop == "dynamic-ef":
+        return "vacuous: a single agent envies no one"
+    return None
+
+
+def control_query(prop: str, named: list, bad, control) -> tuple[str, list]:
+    """(description, constraints) of the positive control, which must be satisfiable.
+
+    Default: the spec with the violation's strict inequalities relaxed. For dynamic-dpo and
+    dynamic-pe-free that relaxation (some agent's resources at load <= k/n, resp. <= 1) is implied
+    by the spec's own ``within`` constraints, so it could not fail; their control is a planted
+    mutant instead: the spec WITHOUT the maximality of the water level (``maximal[k]``: the level
+    may stop early, e.g. at 0), conjoined with the unrelaxed violation. That mutant does violate DPO
+    (at step 1 the level 0 leaves the first agent at 0 with every load 0 < 1/n), so an encoding of
+    the violation that could not see a violation (wrong loads, wrong limit, wrong variables) makes
+    this query unsatisfiable and stops the proof."""
+    if prop in MUTANT_CONTROL:
+        mutant = [c for c in named if not c.name.startswith(MAXIMAL)]
+        return ("planted mutant (the spec without the level's maximality) violates the property",
+                mutant + [Constraint("violated", bad)])
+    return "the relaxed violation is satisfiable", named + [Constraint("control", control)]
 
 
 def applies(mechanism, prop: str, options: dict) -> bool:
@@ -165,11 +203,17 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         return done(Status.UNKNOWN, f"the spec is {'unsatisfiable' if status == 'unsat' else 'undecided'} "
                     f"({reason or status}); no verdict")
     gates["satisfiable"] = "passed"
-    status, _, reason = ask("positive control", named + [Constraint("control", control)], rlimit)
+    why = vacuous(n, prop)
+    if why is not None:
+        gates["control"] = "not-needed (vacuous)"
+        return done(Status.PROVED, f"{why} (every instance of {n} user × {m} resources); the spec conforms and is "
+                    "satisfiable", certificate={"gates": dict(gates), "vacuous": why})
+    described, controlled = control_query(prop, named, bad, control)
+    status, _, reason = ask("positive control", controlled, rlimit)
     if status != "sat":
         gates["control"] = "failed" if status == "unsat" else "unknown"
-        return done(Status.UNKNOWN, f"positive control {'unsatisfiable' if status == 'unsat' else 'undecided'}: the "
-                    f"encoding cannot reach the property's boundary ({reason or status}); no verdict")
+        return done(Status.UNKNOWN, f"positive control {'unsatisfiable' if status == 'unsat' else 'undecided'} "
+                    f"({described}): the encoding cannot see a violation ({reason or status}); no verdict")
     gates["control"] = "passed"
 
     limit = rlimit
@@ -180,7 +224,7 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
                         f"the mechanism accepts positive demands only —, any capacities, any arrival order) "
                         f"makes dynamic-drf violate {prop} at any step; gates passed "
                         f"({', '.join(GATES)})",
-                        certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
+                        certificate={"gates": dict(gates), "positive_control": described})
         if status == "sat":
             return _refute(mechanism, prop, model, sym, done)
         if reason == "time":
