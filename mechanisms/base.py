@@ -239,8 +239,8 @@ def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = 
       1) of n rows × k machines, non-negative, whole tasks if `discrete`, within every machine's
       capacity and the users' caps; `tasks` = the row sums (the expected row sums of a lottery);
     * dynamic: one `Step` per event of `Instance.events`, in order, naming that event, `present` the
-      users then in the system, absent users 0 tasks, each step within the capacities; `tasks` =
-      the last step's."""
+      users then in the system, absent users 0 tasks, each step within the capacities (and whole
+      tasks at every step if `discrete`); `tasks` = the last step's."""
     inst = allocation.instance
     if inst.setting == "machines":
         if (allocation.placement is None) == (allocation.lottery is None):
@@ -277,6 +277,11 @@ def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = 
             if tuple(step.event) != event or set(step.present) != present:
                 raise InputError(f"{who}: step {t + 1} does not follow the instance's events")
             check_feasible(inst, step.tasks, f"{who}: step {t + 1}")
+            if discrete:
+                frac = next((i for i, x in enumerate(step.tasks) if Fraction(x).denominator != 1), None)
+                if frac is not None:
+                    raise InputError(f"{who}: step {t + 1} gives {inst.users[frac]} "
+                                     f"{format_exact(step.tasks[frac])} tasks, not a whole number")
             absent = [i for i, x in enumerate(step.tasks) if i not in present and x != 0]
             if absent:
                 raise InputError(f"{who}: step {t + 1} gives tasks to {inst.users[absent[0]]}, who is not present")
@@ -442,6 +447,9 @@ class Mechanism:
     #: the setting it allocates in (`fairlab.core.instance.SETTINGS`): "pool" (one divisible pool),
     #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
     setting: str = "pool"
+    #: True if the mechanism declines a zero demand (its model assumes every d_ir > 0, e.g.
+    #: dynamic-drf): conformance samples then draw positive demands only
+    positive_demands: bool = False
 
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the

@@ -219,7 +219,7 @@ def _constants(exprs) -> set[str]:
 
 # --------------------------------------------------------------------------- seeded samples
 def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, discrete: bool = False,
-           max_entry: int = 4, setting: str = "pool") -> list[Instance]:
+           max_entry: int = 4, setting: str = "pool", positive: bool = False) -> list[Instance]:
     """`samples` random instances of n users × m resources, the same for the same arguments.
 
     Integer demands 0..`max_entry` (zeros in about a third of the entries, every row with a
@@ -227,13 +227,16 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
     prove`) and random integers 1..6 on the rest (whole-task mechanisms: at least the largest
     demand of the column, up to 4 × `max_entry`); the second instance repeats a user's row (ties).
     `setting`: "dynamic" adds a seeded arrival order; "machines" replaces the capacities by 1 to 3
-    seeded machines (`_machines`; a user may fit no machine)."""
+    seeded machines (`_machines`; a user may fit no machine). `positive`: no zero entries (for a
+    mechanism that declines zero demands)."""
     rng = random.Random(seed)
     out = []
     for k in range(samples):
         rows = []
         for _ in range(n):
             row = [0 if rng.random() < 1 / 3 else rng.randint(1, max_entry) for _ in range(m)]
+            if positive:
+                row = [v or rng.randint(1, max_entry) for v in row]
             if not any(row):
                 row[rng.randrange(m)] = rng.randint(1, max_entry)
             rows.append(row)
@@ -316,7 +319,8 @@ def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPL
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     start = time.monotonic()
     seeded = instances is None
-    chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting)
+    chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting,
+                     positive=mechanism.positive_demands)
               if seeded else [_instance(i) for i in instances])
     results = []
     for inst in chosen:

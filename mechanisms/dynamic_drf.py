@@ -25,7 +25,12 @@ issue 19 states it (water-filling with at most k/n of each resource; DEF's exact
 section numbers cited are to be checked against JAIR 51:579-603.
 
 Everything is exact (`Fraction`). Departures are not part of KPS's model: an instance with
-departures is declined (InputError). The allocation's ``steps`` are the allocation after each
+departures is declined (InputError). KPS's model also assumes strictly positive demands (d_ir > 0
+for every agent and resource); with them the step LP has the single optimum x_i = max(M, x_i^{k-1})
+implemented here. With a zero demand the LP has many optima and one water level is only one of them
+(it can violate DPO: capacities <2, 2>, demands <0,1>, <0,1>, <1,0>), so an instance with a zero
+demand is declined too (InputError naming the user), and the spec states d_ir > 0 as constraints:
+spec and allocator have the same domain. The allocation's ``steps`` are the allocation after each
 arrival; ``extra["fairness_ratio"]`` the lecture's fairness ratio (`fairlab.mechanisms._dynamic`).
 
 The spec (`spec`) characterises the whole run step by step for z3 (users in the symbolic
@@ -87,6 +92,12 @@ def allocate(instance: Instance) -> Allocation:
         raise InputError(f"{NAME}: departures are not in Kash, Procaccia & Shah's model (agents never leave); "
                          "use drf-rerun for an instance with departures")
     n, m = instance.n, instance.m
+    for i in range(n):
+        for r in range(m):
+            if instance.demands[i][r] == 0:
+                raise InputError(f"{NAME}: user {instance.users[i]} has a zero demand for resource "
+                                 f"{instance.resources[r]}; Kash, Procaccia & Shah's model assumes strictly positive "
+                                 "demands (with a zero demand their step LP has many optima)")
     sigma = [instance.dominant_share_per_task(i) for i in range(n)]
     a: dict[int, tuple[Fraction, ...]] = {}
     x: dict[int, Fraction] = {}
@@ -111,7 +122,9 @@ def spec(sym: SymbolicInstance, tasks) -> list:
     tag = str(tasks[0]) if n else "t"
     sigma = [z3_max([sym.demands[i][r] / sym.capacities[r] for r in range(m)]) for i in range(n)]
     a = [[sym.demands[i][r] / (sym.capacities[r] * sigma[i]) for r in range(m)] for i in range(n)]
-    out: list[Constraint] = []
+    # the allocator's domain: every demand strictly positive (KPS's assumption; `allocate` declines a zero)
+    out: list[Constraint] = [Constraint(f"{NAME}.positive[{i}][{r}]", sym.demands[i][r] > 0)
+                             for i in range(n) for r in range(m)]
     prev: dict[int, z3.ArithRef] = {}
     for k, newcomer in enumerate(order, start=1):
         lv = z3.Real(f"{tag}.dyn.M{k}")
@@ -141,5 +154,6 @@ MECHANISM = register(
         scale_invariant=True,
         module=__name__,
         setting="dynamic",
+        positive_demands=True,
     )
 )

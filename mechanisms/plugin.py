@@ -394,6 +394,9 @@ def _allocator(name: str, call, discrete: bool = False):
         if approximate:  # e.g. a wrapper of CEEI's float path: the label crosses the pipe and stays
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         if instance.setting == "dynamic" and "steps" in shape:
+            if len(shape["steps"]) != len(instance.events):
+                raise PluginError(f"mechanism {name!r}: gave {len(shape['steps'])} steps for "
+                                  f"{len(instance.events)} events (one task vector per event)")
             present, steps = set(), []
             for event, row in zip(instance.events, shape["steps"]):
                 present = present | {event[1]} if event[0] == "arrive" else present - {event[1]}

@@ -22,7 +22,8 @@ concern, a z3 proof over EVERY instance of the size (real demands; capacities 1,
 capacity vector since the mechanism is scale-invariant; arrivals in user order, which covers every
 order since the demand matrix is arbitrary), with the lab's gates: conformance of the spec on a
 seeded sample, the spec satisfiable, and a positive control (the property's encoding with its
-strict inequality relaxed must be satisfiable, or the encoding could not see a violation at all).
+strict inequality relaxed must be satisfiable — for DPO and pe-free, which the spec's loads imply
+relaxed, a planted mutant must violate — or the encoding could not see a violation at all).
 Where no sound encoding exists (other mechanisms, dynamic-sp), `prove` enumerates the grid
 exhaustively: ``refuted`` with a re-verified witness, else ``none-found`` — NOT ``proved``: a finite
 grid of integers is not every instance.
@@ -76,10 +77,11 @@ def build(capacities, demands, order, departures=()) -> Instance:
     return Instance.from_dict(data)
 
 
-def grid(n: int, m: int, departures: bool, seed: int = 0) -> Iterator[Instance]:
-    """Every demand matrix with entries 0..D and every arrival order (see the module docstring)."""
+def grid(n: int, m: int, departures: bool, seed: int = 0, low: int = 0) -> Iterator[Instance]:
+    """Every demand matrix with entries low..D and every arrival order (see the module docstring);
+    low = 1 for a mechanism that declines zero demands (`Mechanism.positive_demands`)."""
     top = grid_entry(n, m)
-    rows = [r for r in itertools.product(range(top + 1), repeat=m) if any(r)]
+    rows = [r for r in itertools.product(range(low, top + 1), repeat=m) if any(r)]
     rng = random.Random(seed)
     orders = _orders(n, rng)
     for matrix in itertools.product(rows, repeat=n):
@@ -88,20 +90,22 @@ def grid(n: int, m: int, departures: bool, seed: int = 0) -> Iterator[Instance]:
                 yield build([top] * m, matrix, order, leave)
 
 
-def grid_size(n: int, m: int, departures: bool) -> int:
+def grid_size(n: int, m: int, departures: bool, low: int = 0) -> int:
     top = grid_entry(n, m)
-    rows = (top + 1) ** m - 1
+    rows = (top + 1) ** m - 1 if low == 0 else (top + 1 - low) ** m
     orders = len(_orders(n, random.Random(0)))
     per_order = 1 + n * (n + 1) // 2 if departures else 1
     return rows ** n * orders * per_order
 
 
-def random_instances(n: int, m: int, departures: bool, seed: int) -> Iterator[Instance]:
+def random_instances(n: int, m: int, departures: bool, seed: int, low: int = 0) -> Iterator[Instance]:
     rng = random.Random(seed)
     while True:
         demands = []
         for _ in range(n):
             row = [0 if rng.random() < 1 / 4 else rng.randint(1, 6) for _ in range(m)]
+            if low:
+                row = [v or rng.randint(1, 6) for v in row]
             if not any(row):
                 row[rng.randrange(m)] = rng.randint(1, 6)
             demands.append(row)
@@ -112,6 +116,11 @@ def random_instances(n: int, m: int, departures: bool, seed: int) -> Iterator[In
             p = rng.randrange(n)
             leave = [{"user": order[p], "after": rng.randint(p + 1, n)}]
         yield build(caps, demands, order, leave)
+
+
+def lowest(mechanism: Mechanism) -> int:
+    """The smallest demand entry the streams use: 1 for a mechanism that declines zero demands."""
+    return 1 if getattr(mechanism, "positive_demands", False) else 0
 
 
 def takes_departures(mechanism: Mechanism, options: dict) -> bool:
@@ -153,7 +162,7 @@ def _smaller(inst: Instance) -> Iterator[Instance]:
     for i in range(inst.n):
         for r in range(inst.m):
             d = inst.demands[i][r]
-            for lower in sorted({Fraction(0), Fraction(1), d - 1}):
+            for lower in sorted({Fraction(0), Fraction(1), d - 1}):  # a declined candidate is skipped
                 if 0 <= lower < d:
                     rows = [list(row) for row in inst.demands]
                     rows[i][r] = lower
@@ -191,15 +200,17 @@ def search(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float
     start = time.monotonic()
     deadline = start + time_limit
     leaves = takes_departures(mechanism, options)
-    streams = {"grid": grid(n, m, leaves, seed), "random": random_instances(n, m, leaves, seed)}
+    low = lowest(mechanism)
+    streams = {"grid": grid(n, m, leaves, seed, low), "random": random_instances(n, m, leaves, seed, low)}
     counts = {name: {"evaluated": 0, "declined": 0, "undecided": 0} for name in streams}
     budget = {"size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates, "seed": seed,
               "schedule": dict(WEIGHTS), "rlimit": rlimit, "time_limit": time_limit,
               "check": {"evaluations": CHECK_MISREPORTS, "rlimit": None, "misreports": CHECK_MISREPORTS}}
-    space = (f"grid: demands 0..{grid_entry(n, m)}, capacities {grid_entry(n, m)}, "
+    space = (f"grid: demands {low}..{grid_entry(n, m)}, capacities {grid_entry(n, m)}, "
              f"{'every arrival order' if n <= 4 else f'{RANDOM_ORDERS} seeded arrival orders'}"
-             f"{', each single departure' if leaves else ''} ({grid_size(n, m, leaves)} instances); random: seeded "
-             f"(seed {seed}) demands 0..6, capacities 1..6, orders{' and departures' if leaves else ''}")
+             f"{', each single departure' if leaves else ''} ({grid_size(n, m, leaves, low)} instances); "
+             f"random: seeded (seed {seed}) demands {low}..6, capacities 1..6, "
+             f"orders{' and departures' if leaves else ''}")
     details = {"users": n, "resources": m, "options": options, "space": space, "departures": leaves,
                "counts": counts, "notes": [f"dynamic setting: {space}"]}
     taken, live, reason, stopped = 0, list(streams), None, None
@@ -281,9 +292,10 @@ def exhaustive(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: f
     start = time.monotonic()
     deadline = start + time_limit
     leaves = takes_departures(mechanism, options)
-    total = grid_size(n, m, leaves)
+    low = lowest(mechanism)
+    total = grid_size(n, m, leaves, low)
     top = grid_entry(n, m)
-    what = (f"the {total} instances with demands in 0..{top} (every row non-zero), capacities {top}, "
+    what = (f"the {total} instances with demands in {low}..{top} (every row non-zero), capacities {top}, "
             f"{'every arrival order' if n <= 4 else f'{RANDOM_ORDERS} seeded arrival orders'}"
             f"{' and each single departure' if leaves else ''}")
     counts = {"evaluated": 0, "declined": 0, "undecided": 0}
@@ -298,7 +310,7 @@ def exhaustive(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: f
                                **counts},
                       explanation=explanation, seconds=time.monotonic() - start, **fields)
 
-    for inst in grid(n, m, leaves):
+    for inst in grid(n, m, leaves, low=low):
         kind, payload = classify(mechanism, prop, inst, options, 0, deadline)
         if kind == "stopped":
             return done(Status.UNKNOWN, f"time: stopped by the time limit ({time_limit:g} s) after "

@@ -1,7 +1,9 @@
 """z3 proofs for dynamic-drf (Kash, Procaccia & Shah's DYNAMIC DRF) and the step properties.
 
-The statement proved: for EVERY instance of n agents × m resources (real demands d_ir >= 0, each
-row non-zero) the run of dynamic-drf satisfies the property at every step. Reductions, both sound:
+The statement proved: for EVERY instance of n agents × m resources that dynamic-drf accepts (real
+demands d_ir > 0 for every agent and resource: Kash, Procaccia & Shah's model assumes strictly
+positive demands and the mechanism declines a zero demand; its spec states d_ir > 0) the run of
+dynamic-drf satisfies the property at every step. Reductions, both sound:
 
 * capacities 1: dynamic-drf depends on the instance only through the shares d_ir / c_r (declared
   ``scale_invariant``), and so do the properties encoded here (SI: x_i >= 1/n; DEF: envy compares
@@ -16,7 +18,8 @@ steps and agents), in dominant shares (t_i = x_i / sigma_i):
 * dynamic-si: x_i^k < 1/n  (1/n of every resource runs (1/n)/sigma_i tasks);
 * no-takeback: x_i^k < x_i^{k-1};
 * dynamic-ef: i envies j (x_j a_jr > x_i a_ir on every resource i demands; a_ir = d_ir / sigma_i)
-  and j arrived after i, or j arrived before and x_j^k != x_j^{(step before i arrived)};
+  and j arrived after i, or j arrived before and x_j^t > x_j^{t-1} at some step t from i's arrival
+  to k (the literal excuse; for irrevocable dynamic-drf the same as x_j^k != x_j^{(before i)});
 * dynamic-dpo: some agent present uses only resources with load < k/n;
 * dynamic-pe-free: the same with load < 1.
 
@@ -24,7 +27,11 @@ Gates (as the pool's `fairlab prove`): (1) conformance of the spec with the allo
 sample (`fairlab.mechanisms.conformance.check_sample`), (2) the spec satisfiable on the domain,
 (3) a positive control: the violation with its strict inequalities relaxed (<= for <; for DEF a
 weak envy, >= for >, of an unexcused agent) must be satisfiable — an encoding that could not reach the
-property's boundary would prove anything. Only then is an unsat ``proved``. A model is a candidate
+property's boundary would prove anything. For dynamic-dpo and dynamic-pe-free the relaxation is
+implied by the spec (loads within k/n), so their control is a planted mutant (`control_query`: the
+spec without the level's maximality must violate the property). At n = 1, no-takeback and
+dynamic-ef have nothing to violate (one step; one agent): ``proved`` as vacuous (`vacuous`), after
+the conformance and satisfiability gates. Only then is an unsat ``proved``. A model is a candidate
 counterexample: its instance (rational numbers) is re-checked exactly by the property's own check
 (`fairlab.properties.check`, a fresh run) before ``refuted``. z3 stopped: ``unknown``.
 """
@@ -47,6 +54,44 @@ from fairlab.properties.base import model_value
 PROPERTIES = ("dynamic-si", "no-takeback", "dynamic-ef", "dynamic-dpo", "dynamic-pe-free")
 CONFORMANCE_SAMPLES = 6
 GATES = ("conformance", "satisfiable", "control")
+#: rlimit doublings of the violation query by default (3 × 2 DPO needs the third: about 25 s)
+DEFAULT_ATTEMPTS = 3
+DOMAIN = ("every demand d_ir > 0 (dynamic-drf accepts positive demands only: Kash, Procaccia & Shah's model; "
+          "an instance with a zero demand is declined)")
+
+
+#: properties whose relaxed violation (load <= limit) the spec implies (its loads are within k/n <= 1):
+#: their positive control is a planted mutant instead (the spec without the level's maximality)
+MUTANT_CONTROL = ("dynamic-dpo", "dynamic-pe-free")
+MAXIMAL = "dynamic-drf.maximal["
+
+
+def vacuous(n: int, prop: str) -> str | None:
+    """Why the property holds at every instance of n agents without looking, or None."""
+    if n == 1 and prop == "no-takeback":
+        return ("vacuous: with 1 agent there is one step (its arrival; dynamic-drf takes no departures), so no "
+                "agent is present at two steps and nothing can be taken back")
+    if n == 1 and prop == "dynamic-ef":
+        return "vacuous: a single agent envies no one"
+    return None
+
+
+def control_query(prop: str, named: list, bad, control) -> tuple[str, list]:
+    """(description, constraints) of the positive control, which must be satisfiable.
+
+    Default: the spec with the violation's strict inequalities relaxed. For dynamic-dpo and
+    dynamic-pe-free that relaxation (some agent's resources at load <= k/n, resp. <= 1) is implied
+    by the spec's own ``within`` constraints, so it could not fail; their control is a planted
+    mutant instead: the spec WITHOUT the maximality of the water level (``maximal[k]``: the level
+    may stop early, e.g. at 0), conjoined with the unrelaxed violation. That mutant does violate DPO
+    (at step 1 the level 0 leaves the first agent at 0 with every load 0 < 1/n), so an encoding of
+    the violation that could not see a violation (wrong loads, wrong limit, wrong variables) makes
+    this query unsatisfiable and stops the proof."""
+    if prop in MUTANT_CONTROL:
+        mutant = [c for c in named if not c.name.startswith(MAXIMAL)]
+        return ("planted mutant (the spec without the level's maximality) violates the property",
+                mutant + [Constraint("violated", bad)])
+    return "the relaxed violation is satisfiable", named + [Constraint("control", control)]
 
 
 def applies(mechanism, prop: str, options: dict) -> bool:
@@ -90,7 +135,13 @@ def encode(n: int, m: int, prop: str):
                         continue
                     envy = z3.And([z3.Implies(d[i][r] > 0, x(k, j) * a[j][r] > x(k, i) * a[i][r]) for r in range(m)])
                     weak = z3.And([z3.Implies(d[i][r] > 0, x(k, j) * a[j][r] >= x(k, i) * a[i][r]) for r in range(m)])
-                    unexcused = z3.BoolVal(True) if j > i else x(k, j) != x(i, j)
+                    # DEF's excuse, literally (properties/dynamic_ef.py): j arrived before i (j < i) and
+                    # j's share never increased at a step t, i's arrival (step i + 1) <= t <= k. The spec
+                    # is irrevocable (x^t = max(M^t, x^{t-1}) >= x^{t-1}), so this is the same as
+                    # x(k, j) != x(i, j) (the allocation just before i arrived): the two readings of DEF
+                    # coincide for dynamic-drf and the proofs stand for both.
+                    unexcused = (z3.BoolVal(True) if j > i
+                                 else z3.Or([x(t, j) > x(t - 1, j) for t in range(i + 1, k + 1)]))
                     bad.append(z3.And(envy, unexcused))
                     control.append(z3.And(weak, unexcused))
         elif prop in ("dynamic-dpo", "dynamic-pe-free"):
@@ -107,7 +158,7 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
     start = time.monotonic()
     deadline = start + time_limit
     rlimit = DEFAULT_RLIMIT if rlimit is None else rlimit
-    tries = 1 if attempts is None else max(1, int(attempts))
+    tries = DEFAULT_ATTEMPTS if attempts is None else max(1, int(attempts))
     gates = {g: "not-reached" for g in GATES}
     queries: list[dict] = []
 
@@ -118,7 +169,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
                       budget={"time_limit": time_limit, "rlimit": rlimit, "attempts": tries,
                               "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
                               "rlimit_spent": sum(q["spent"] for q in queries)},
-                      details={"users": n, "resources": m, "options": {}, "gates": gates, "queries": queries,
+                      details={"users": n, "resources": m, "options": {}, "domain": DOMAIN, "gates": gates,
+                               "queries": queries,
                                "conformance": reports, "scope": "mechanism", "reductions": [
                                    "capacities 1 (the mechanism and the property depend on shares only)",
                                    "arrivals in user order (every order is a renaming of the users)"]},
@@ -151,21 +203,28 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
         return done(Status.UNKNOWN, f"the spec is {'unsatisfiable' if status == 'unsat' else 'undecided'} "
                     f"({reason or status}); no verdict")
     gates["satisfiable"] = "passed"
-    status, _, reason = ask("positive control", named + [Constraint("control", control)], rlimit)
+    why = vacuous(n, prop)
+    if why is not None:
+        gates["control"] = "not-needed (vacuous)"
+        return done(Status.PROVED, f"{why} (every instance of {n} user × {m} resources); the spec conforms and is "
+                    "satisfiable", certificate={"gates": dict(gates), "vacuous": why})
+    described, controlled = control_query(prop, named, bad, control)
+    status, _, reason = ask("positive control", controlled, rlimit)
     if status != "sat":
         gates["control"] = "failed" if status == "unsat" else "unknown"
-        return done(Status.UNKNOWN, f"positive control {'unsatisfiable' if status == 'unsat' else 'undecided'}: the "
-                    f"encoding cannot reach the property's boundary ({reason or status}); no verdict")
+        return done(Status.UNKNOWN, f"positive control {'unsatisfiable' if status == 'unsat' else 'undecided'} "
+                    f"({described}): the encoding cannot see a violation ({reason or status}); no verdict")
     gates["control"] = "passed"
 
     limit = rlimit
     for attempt in range(tries):
         status, model, reason = ask(f"violation (attempt {attempt + 1})", named + [Constraint("violated", bad)], limit)
         if status == "unsat":
-            return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (real demands, any capacities, "
-                        f"any arrival order) makes dynamic-drf violate {prop} at any step; gates passed "
+            return done(Status.PROVED, f"z3: no instance of {n} users × {m} resources (positive real demands — "
+                        f"the mechanism accepts positive demands only —, any capacities, any arrival order) "
+                        f"makes dynamic-drf violate {prop} at any step; gates passed "
                         f"({', '.join(GATES)})",
-                        certificate={"gates": dict(gates), "positive_control": "the relaxed violation is satisfiable"})
+                        certificate={"gates": dict(gates), "positive_control": described})
         if status == "sat":
             return _refute(mechanism, prop, model, sym, done)
         if reason == "time":
@@ -180,7 +239,8 @@ def prove(mechanism, prop: str, n: int, m: int, *, time_limit: float, rlimit: in
                     "the grid")
     found = exhaustive(mechanism, prop, n, m, time_limit=left, options={},
                        note=f"z3 gave up ({reason}, {tries} attempt(s)); ")
-    return found.replace(details={**found.details, "gates": gates, "queries": queries, "conformance": reports},
+    return found.replace(details={**found.details, "domain": DOMAIN, "gates": gates, "queries": queries,
+                                  "conformance": reports},
                          budget={**found.budget, "rlimit": rlimit, "attempts": tries,
                                  "schedule": [(0, rlimit * 2 ** k) for k in range(tries)],
                                  "rlimit_spent": sum(q["spent"] for q in queries)},

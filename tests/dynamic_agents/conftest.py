@@ -13,10 +13,11 @@ F = Fraction
 
 #: capacities <1, 1>, A <1, 1/2>, B <1/2, 1>, arrivals A, B (dynamic_drf's docstring example)
 TWO = {"capacities": [1, 1], "demands": [[1, "1/2"], ["1/2", 1]], "users": ["A", "B"], "arrivals": ["A", "B"]}
-#: caps <2, 2>, u1 <0,1>, u2 <0,1>, u3 <1,0>: dynamic-drf's single level leaves u3 short (DPO fails)
-DPO_GAP = {"capacities": [2, 2], "demands": [[0, 1], [0, 1], [1, 0]], "arrivals": [0, 1, 2]}
-#: caps <1, 1>, A <1, 0>, B <0, 1>, C <1, 0>: C envies A, excused by KPS (A earlier, unchanged since)
-EXCUSED = {"capacities": [1, 1], "demands": [[1, 0], [0, 1], [1, 0]], "users": ["A", "B", "C"],
+#: caps <2, 2>, u1 <0,1>, u2 <0,1>, u3 <1,0>: zero demands, outside KPS's model: dynamic-drf declines it
+#: (its single water level would leave u3 short of DPO, a fact about an extension, not about KPS's mechanism)
+ZERO = {"capacities": [2, 2], "demands": [[0, 1], [0, 1], [1, 0]], "arrivals": [0, 1, 2]}
+#: caps <1, 1>, A <1, 1/10>, B <1/10, 1>, C <1, 1/10>: C envies A, excused by KPS (A earlier, unchanged since)
+EXCUSED = {"capacities": [1, 1], "demands": [[1, "1/10"], ["1/10", 1], [1, "1/10"]], "users": ["A", "B", "C"],
            "arrivals": ["A", "B", "C"]}
 
 

@@ -14,7 +14,7 @@ from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.mechanisms.dynamic_drf import spec
 
-from .conftest import DPO_GAP, TWO
+from .conftest import TWO, ZERO
 
 
 def steps(name, inst):
@@ -42,10 +42,17 @@ def test_dynamic_drf_kps_example_and_fairness_ratio():
     assert a.extra["levels"] == [F(1, 3), F(4, 9), F(1, 3)]
 
 
-def test_dpo_gap_instance_by_hand():
-    # caps <2,2>, u1 <0,1>, u2 <0,1>, u3 <1,0>: dominant shares 1/3; 1/3, 1/3; then the level stops
-    # at 1/2 when r2 is full (2 * 1/2 = 1): all three at 1 task, u3 uses half of r1.
-    assert steps("dynamic-drf", DPO_GAP)[-1] == (1, 1, 1)
+def test_dynamic_drf_declines_a_zero_demand():
+    # KPS's model assumes d_ir > 0 (their step LP then has one optimum); a zero demand is declined,
+    # naming the user, and the spec has the same domain (d > 0 is one of its constraints)
+    with pytest.raises(InputError, match="user u1 has a zero demand for resource r1.*strictly positive"):
+        mechanisms.get("dynamic-drf")(ZERO)
+    sym = SymbolicInstance.from_instance(Instance.from_dict(ZERO))
+    tasks = [z3.Real(f"t{i}") for i in range(3)]
+    solver = z3.Solver()
+    solver.add(*[c.expr for c in spec(sym, tasks)])
+    assert solver.check() == z3.unsat
+    assert mechanisms.get("drf-rerun")(ZERO).tasks == (1, 1, 2)  # the comparator still takes it
 
 
 def test_drf_rerun_takes_back_and_handles_departures():
@@ -68,10 +75,10 @@ def test_dynamic_drf_declines_departures_and_static_instances():
 def test_arrival_order_matters():
     inst = dict(TWO, arrivals=["B", "A"])
     assert steps("dynamic-drf", inst) == [(0, F(1, 2)), (F(2, 3), F(2, 3))]
-    three = {"capacities": [1, 1], "demands": [[1, 0], [0, 1], [1, 1]], "arrivals": [2, 0, 1]}
-    # C <1,1> first: 1/3. A <1,0>: r1 carries max(M, 1/3) + M <= 2/3, so M = 1/3 (A 1/3, C stays).
-    # B <0,1>: r1 2 max(M, 1/3) <= 1 and r2 max(M, 1/3) + M <= 1 both give M = 1/2: everyone rises to 1/2.
-    assert steps("dynamic-drf", three) == [(0, 0, F(1, 3)), (F(1, 3), 0, F(1, 3)), (F(1, 2), F(1, 2), F(1, 2))]
+    three = {"capacities": [1, 1], "demands": [[1, 1], [1, 2], [1, 1]], "arrivals": [2, 0, 1]}
+    # C <1,1> first: 1/3. A <1,1>: r1 carries max(M, 1/3) + M <= 2/3, so M = 1/3 (A 1/3, C stays).
+    # B <1,2> (a = <1/2, 1>): r2 carries 1/3 + 1/3 + M <= 1, M = 1/3: B's dominant share 1/3 = 1/6 task.
+    assert steps("dynamic-drf", three) == [(0, 0, F(1, 3)), (F(1, 3), 0, F(1, 3)), (F(1, 3), F(1, 6), F(1, 3))]
 
 
 def test_spec_conforms_and_rejects_another_allocation():
@@ -88,7 +95,7 @@ def test_spec_conforms_and_rejects_another_allocation():
 
 
 def test_spec_uses_the_arrival_order():
-    inst = Instance.from_dict({"capacities": [1, 1], "demands": [[1, 0], [0, 1], [1, 1]], "arrivals": [2, 0, 1]})
+    inst = Instance.from_dict({"capacities": [1, 1], "demands": [[1, 1], [1, 2], [1, 1]], "arrivals": [2, 0, 1]})
     assert conformance.check(mechanisms.get("dynamic-drf"), inst).status == "agrees"
 
 

@@ -11,7 +11,7 @@ from fairlab import properties
 from fairlab.core.errors import InputError
 from fairlab.properties.base import Violation
 
-from .conftest import DPO_GAP, EXCUSED, TWO, broken, latest_first, rewards_second_resource
+from .conftest import EXCUSED, TWO, ZERO, broken, latest_first, rewards_second_resource
 
 DYNAMIC = ["dynamic-dpo", "dynamic-ef", "dynamic-pe-free", "dynamic-si", "dynamic-sp", "no-takeback"]
 
@@ -43,21 +43,21 @@ def test_no_takeback_of_drf_rerun_by_hand():
     assert check("dynamic-drf", "no-takeback", TWO).status == "holds"
 
 
-def test_dpo_gap_of_the_single_level_reading():
-    # step 3: all at 1 task, r2 full, r1 half used; u3 uses only r1: <1, 1, 2> dominates within 3/3.
-    r = check("dynamic-drf", "dynamic-dpo", DPO_GAP)
-    assert r.status == "violated"
-    assert r.witness.to_dict() == {"step": 3, "user": 2, "improvement": [1, 1, 2]}
-    # steps 1 and 2 are fine: each has its resource r2 at k/n
+def test_zero_demand_is_outside_dynamic_drf_so_no_dpo_verdict():
+    # KPS assume positive demands; dynamic-drf declines the zero-demand instance: n/a, not violated
+    with pytest.raises(InputError, match="strictly positive"):
+        check("dynamic-drf", "dynamic-dpo", ZERO)
+    # a positive instance: step 1 A at 1/2 of r1 = k/n; step 2 both resources full
     assert check("dynamic-drf", "dynamic-dpo", TWO).status == "holds"
 
 
 def test_excused_envy_is_not_a_violation():
-    # A <1,0> 1/3, then A, B 2/3 each, then C <1,0>: r1 2/3 + M <= 1, M = 1/3. C envies A (2/3 of r1)
-    # but A arrived earlier and has not received anything since C arrived (2/3 at steps 2 and 3).
+    # A <1,1/10> 1/3 (r1 at 1/3); then r1 carries M + M/10 <= 2/3: A, B 20/33 each; then C <1,1/10>:
+    # r1 20/33 + 2/33 + M <= 1, M = 1/3. C envies A (20/33 > 1/3 on r1; r2 20/330 > 1/30) but A arrived
+    # earlier and has not received anything since C arrived (20/33 at steps 2 and 3).
     from fairlab import mechanisms
     a = mechanisms.get("dynamic-drf")(EXCUSED)
-    assert a.tasks == (F(2, 3), F(2, 3), F(1, 3))
+    assert a.tasks == (F(20, 33), F(20, 33), F(1, 3))
     assert check("dynamic-drf", "dynamic-ef", EXCUSED).status == "holds"
     # the same envy is a violation when the envied agent arrived later (witness names i, j, step)
     r = check(broken("late-favoured", latest_first), "dynamic-ef", EXCUSED)
