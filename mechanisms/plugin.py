@@ -18,7 +18,8 @@ False, ignored in the pool setting). A dynamic plug-in returns ``{"steps": [task
 ...]}`` with one task vector per event of `Instance.events` (absent users 0); the tasks are the
 last step's. Each result is checked exactly in its setting (`check_setting_allocation`: each
 machine's capacity, whole tasks, a lottery's probabilities summing to 1, one step per event) and
-a failed check is a `PluginError`.
+a failed check is a `PluginError`. A result labelled ``exactness: "approximate"`` keeps its
+placement (lottery, steps) and its label: the properties then answer ``unknown``, never decide.
 
 If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]``, as in
 `fairlab.mechanisms.base`), it is the plug-in's symbolic specification; otherwise only the numeric
@@ -408,7 +409,7 @@ def _allocator(name: str, call, discrete: bool = False):
             check_feasible(instance, tasks, f"mechanism {name!r}")
         except InputError as exc:  # an unusable result is a failure, not a refusal
             raise PluginError(str(exc)) from None
-        if approximate:  # e.g. a wrapper of CEEI's float path: the label crosses the pipe and stays
+        if approximate and instance.setting == "pool":  # e.g. a wrapper of CEEI's float path: the label stays
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         if instance.setting == "dynamic" and "steps" in shape:
             present, steps = set(), []
@@ -416,7 +417,9 @@ def _allocator(name: str, call, discrete: bool = False):
                 present = present | {event[1]} if event[0] == "arrive" else present - {event[1]}
                 steps.append(Step(event, tuple(sorted(present)), row))
             shape = {"steps": tuple(steps)}
-        allocation = Allocation(name, instance, tasks, **shape)
+        label = {"exactness": "approximate", "error_bound": error_bound} if approximate else {}
+        # an approximate placement / lottery / steps keeps its shape and its label: it never decides
+        allocation = Allocation(name, instance, tasks, **shape, **label)
         if instance.setting != "pool":
             try:
                 check_setting_allocation(allocation, f"mechanism {name!r}", discrete=discrete)
