@@ -46,3 +46,13 @@ def test_bool_discrete_and_bad_setting(plug):
 def test_docstring_documents_the_settings():
     doc = plugin.__doc__
     assert '"placement"' in doc and '"lottery"' in doc and '"steps"' in doc and "fn.discrete" in doc
+
+
+def test_zero_resource_on_every_machine_is_named():
+    # audit 19m F5b: the pooled capacities are derived, so the message names machines and the resource
+    from fairlab.core.instance import Instance
+    with pytest.raises(InputError) as err:
+        Instance.from_dict({"machines": [[4, 0], [6, 0]], "demands": [[1, 1]]})
+    assert str(err.value) == "machines: resource r2 has capacity 0 on every machine"
+    with pytest.raises(InputError, match="^machines: resource mem has capacity 0 on every machine$"):
+        Instance.from_dict({"machines": [[4, 0], [6, 0]], "demands": [[1, 1]], "resources": ["cpu", "mem"]})
