@@ -88,8 +88,10 @@ def summary(result: Result) -> str:
              for key in ("evaluated", "declined", "undecided", "searched")}
     counts = f"{tally['evaluated']} evaluated, {tally['declined']} declined"
     if tally["searched"]:
-        counts = (f"{tally['evaluated']} evaluated ({tally['evaluated'] - tally['searched']} decided exactly, "
-                  f"{tally['searched']} searched within their budget), {tally['declined']} declined")
+        exact = tally["evaluated"] - tally["searched"]
+        split = f"{exact} decided exactly, " if exact else ""
+        counts = (f"{tally['evaluated']} evaluated ({split}{tally['searched']} searched within their budget), "
+                  f"{tally['declined']} declined")
     if tally["undecided"]:
         counts += f", {tally['undecided']} undecided"
     return f"{result.status.value} ({counts})"
@@ -101,6 +103,9 @@ def candidate_words(done: int, searched) -> str:
     j = sum(searched.values()) if isinstance(searched, dict) else int(searched or 0)
     if not j:
         return f"{done} candidates decided exactly"
+    if j == done:  # none decided exactly: do not say so at all
+        return (f"{done} candidates, each only searched within its budget (that instance's own check was a finite "
+                "search, none-found; not a complete check)")
     return (f"{done} candidates: {done - j} decided exactly, {j} searched within their budget (that instance's own "
             "check was a finite search, none-found; not a complete check)")
 

@@ -18,9 +18,9 @@ def test_machines_sp_candidates_are_searched_not_decided(tmp_path):
     assert r.status == "none-found"
     # every one of the 5 candidates: machines-sp's own check is a finite misreport search (none-found)
     assert sum(r.details["searched"].values()) == 5 and sum(r.details["evaluated"].values()) == 5
-    assert "0 decided exactly, 5 searched within their budget" in r.explanation
-    assert "no violation among the 5 candidates decided exactly" not in r.explanation
-    assert "5 searched within their budget" in engines.summary(r)
+    assert "5 candidates, each only searched within its budget" in r.explanation
+    assert "decided exactly" not in r.explanation and "decided exactly" not in engines.summary(r)
+    assert "(5 searched within their budget)" in engines.summary(r)
 
 
 def test_exact_checks_keep_the_old_wording():
@@ -34,3 +34,4 @@ def test_exact_checks_keep_the_old_wording():
 def test_candidate_words():
     assert engines.candidate_words(7, {"a": 0}) == "7 candidates decided exactly"
     assert engines.candidate_words(7, {"a": 2, "b": 1}).startswith("7 candidates: 4 decided exactly, 3 searched")
+    assert engines.candidate_words(3, {"a": 3}).startswith("3 candidates, each only searched within its budget")
