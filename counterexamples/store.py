@@ -78,7 +78,8 @@ def location(directory: str | os.PathLike | None = None) -> Path:
 
 # --------------------------------------------------------------------------- canonical form
 def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
-    """The lexicographically least normalised instance over user and resource permutations."""
+    """The lexicographically least normalised instance over user and resource permutations (machines
+    stay in the instance's order: only their resources are permuted)."""
     n, m = instance.n, instance.m
     rows = [[instance.demands[i][r] / instance.capacities[r] for r in range(m)] for i in range(n)]
     caps = list(instance.max_tasks)
@@ -102,17 +103,25 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
             (tuple(cols[i]), (caps[i] is None, caps[i] or 0), tuple(wcols[i]), *((timing[i],) if timing[i] else ()))
             for i in range(n)
         )
-        if instance.machines is not None:  # several machines: the split matters (sorted, per resource share)
-            split = sorted(tuple(machine[r] / instance.capacities[r] for r in rperm) for machine in instance.machines)
+        if instance.machines is not None:  # several machines: the split matters, in the instance's machine
+            # order (a mechanism may depend on it: drf-machines fills machines in order), per resource share
+            split = [tuple(machine[r] / instance.capacities[r] for r in rperm) for machine in instance.machines]
             keyed = [*keyed, ("machines", tuple(split))]
         if best is None or keyed < best:
             best = keyed
     return tuple(best)
 
 
-def canonical_hash(mechanism: str, prop: str, instance: Instance, rescale_rows: bool = True) -> str:
+def canonical_hash(mechanism: str, prop: str, instance: Instance, rescale_rows: bool = True,
+                   options: dict | None = None) -> str:
+    """The identity of a finding: mechanism, property, canonical instance and — when not empty — the
+    mechanism options (``fill=greedy`` and the literal reading are different findings). Empty options
+    leave the hash as it was before options were part of it (the shipped pool fixtures keep theirs)."""
     form = canonical_form(instance, rescale_rows)
-    text = json.dumps([mechanism, prop, _jsonify(form)], separators=(",", ":"))
+    key = [mechanism, prop, _jsonify(form)]
+    if options:
+        key.append({str(k): _jsonify(options[k]) for k in sorted(options, key=str)})
+    text = json.dumps(key, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

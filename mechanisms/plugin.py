@@ -6,6 +6,21 @@ decimal text or "p/q"; a float is read through its shortest decimal text, as JSO
 `Allocation`, an object with a ``tasks`` attribute, or a mapping with a ``"tasks"`` key. The
 result is checked exactly feasible (non-negative, within caps and capacities).
 
+Settings (function attributes, read once when the plug-in is loaded): ``fn.setting`` is
+``"pool"`` (the default: one divisible pool, the result above), ``"machines"`` (several machines,
+`Instance.machines`) or ``"dynamic"`` (agents over time, `Instance.events`); anything else is a
+one-line `InputError`. A machines plug-in returns ``{"placement": [[x_ik ...] per user]}`` (x_ik
+tasks of user i on machine k; the tasks are the row sums) or ``{"lottery": [[p, placement], ...]}``
+(tasks: the expected row sums), as a mapping, an `Allocation` or an object with those attributes;
+``fn.discrete = True`` declares whole tasks (every placement entry then checked integral), and must
+be ``True`` or ``False`` (a bool, anything else — 1, "yes" — is a one-line `InputError`; default
+False, ignored in the pool setting). A dynamic plug-in returns ``{"steps": [tasks after event t,
+...]}`` with one task vector per event of `Instance.events` (absent users 0); the tasks are the
+last step's. Each result is checked exactly in its setting (`check_setting_allocation`: each
+machine's capacity, whole tasks, a lottery's probabilities summing to 1, one step per event) and
+a failed check is a `PluginError`. A result labelled ``exactness: "approximate"`` keeps its
+placement (lottery, steps) and its label: the properties then answer ``unknown``, never decide.
+
 If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]``, as in
 `fairlab.mechanisms.base`), it is the plug-in's symbolic specification; otherwise only the numeric
 engines serve it. Plug-ins take no options.
@@ -268,10 +283,13 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         raise InputError(f"mechanism {name!r}: its spec attribute is not callable")
     doc = (fn.__doc__ or "").strip().splitlines()
     setting = getattr(fn, "setting", "pool")
-    if setting not in SETTINGS:
+    if not isinstance(setting, str) or setting not in SETTINGS:
         raise InputError(f"mechanism {name!r}: its setting attribute {setting!r} is not one of {', '.join(SETTINGS)}")
+    declared = getattr(fn, "discrete", False)
+    if not isinstance(declared, bool):  # 1 or "yes" must not silently mean divisible
+        raise InputError(f"mechanism {name!r}: its discrete attribute {declared!r} is not True or False")
     # whole tasks (placements checked integral) — the author's claim, read for the new settings only
-    discrete = setting != "pool" and getattr(fn, "discrete", False) is True
+    discrete = setting != "pool" and declared
     return Mechanism(
         name=name,
         summary=doc[0] if doc else fallback_summary,
@@ -391,7 +409,7 @@ def _allocator(name: str, call, discrete: bool = False):
             check_feasible(instance, tasks, f"mechanism {name!r}")
         except InputError as exc:  # an unusable result is a failure, not a refusal
             raise PluginError(str(exc)) from None
-        if approximate:  # e.g. a wrapper of CEEI's float path: the label crosses the pipe and stays
+        if approximate and instance.setting == "pool":  # e.g. a wrapper of CEEI's float path: the label stays
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         if instance.setting == "dynamic" and "steps" in shape:
             if len(shape["steps"]) != len(instance.events):
@@ -402,7 +420,9 @@ def _allocator(name: str, call, discrete: bool = False):
                 present = present | {event[1]} if event[0] == "arrive" else present - {event[1]}
                 steps.append(Step(event, tuple(sorted(present)), row))
             shape = {"steps": tuple(steps)}
-        allocation = Allocation(name, instance, tasks, **shape)
+        label = {"exactness": "approximate", "error_bound": error_bound} if approximate else {}
+        # an approximate placement / lottery / steps keeps its shape and its label: it never decides
+        allocation = Allocation(name, instance, tasks, **shape, **label)
         if instance.setting != "pool":
             try:
                 check_setting_allocation(allocation, f"mechanism {name!r}", discrete=discrete)

@@ -33,6 +33,14 @@ from fairlab.properties.property import ALLOCATION, Property, Witness
 Placement = tuple[tuple[Fraction, ...], ...]
 
 
+class UnreadablePlacement(InputError):
+    """The mechanism ran but returned nothing these properties can read (a lottery, no placement, an
+    infeasible or malformed placement) — unlike the mechanism itself declining the instance."""
+
+
+_Bad = UnreadablePlacement
+
+
 # --------------------------------------------------------------------------- running a mechanism
 def placement_run(mech, inst: Instance, options) -> Placement:
     """The mechanism's placement on `inst` (fresh run), exact and checked feasible per machine."""
@@ -42,27 +50,27 @@ def placement_run(mech, inst: Instance, options) -> Placement:
                                 "properties decide on exact rational placements only")
     if allocation.placement is None:
         if allocation.lottery is not None:
-            raise InputError(f"{mech.name} returns a lottery; the machines properties read a placement")
-        raise InputError(f"{mech.name} returns no placement (tasks per machine)")
+            raise _Bad(f"{mech.name} returns a lottery; the machines properties read a placement")
+        raise _Bad(f"{mech.name} returns no placement (tasks per machine)")
     rows = allocation.placement
     who = f"mechanism {mech.name!r}"
     if len(rows) != inst.n or any(len(row) != inst.k for row in rows):
-        raise InputError(f"{who}: placement is not {inst.n} users × {inst.k} machines")
+        raise _Bad(f"{who}: placement is not {inst.n} users × {inst.k} machines")
     for i, row in enumerate(rows):
         for k, x in enumerate(row):
             if not isinstance(x, Fraction) or x < 0 or (mech.discrete and x.denominator != 1):
-                raise InputError(f"{who}: placement[{i}][{k}] = {x!r} is not a non-negative "
+                raise _Bad(f"{who}: placement[{i}][{k}] = {x!r} is not a non-negative "
                                  f"{'whole number' if mech.discrete else 'number'}")
         if sum(row, Fraction(0)) != allocation.tasks[i]:
-            raise InputError(f"{who}: user {i}'s tasks {format_exact(allocation.tasks[i])} are not its placement's sum")
+            raise _Bad(f"{who}: user {i}'s tasks {format_exact(allocation.tasks[i])} are not its placement's sum")
         cap = inst.max_tasks[i]
         if cap is not None and sum(row, Fraction(0)) > cap:
-            raise InputError(f"{who}: user {i} runs {format_exact(sum(row, Fraction(0)))} tasks, above its cap")
+            raise _Bad(f"{who}: user {i} runs {format_exact(sum(row, Fraction(0)))} tasks, above its cap")
     for k in range(inst.k):
         for r in range(inst.m):
             load = sum((rows[i][k] * inst.demands[i][r] for i in range(inst.n)), Fraction(0))
             if load > inst.machines[k][r]:
-                raise InputError(f"{who}: machine {inst.machine_names[k]} over capacity on {inst.resources[r]} "
+                raise _Bad(f"{who}: machine {inst.machine_names[k]} over capacity on {inst.resources[r]} "
                                  f"({format_exact(load)} > {format_exact(inst.machines[k][r])})")
     return tuple(tuple(row) for row in rows)
 
@@ -205,6 +213,7 @@ def pairs(inst):
     return [(i, j) for i in range(inst.n) for j in range(inst.n) if i != j]
 
 
-__all__ = ["placement_run", "totals", "runs", "capped", "machine_share", "pooled_sigma", "PlacementWitness",
+__all__ = ["placement_run", "UnreadablePlacement", "totals",
+           "runs", "capped", "machine_share", "pooled_sigma", "PlacementWitness",
            "PairWitness", "PlacementProperty", "users", "pairs", "fmt_vec", "fmt_placement", "read_index",
            "read_placement", "number"]

@@ -25,6 +25,7 @@ from fairlab.core.exact import format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.properties._machines import (
     PlacementProperty,
+    UnreadablePlacement,
     capped,
     fmt_vec,
     placement_run,
@@ -96,7 +97,8 @@ class MachinesSP(PlacementProperty):
     def _check(self, mech, inst, b):
         before = totals(placement_run(mech, inst, b.options))
         b.used_evaluations = 1
-        tried = 0
+        tried = evaluated = declined = 0
+        unreadable: list[str] = []
         gen_random = randomised(inst, b.seed)
         for source in (structured(inst), gen_random):
             for i, declared in source:
@@ -109,16 +111,32 @@ class MachinesSP(PlacementProperty):
                 tried += 1
                 try:
                     gain, truth = self._gain(mech, inst, before, i, declared, b.options)
+                except UnreadablePlacement as exc:  # it ran, but returned nothing a placement check can read
+                    unreadable.append(str(exc))
+                    continue
                 except InputError:
-                    continue  # the mechanism declines the derived instance: no allocation to compare
+                    declined += 1  # the mechanism declines the derived instance: no allocation to compare
+                    continue
+                evaluated += 1
                 if gain > truth:
                     return violated(self.name, mech, inst, MisreportWitness(i, [number(x) for x in declared]), b,
                                     misreports=tried).replace(exactness="rational")
             if b.exhausted():
                 break
+        notes = []
+        if declined:
+            notes.append(f"{declined} declined by the mechanism (InputError)")
+        if unreadable:
+            notes.append(f"{len(unreadable)} returned no readable placement (first: {unreadable[0]})")
+        note = f"; {'; '.join(notes)}" if notes else ""
+        counts = dict(misreports=tried, evaluated=evaluated, declined=declined, unreadable=len(unreadable))
+        if not evaluated:
+            return verdict(self.name, mech, "unknown", b,
+                           f"none of the {tried} over-reports tried could be evaluated{note}; no verdict", **counts)
         return verdict(self.name, mech, "none-found", b,
-                       f"no gain among {tried} over-reports evaluated exactly (under-reports give utility 0; the "
-                       "misreports are a continuum, so this is not a proof)", misreports=tried)
+                       f"no gain among {evaluated} over-reports evaluated exactly, of {tried} tried{note} "
+                       "(under-reports give utility 0; the misreports are a continuum, so this is not a proof)",
+                       **counts)
 
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)

@@ -84,11 +84,30 @@ def summary(result: Result) -> str:
         return f"n/a (declined: {result.explanation})"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
-    tally = {key: sum((result.details.get(key) or {}).values()) for key in ("evaluated", "declined", "undecided")}
+    tally = {key: sum((result.details.get(key) or {}).values())
+             for key in ("evaluated", "declined", "undecided", "searched")}
     counts = f"{tally['evaluated']} evaluated, {tally['declined']} declined"
+    if tally["searched"]:
+        exact = tally["evaluated"] - tally["searched"]
+        split = f"{exact} decided exactly, " if exact else ""
+        counts = (f"{tally['evaluated']} evaluated ({split}{tally['searched']} searched within their budget), "
+                  f"{tally['declined']} declined")
     if tally["undecided"]:
         counts += f", {tally['undecided']} undecided"
     return f"{result.status.value} ({counts})"
+
+
+def candidate_words(done: int, searched) -> str:
+    """"N candidates decided exactly", or, when some candidates' own checks were a finite search
+    (a per-instance none-found, e.g. misreports), "N candidates: K decided exactly, J searched ..."."""
+    j = sum(searched.values()) if isinstance(searched, dict) else int(searched or 0)
+    if not j:
+        return f"{done} candidates decided exactly"
+    if j == done:  # none decided exactly: do not say so at all
+        return (f"{done} candidates, each only searched within its budget (that instance's own check was a finite "
+                "search, none-found; not a complete check)")
+    return (f"{done} candidates: {done - j} decided exactly, {j} searched within their budget (that instance's own "
+            "check was a finite search, none-found; not a complete check)")
 
 
 class _TimeStop:
@@ -239,6 +258,7 @@ def hunt(
     evaluated = {name: 0 for name in engines}
     declined = {name: 0 for name in engines}
     undecided = {name: 0 for name in engines}
+    searched = {name: 0 for name in engines}  # evaluated, but that candidate's own check was a finite search
     refusals: Counter = Counter()
     notes: list = []
     live = list(engines)
@@ -250,7 +270,7 @@ def hunt(
         used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values())
         budget = {"candidates": candidates, "candidates_used": used, **({"stopped": stopped} if stopped else {})}
         details = {"engine": engine, "evaluated": evaluated, "declined": declined, "undecided": undecided,
-                   "notes": notes}
+                   "searched": searched, "notes": notes}
         return Result("search", status, budget=budget, details=details, explanation=explanation,
                       seconds=time.monotonic() - start, **fields)
 
@@ -299,6 +319,8 @@ def hunt(
                                   witness=payload.witness, exactness=getattr(payload, "exactness", None))
                 if kind == "evaluated":
                     evaluated[name] += 1
+                    if payload == "none-found":  # its check searched that instance within a budget, no proof
+                        searched[name] += 1
                 elif kind == "declined":
                     declined[name] += 1
                     refusals[payload] += 1
@@ -320,7 +342,7 @@ def hunt(
                       explanation=f"time: stopped by the time limit after {taken} of {candidates} candidates "
                                   f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
     if done:
-        return result(Status.NONE_FOUND, explanation=f"no violation among the {done} candidates decided exactly")
+        return result(Status.NONE_FOUND, explanation=f"no violation among the {candidate_words(done, searched)}")
     if sum(declined.values()) and not sum(undecided.values()):
         message, count = refusals.most_common(1)[0]
         others = f" ({len(refusals) - 1} other reasons)" if len(refusals) > 1 else ""

@@ -70,7 +70,8 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
     if details.get("found_instance") is not None:
         record["found_instance"] = to_json(details["found_instance"], versioned=False)
         record["shrink_steps"] = details.get("shrink_steps", 0)
-    record["canonical_hash"] = fixtures.canonical_hash(name, prop, instance, rescale_rows=not mechanism.discrete)
+    record["canonical_hash"] = fixtures.canonical_hash(name, prop, instance, rescale_rows=not mechanism.discrete,
+                                                       options=record.get("options") or None)
     record["found_by"] = FOUND_BY["nonunique" if nonunique else "proof" if result.kind == "proof" else "search"]
     return record
 

@@ -215,7 +215,8 @@ def _check(record: dict, plugins, mechanism: Mechanism | None, source: str) -> t
     instance = _instance(record["instance"], source, "instance")
     if kind == "violation":
         mech = mechanism if mechanism is not None else resolve(record, plugins)
-        digest = store.canonical_hash(record["mechanism"], record["property"], instance, rescale_rows=not mech.discrete)
+        digest = store.canonical_hash(record["mechanism"], record["property"], instance, rescale_rows=not mech.discrete,
+                                      options=record.get("options") or None)
         if digest != record["canonical_hash"]:
             return False, f"canonical hash {record['canonical_hash']} != recomputed {digest}"
         explanation, inexact = confirm_violation(mech, record["property"], instance, record["witness"],

@@ -85,6 +85,12 @@ class Instance:
             if machines is None:
                 raise InputError("capacities: missing")
             caps_raw = [sum(column) for column in zip(*machines)]
+            for r, total in enumerate(caps_raw):
+                if total <= 0:  # a field the user never wrote: name the machines and the resource
+                    names = data.get("resources")
+                    label = (names[r] if isinstance(names, Sequence) and not isinstance(names, (str, bytes))
+                             and len(names) == len(caps_raw) and isinstance(names[r], str) else f"r{r + 1}")
+                    raise InputError(f"machines: resource {label} has capacity 0 on every machine")
         else:
             caps_raw = data["capacities"]
         if not isinstance(caps_raw, Sequence) or isinstance(caps_raw, (str, bytes)) or len(caps_raw) == 0:

@@ -198,3 +198,20 @@ def test_figures_leave_the_matplotlib_backend_alone(tmp_path):
     finally:
         matplotlib.use(before)
     assert (tmp_path / report.FIGURES[0]).stat().st_size > 10_000
+
+
+def test_thm7_continuous_reading_is_out_of_scope_not_an_erratum():
+    # audit 19m F7: the paper states Theorem 7 pairwise (reproduced); the per-user reading against
+    # continuous DRF is issue 19's, so it is out of scope, with its side checks holding: it fails on
+    # machines-wasted-max-task (B 5/14 away > 2/7) and on the found instance (A 4/13 away > 3/13)
+    from fairlab.paper_checks import ledger
+    cont, pair = ledger.run(only=["drf-thm7-machines-continuous", "drf-thm7-machines-pairwise"])
+    assert {c.id: c.expect for c in ledger.CLAIMS if c.id.startswith("drf-thm7-machines")} == {
+        "drf-thm7-machines-continuous": "out-of-scope", "drf-thm7-machines-pairwise": "reproduced"}
+    results = {r.details["id"]: r for r in (cont, pair)}
+    c = results["drf-thm7-machines-continuous"]
+    assert c.status == "out-of-scope" and ledger.ok(c)
+    assert [i.computed for i in ledger.items(c)] == ["violated", "holds", "violated", "holds"]
+    assert "5/14" in ledger.items(c)[0].note and "4/13" in ledger.items(c)[2].note
+    assert results["drf-thm7-machines-pairwise"].status == "reproduced"
+    assert not any(r.status == "erratum" for r in (cont, pair))

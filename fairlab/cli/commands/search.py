@@ -195,8 +195,10 @@ def print_search(result) -> None:
                   f"{escape(headline)} in {result.seconds:.2f} s", highlight=False)
     if result.status == "holds":
         console.print(f"why: {result.explanation}", markup=False)
-    console.print(f"candidates: evaluated {d['evaluated']}, declined {d['declined']}, undecided {d['undecided']}",
-                  markup=False, highlight=False)
+    searched = (f", of which searched within their budget {d['searched']}"
+                if any((d.get("searched") or {}).values()) else "")
+    console.print(f"candidates: evaluated {d['evaluated']}{searched}, declined {d['declined']}, "
+                  f"undecided {d['undecided']}", markup=False, highlight=False)
     if result.instance is not None:
         console.print(f"instance: {_compact(to_json(result.instance, versioned=False))}", markup=False)
         console.print(f"witness: {_compact(to_json(result.witness, versioned=False))}", markup=False)
