@@ -1,8 +1,10 @@
-"""Theorem 7 of the DRF paper, in the issue's wording: within one max-task of the continuous DRF.
+"""A per-user reading of Theorem 7 of the DRF paper: within one max-task of the continuous DRF.
 
-Source: Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §6.2, Theorem 7 ("the allocation of
-each user is within one max-task of the allocation of the continuous DRF"; issue 19: "dominant
-shares within one max-task of the continuous DRF"). Checked literally: each user's dominant share
+Source: issue 19's wording ("dominant shares within one max-task of the continuous DRF"). The DRF
+paper (§6.2, Theorem 7, as translated in the lab's sources) states the bound for ANY TWO USERS,
+compared with the continuous allocation — `fairlab.properties.thm7_pairwise`; this per-user reading
+is not the paper's statement (the ledger entry ``drf-thm7-machines-continuous`` is out of scope
+for that reason, and checks that the reading fails). Checked literally: each user's dominant share
 (against the pooled capacities) is within the dominant share of one max-task of its dominant share
 in the continuous DRF allocation of the pooled instance (`Instance.pooled`, mechanism ``drf``),
 in either direction. n/a outside the theorem's assumptions (`fairlab.properties._thm7`). With K
@@ -47,10 +49,11 @@ PROPERTY = register(PlacementProperty(
     name=NAME,
     title="Theorem 7 (continuous): dominant shares within one max-task of continuous DRF",
     definition=("Each user's dominant share (against the pooled capacities) is within the dominant share of one "
-                "max-task of its dominant share under continuous DRF on the pooled capacities. Source: DRF paper §6.2, "
-                "Theorem 7 (statement). n/a unless all demands are positive, no task caps, and every machine holds "
+                "max-task of its dominant share under continuous DRF on the pooled capacities. A per-user reading "
+                "(issue 19's wording) of DRF paper §6.2 Theorem 7, which states the bound pairwise (thm7-pairwise). "
+                "n/a unless all demands are positive, no task caps, and every machine holds "
                 "a max-task."),
-    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §6.2 Theorem 7 (statement)",
+    source="issue 19's reading of Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §6.2 Theorem 7",
     witness=UserWitness,
     witness_help='{"user": i}  (0-based: a user more than one max-task away from continuous DRF)',
     rule=off,
