@@ -17,6 +17,15 @@ Floats are used throughout: these are performance figures, not verdicts. The sta
 is exact (Fractions).
 """
 
-from fairlab.dynamics.figures import paper_orderings  # the entry point for the paper-check ledger
-
 __all__ = ["paper_orderings"]
+
+
+def __getattr__(name: str):
+    """`paper_orderings` (the entry point for the paper-check ledger), imported on first use: the
+    package's modules load numpy/scipy, which a command that needs one light module (e.g.
+    `fairlab.dynamics.shares_over_time` for `fairlab allocate`) should not pay for."""
+    if name == "paper_orderings":
+        from fairlab.dynamics.figures import paper_orderings
+
+        return paper_orderings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
