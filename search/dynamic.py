@@ -42,6 +42,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Mechanism
+from fairlab.search.shrink import shrink as greedy_shrink
 
 RANDOM_ORDERS = 6
 CHECK_MISREPORTS = 40
@@ -173,19 +174,15 @@ def _smaller(inst: Instance) -> Iterator[Instance]:
 
 
 def shrink(mechanism, prop, found: Result, options, seed, deadline, trials=SHRINK_TRIALS):
-    """Greedy: accept the first smaller candidate that is still violated; every step a fresh exact check."""
-    best, tried, steps = found, 0, 0
-    improved = True
-    while improved and tried < trials:
-        improved = False
-        for candidate in _smaller(best.instance):
-            if tried >= trials or time.monotonic() >= deadline:
-                return best, tried, steps
-            tried += 1
-            kind, payload = classify(mechanism, prop, candidate, options, seed, deadline)
-            if kind == "violated":
-                best, steps, improved = payload, steps + 1, True
-                break
+    """Greedy (`fairlab.search.shrink.shrink` over `_smaller`): accept the first smaller candidate
+    that is still violated; every step a fresh exact check. Returns (result, trials, steps)."""
+
+    def violates(candidate):
+        kind, payload = classify(mechanism, prop, candidate, options, seed, deadline)
+        return payload if kind == "violated" else None
+
+    _, best, steps, tried, _ = greedy_shrink(found.instance, found, violates, trials=trials, deadline=deadline,
+                                             smaller=_smaller)
     return best, tried, steps
 
 

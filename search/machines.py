@@ -37,6 +37,7 @@ from fairlab.core.results import Result, Status
 from fairlab.properties.base import Violation
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, DEFAULT_CANDIDATES, SHRINK_TRIALS, WEIGHTS
 from fairlab.search.engines import candidate_check, hunt
+from fairlab.search.shrink import shrink as greedy_shrink
 
 setting = "machines"
 
@@ -138,27 +139,19 @@ def _integral(inst: Instance) -> bool:
 
 
 def shrink_violation(classify, instance: Instance, verdict, trials: int, deadline: float):
-    """Greedy: take the first simpler instance that still violates (re-checked exactly), until none does."""
-    steps, tried = 0, 0
+    """Greedy (`fairlab.search.shrink.shrink` over `smaller`): take the first simpler instance that
+    still violates (re-checked exactly), until none does; an instance with fractions is kept as is."""
     if not _integral(instance):
-        return instance, verdict, steps, tried, False
-    improved = True
-    while improved:
-        improved = False
-        for candidate in smaller(instance):
-            if tried >= trials:
-                return instance, verdict, steps, tried, False
-            if time.monotonic() >= deadline:
-                return instance, verdict, steps, tried, True
-            tried += 1
-            try:
-                kind, payload = classify(candidate)
-            except InputError:
-                continue
-            if kind == "violated":
-                instance, verdict, steps, improved = candidate, payload, steps + 1, True
-                break
-    return instance, verdict, steps, tried, False
+        return instance, verdict, 0, 0, False
+
+    def violates(candidate):
+        try:
+            kind, payload = classify(candidate)
+        except InputError:
+            return None
+        return payload if kind == "violated" else None
+
+    return greedy_shrink(instance, verdict, violates, trials=trials, deadline=deadline, smaller=smaller)
 
 
 # --------------------------------------------------------------------------- search

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
@@ -55,10 +55,15 @@ def shrink(
     min_users: int = 1,
     stop: type[BaseException] | None = None,
     seconds: float | None = None,
+    smaller: Callable[[Instance], Iterable[Instance]] | None = None,
 ) -> tuple[Instance, object, int, int, bool]:
     """Returns (smallest instance found, its verdict, accepted steps, trials used, cut short by time):
     after integerising, the first smaller candidate that still violates is accepted and the walk
     starts again from it, until no smaller candidate violates or `trials` checks are spent.
+
+    `smaller(instance)`: the candidates of another setting (machines, arrivals), in the order they
+    are tried, instead of this module's (drop a user or resource, lower an entry); then there is no
+    integerising step.
 
     `deadline` (time.monotonic()) or `seconds` is the outer stop; `violates` may raise `stop` to
     say the outer stop fired inside a check."""
@@ -73,15 +78,20 @@ def shrink(
     def out_of_time():
         return deadline is not None and time.monotonic() >= deadline
 
+    if smaller is None:
+        builders = lambda best: _smaller_instances(best, min_users)  # noqa: E731
+    else:
+        builders = lambda best: ((lambda c=c: c) for c in smaller(best))  # noqa: E731
     try:
-        tried += 1
-        result = _try(lambda: integerise(best), violates)
-        if result:
-            (best, best_verdict), steps = result, 1
+        if smaller is None:
+            tried += 1
+            result = _try(lambda: integerise(best), violates)
+            if result:
+                (best, best_verdict), steps = result, 1
         changed = True
         while changed:
             changed = False
-            for build in _smaller_instances(best, min_users):
+            for build in builders(best):
                 if tried >= trials:
                     return best, best_verdict, steps, tried, False
                 if out_of_time():
