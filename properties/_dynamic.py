@@ -158,6 +158,28 @@ def dominates_within(instance: Instance, tasks, present, improvement, user: int,
     return all(x <= limit for x in loads(instance, improvement))
 
 
+def find_improvement(instance: Instance, steps, s: int, limit: Fraction):
+    """The `StepImprovementWitness` of a dominating allocation within `limit` at step s, or None
+    (the `find` of dynamic-dpo, limit k/n, and dynamic-pe-free, limit 1)."""
+    found = improvement_within(instance, steps[s - 1].tasks, present_sets(instance)[s - 1], limit)
+    if found is None:
+        return None
+    i, better = found
+    return StepImprovementWitness(s, i, [number(t) for t in better])
+
+
+def confirmed_improvement(instance: Instance, steps, witness, limit: Fraction):
+    """(its improvement, the present users, the step's tasks) when the witness's allocation
+    dominates step `witness.step` within `limit` with its user gaining, else None (for `explain`)."""
+    s, i = witness.step, witness.user
+    better = read_vector(witness.improvement, instance.n, "witness improvement")
+    here = present_sets(instance)[s - 1]
+    tasks = steps[s - 1].tasks
+    if better is None or i not in here or not dominates_within(instance, tasks, here, better, i, limit):
+        return None
+    return better, here, tasks
+
+
 # --------------------------------------------------------------------------- the property class
 @dataclass(eq=False)
 class StepProperty(Property):

@@ -23,21 +23,15 @@ def limit(inst, s) -> Fraction:
 
 
 def find(inst, steps, s):
-    here = _dynamic.present_sets(inst)[s - 1]
-    found = _dynamic.improvement_within(inst, steps[s - 1].tasks, here, limit(inst, s))
-    if found is None:
-        return None
-    i, better = found
-    return _dynamic.StepImprovementWitness(s, i, [_dynamic.number(t) for t in better])
+    return _dynamic.find_improvement(inst, steps, s, limit(inst, s))
 
 
 def explain(inst, steps, w):
     s, i = w.step, w.user
-    better = _dynamic.read_vector(w.improvement, inst.n, "witness improvement")
-    here = _dynamic.present_sets(inst)[s - 1]
-    tasks = steps[s - 1].tasks
-    if better is None or i not in here or not _dynamic.dominates_within(inst, tasks, here, better, i, limit(inst, s)):
+    confirmed = _dynamic.confirmed_improvement(inst, steps, w, limit(inst, s))
+    if confirmed is None:
         return None
+    better, here, tasks = confirmed
     return (f"at step {s} the allocation <{', '.join(format_exact(tasks[j]) for j in here)}> is dominated by "
             f"<{', '.join(format_exact(better[j]) for j in here)}> (users {', '.join(inst.users[j] for j in here)}), "
             f"which uses at most {format_exact(limit(inst, s))} of each resource; {inst.users[i]} gains")

@@ -21,21 +21,15 @@ FULL = Fraction(1)
 
 
 def find(inst, steps, s):
-    here = _dynamic.present_sets(inst)[s - 1]
-    found = _dynamic.improvement_within(inst, steps[s - 1].tasks, here, FULL)
-    if found is None:
-        return None
-    i, better = found
-    return _dynamic.StepImprovementWitness(s, i, [_dynamic.number(t) for t in better])
+    return _dynamic.find_improvement(inst, steps, s, FULL)
 
 
 def explain(inst, steps, w):
     s, i = w.step, w.user
-    better = _dynamic.read_vector(w.improvement, inst.n, "witness improvement")
-    here = _dynamic.present_sets(inst)[s - 1]
-    tasks = steps[s - 1].tasks
-    if better is None or i not in here or not _dynamic.dominates_within(inst, tasks, here, better, i, FULL):
+    confirmed = _dynamic.confirmed_improvement(inst, steps, w, FULL)
+    if confirmed is None:
         return None
+    better, _, tasks = confirmed
     free = [FULL - x for x in _dynamic.loads(inst, tasks)]
     return (f"at step {s} user {inst.users[i]} could run {format_exact(better[i])} instead of "
             f"{format_exact(tasks[i])} tasks from the free resources <{', '.join(format_exact(f) for f in free)}> "
