@@ -383,11 +383,12 @@ def ratio_sum(pairs) -> tuple[int, int]:
 
 
 def coprime_fraction(num: int, den: int) -> Fraction:
-    """``Fraction(num, den)`` for integers the caller KNOWS to be coprime with ``den > 0``, without
-    the gcd (the constructor's private ``_normalize=False``, as `Fraction`'s own arithmetic does).
-    Only for results of exact reasoning such as `scale_fraction`; a wrong claim would break
-    equality of Fractions."""
-    return Fraction(num, den, _normalize=False)
+    """``Fraction(num, den)`` for integers the caller knows to be coprime with ``den > 0``.
+
+    Built with the public constructor (which recomputes the gcd, 1 here): the standard library's
+    private shortcut for skipping it changed between Python versions, and the lab uses no private
+    API of Python or of a dependency."""
+    return Fraction(num, den)
 
 
 def scale_fraction(big: Fraction, num: int, den: int, cache: dict | None = None) -> Fraction:
