@@ -15,7 +15,7 @@ Layers (each imports only from those below it; CI checks this with import-linter
 Importing ``fairlab`` itself is cheap: the names below are loaded on first use.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: public name -> (module, attribute), imported on first use
 _API = {

@@ -3,6 +3,7 @@ runtime dependency is used (issue 15: no declared-but-unused dependency).
 """
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -70,3 +71,65 @@ def test_the_wheel_holds_only_the_fairlab_package(tmp_path):
         assert data in files, f"{data} missing from the wheel"
     assert any(name.startswith("fairlab/counterexamples/fixtures/") and name.endswith(".json") for name in files)
     assert not any("/tests/" in name or name.startswith("tests/") for name in files)
+    assert "fairlab/py.typed" in files, "py.typed missing: a user's plug-in could not be type-checked against the lab"
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in files), "LICENSE missing from the wheel"
+
+
+def claimed_pythons_of_ci() -> list[str]:
+    match = re.search(r'^CLAIMED_PYTHONS="([^"]*)"', (ROOT / ".ci" / "run").read_text(encoding="utf-8"), flags=re.M)
+    assert match, ".ci/run has no CLAIMED_PYTHONS line"
+    return match.group(1).split()
+
+
+def test_requires_python_and_classifiers_say_exactly_what_ci_tests():
+    from packaging.specifiers import SpecifierSet
+
+    claimed = claimed_pythons_of_ci()
+    spec = SpecifierSet(PYPROJECT["project"]["requires-python"])
+    minors = [f"3.{minor}" for minor in range(6, 30)]
+    assert [v for v in minors if f"{v}.0" in spec] == claimed, (
+        f"requires-python {spec} admits other Pythons than CI's {claimed}")
+    classified = sorted((c.rsplit(":: ", 1)[1] for c in PYPROJECT["project"]["classifiers"]
+                         if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)),
+                        key=lambda v: int(v.split(".")[1]))
+    assert classified == claimed
+
+
+def test_license_is_in_the_repository_and_declared():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    assert PYPROJECT["project"]["license"] == "MIT"
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
+
+
+def test_long_description_links_nothing_by_a_relative_path():
+    """The README is the package's long description: a relative link or image breaks on an index."""
+    readme = (ROOT / PYPROJECT["project"]["readme"]).read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)", readme) + re.findall(r'(?:src|href)="([^"]+)"', readme)
+    relative = [t for t in targets if not re.match(r"(https?://|mailto:|#)", t)]
+    assert relative == []
+
+
+def test_changelog_has_the_current_version_first():
+    import fairlab
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\] - (\d{4}-\d\d-\d\d)$", changelog, flags=re.M)
+    assert versions, "no '## [version] - YYYY-MM-DD' section"
+    assert versions[0][0] == fairlab.__version__
+    assert len({v for v, _ in versions}) == len(versions), "a version has two sections"
+    assert re.search(r"^## \[[^\]]+\]", changelog, flags=re.M).group(0) == f"## [{fairlab.__version__}]"
+
+
+def test_citation_names_the_current_version():
+    import fairlab
+
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(r"^cff-version: 1\.2\.0$", citation, flags=re.M)
+    assert re.search(rf'^version: "{re.escape(fairlab.__version__)}"$', citation, flags=re.M)
+
+
+def test_contributing_covers_the_contributor_tasks():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for heading in ("## Add a mechanism", "## Add a property", "## Run the suite", "## Lint", "## Benchmarks"):
+        assert heading in text
