@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -62,11 +63,15 @@ def run_cli():
     return run
 
 
+PROGRESS_LINE = re.compile(r"\[\d+/\d+\] ")  # `--progress plain`'s line of a finished unit
+
+
 def _assert_one_line_error(out, *words):
-    """A refused command: exit 2, nothing on stdout, one line ``error: ...`` naming every word."""
+    """A refused command: exit 2, nothing on stdout, one line ``error: ...`` naming every word (after
+    the plain progress lines of the units that finished before the error, if any)."""
     assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
     assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
+    lines = [line for line in out.stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
     assert all(w in lines[0] for w in words), lines[0]
 

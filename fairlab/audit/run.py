@@ -40,6 +40,7 @@ from fairlab.audit import reference
 from fairlab.audit.allocations import involved_allocations
 from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
+from fairlab.core.progress import Unit
 from fairlab.core.results import Result, Status, provenance, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.core.stdio import printable
@@ -516,14 +517,28 @@ def _resolve(mechanism, options: dict, budget: AuditBudget) -> Mechanism:
     return mech
 
 
+def _units_left(plan: list) -> int:
+    """How many of the (size, property) units in `plan` are still to run (a decided property's
+    larger sizes are not)."""
+    return sum(prop.needs(size) for size, prop in plan)
+
+
+def _examples_unit(state: dict[str, _Property], left: int, seconds: float) -> Unit:
+    """The progress event of the shipped examples' check (the first unit of an audit)."""
+    violated = [name for name, prop in state.items() if prop.found_by == "example"]
+    return Unit(1, 1 + left, "examples", f"violated {', '.join(violated)}" if violated else "none violated", seconds)
+
+
 def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, seed: int = 0,
           candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
           proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
           store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
-          progress: Callable[[str], None] | None = None, with_examples: bool = True) -> AuditReport:
+          progress: Callable[[str | Unit], None] | None = None, with_examples: bool = True) -> AuditReport:
     """Audit `mechanism` (a name, ``file.py:function``, an entry point, a `Mechanism` or a callable)
     against every registered property (or `properties_`) at every size up to users × resources.
-    A violation is stored in `store` if one is given (a folder or a `Store`)."""
+    A violation is stored in `store` if one is given (a folder or a `Store`). `progress` gets a
+    text as each step starts, and a `fairlab.core.progress.Unit` as each property at one size (and
+    the examples' check) ends, ``Unit(0, total)`` first."""
     options = dict(options or {})
     budget = AuditBudget(candidates=candidates, rlimit=rlimit, seed=seed, time_limit=time_limit,
                          proof_rlimit=proof.DEFAULT_RLIMIT if proof_rlimit is None else proof_rlimit,
@@ -536,13 +551,23 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
     chosen = list(properties_ or properties.names(mech.setting))
     clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
+    plan = [(size, prop) for size in sizes for prop in state.values()]  # the units, in order
     with plugin.time_limit(float(time_limit)):
+        if progress:
+            progress(Unit(0, int(with_examples) + _units_left(plan)))
         if with_examples:
             _check_examples(mech, state, users, resources, options, budget, clock, progress, target)
-        for size in sizes:
-            for prop in state.values():
-                if prop.needs(size):
-                    _audit_size(mech, prop, size, options, budget, clock, progress, target)
+            if progress:
+                progress(_examples_unit(state, _units_left(plan), time.monotonic() - clock.start))
+        done = int(with_examples)
+        for index, (size, prop) in enumerate(plan):
+            if prop.needs(size):
+                _audit_size(mech, prop, size, options, budget, clock, progress, target)
+                done += 1
+                if progress:
+                    record = prop.sizes[-1]
+                    progress(Unit(done, done + _units_left(plan[index + 1:]), f"{prop.name} {size_text(size)}",
+                                  record["status"], record["seconds"]))
         # every property ran without an error: only now does anything reach the store
         for prop in state.values():
             if prop.violation is not None and prop.prepared is not None:

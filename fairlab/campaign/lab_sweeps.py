@@ -23,6 +23,7 @@ from fairlab.campaign.cell import GRACE_SECONDS
 from fairlab.campaign.run import check_out_dir, run_cells
 from fairlab.campaign.spec import Cell, expand, make_cell
 from fairlab.core.errors import InputError
+from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Result, Status
 from fairlab.counterexamples.store import Store, write_atomic
 from fairlab.search import catalogue as theorems
@@ -31,7 +32,7 @@ from fairlab.search.findings import store_of, writable_store
 from fairlab.search.matrix import known_records, known_violation
 from fairlab.search.proof import ProveBudget
 
-Progress = Callable[[int, int, str], None]
+Progress = Callable[[Unit], None]  # a Unit per cell as it ends (`run_cells`)
 
 
 def _run(sweep: dict, cells: Sequence[Cell], executor, store: Store | None, out: str | Path | None,

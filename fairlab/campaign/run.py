@@ -23,6 +23,7 @@ from fairlab.campaign import executors
 from fairlab.campaign import spec as specs
 from fairlab.campaign.cell import GRACE_SECONDS, cell_status, run_isolated
 from fairlab.core.errors import InputError
+from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Status, provenance
 from fairlab.counterexamples.store import Store, check_outside_package, write_atomic
 
@@ -138,15 +139,16 @@ def _stored(document: dict, store: Store | None) -> bool:
 
 def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor, store: Store | None = None,
               out: Path | None = None, retry: Iterable[str] = (),
-              progress: Callable[[int, int, str], None] | None = None,
+              progress: Callable[[Unit], None] | None = None,
               grace: float = GRACE_SECONDS, keep: Callable[[dict], bool] = lambda outcome: True,
               ) -> tuple[dict[str, dict], int]:
     """Run `cells` on `executor`, each in a process of its own (`run_isolated`), killed `grace`
     seconds after its own time limit. Returns (cell id -> outcome for every cell, how many cells
     ran now). With `out`, a cell whose result file is already in ``OUT/cells`` is not run again
     (unless its outcome or status is in `retry`, or its finding is not in `store`), and each new
-    outcome that `keep` accepts is written there as it arrives. Interrupted, it cancels what has
-    not started and re-raises."""
+    outcome that `keep` accepts is written there as it arrives. `progress` gets ``Unit(0, total)``
+    first, then a `fairlab.core.progress.Unit` per cell as it ends. Interrupted, it cancels what
+    has not started and re-raises."""
     retry = check_retry(retry)
     done = load_results(out) if out is not None else {}
 
@@ -160,6 +162,8 @@ def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor
     outcomes = {c.id: done[c.id] for c in cells if c.id in done}
     store_dir = None if store is None else str(Path(store.path).resolve())  # a worker's cwd may be another
     futures = {}
+    if progress:
+        progress(Unit(0, len(todo)))
     try:
         futures = {executor.submit(run_isolated, cell.description, store_dir, grace): cell for cell in todo}
         for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -176,7 +180,8 @@ def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor
                 write_atomic(_cells_folder(out) / f"{cell.id}.json", document)
             outcomes[cell.id] = document
             if progress:
-                progress(finished, len(todo), cell.label())
+                progress(Unit(finished, len(todo), cell.label(), document["status"] or document["outcome"],
+                              document.get("seconds")))
     except BaseException:  # Ctrl-C or a kill: what was written is complete; nothing else is
         for future in futures:
             future.cancel()
@@ -186,7 +191,7 @@ def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor
 
 def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterable[str] = (),
         store: Store | None = None, executor: concurrent.futures.Executor | None = None,
-        progress: Callable[[int, int, str], None] | None = None) -> dict:
+        progress: Callable[[Unit], None] | None = None) -> dict:
     """Run the campaign; returns its summary (cells, run now, already there, outcomes)."""
     spec_path, out = Path(spec_path), Path(out)
     data = specs.load(spec_path)

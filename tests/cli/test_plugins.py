@@ -1,6 +1,7 @@
 """A failing plug-in or a bad mechanism option stops a search (never "none-found"); SystemExit in a
 plug-in is a one-line error; click usage errors are one line ``error: ...`` with exit 2."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -53,7 +54,7 @@ def run_cli(*args):
 
 
 def one_line_error(out, needle):
-    lines = out.stderr.strip().splitlines()
+    lines = [line for line in out.stderr.strip().splitlines() if not re.match(r"\[\d+/\d+\] ", line)]  # progress
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], out.stderr
     assert "Traceback" not in out.stderr and "╭" not in out.stderr
 

@@ -3,6 +3,7 @@ budgets with the wall clock only as an outer stop, and plug-ins that never retur
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -34,7 +35,7 @@ def run_json(*args, env=None):
 
 
 def one_line_error(out, needle):
-    lines = out.stderr.strip().splitlines()
+    lines = [line for line in out.stderr.strip().splitlines() if not re.match(r"\[\d+/\d+\] ", line)]  # progress
     assert out.returncode == 2 and out.stdout == "", (out.returncode, out.stdout, out.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], out.stderr
 

@@ -8,7 +8,6 @@ import dataclasses
 from typing import Iterator, Optional
 
 import typer
-from rich.markup import escape
 
 from fairlab.campaign import executors
 from fairlab.cli.commands import _params as params
@@ -68,10 +67,3 @@ def executor(where: Where) -> Iterator:
         else:
             with executors.dask(where.scheduler, where.cluster) as pool:
                 yield pool
-
-
-def bar_updater(bar, task):
-    """A `run_cells` progress callback that moves a rich progress bar."""
-    def update(finished: int, total: int, label: str) -> None:
-        bar.update(task, completed=finished, total=total, description=escape(label))
-    return update

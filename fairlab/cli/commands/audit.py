@@ -17,11 +17,11 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairlab.audit import html, markdown
 from fairlab.audit.run import AUDIT_CANDIDATES, AUDIT_TIME_LIMIT, audit
+from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import console, emit_json
@@ -57,6 +57,7 @@ def audit_cmd(
     no_store: bool = typer.Option(False, "--no-store", help="do not store the counterexamples found"),
     fmt: str = typer.Option("table", "--format", help="table | json | markdown"),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html", help="also write the HTML report there"),
+    progress: Optional[str] = progress_.option(),
 ):
     """Audit MECHANISM against every property at every size up to N×M: the exact check of the shipped
     examples, the search portfolio and, where the mechanism has a spec, a proof per size.
@@ -71,15 +72,14 @@ def audit_cmd(
         params.integer(candidates, "--candidates", 1, 100_000)
         params.integer(rlimit, "--rlimit", 1)
         params.seed(seed)
+        progress = progress_.choose(progress)
         if out is not None:
             html.check_path(out)  # a bad --out: one line before any work
         target = None if no_store else writable_store(Store(store))
-        with _progress(fmt) as bar:
-            task = bar.add_task(f"audit {mechanism}", total=None)
+        with progress_.Reporter(progress, f"audit {markdown.short_name(mechanism)}") as shown:
             report = audit(mechanism, users, resources, seed=seed, candidates=candidates, rlimit=rlimit,
                            time_limit=time_limit, options=parse_options(option), store=target,
-                           properties_=prop or None,
-                           progress=lambda text: bar.update(task, description=f"audit {mechanism}: {text}"))
+                           properties_=prop or None, progress=shown)
         document = report.to_dict()
         if out is not None:
             html.write(document, out)
@@ -93,12 +93,6 @@ def audit_cmd(
         print_table(document)
     if out is not None:
         err_console.print(f"report: {out}", markup=False, highlight=False)
-
-
-def _progress(fmt: str) -> Progress:
-    """A live line on stderr while the audit runs (only on a terminal; never on stdout)."""
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console,
-                    transient=True, disable=not err_console.is_terminal)
 
 
 def print_table(document: dict) -> None:

@@ -17,13 +17,13 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairlab.campaign import html as campaign_html
 from fairlab.campaign import report as reports
 from fairlab.campaign import run as runs
 from fairlab.campaign import spec as specs
+from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.inputs import check_format, fail
 from fairlab.cli.output import console, emit_json
@@ -70,6 +70,7 @@ def run_cmd(
     store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help="folder of the fixture store"),
     no_store: bool = typer.Option(False, "--no-store", help="do not store findings"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
+    progress: Optional[str] = progress_.option(),
 ):
     """Run every cell of SPEC that has no result in --out yet, in parallel (a local process pool,
     or Dask with --scheduler/--cluster); each cell in its own process under a hard time limit (its
@@ -77,15 +78,13 @@ def run_cmd(
     check_format(fmt)
     try:
         where = parallel.check(workers, scheduler, cluster)
+        progress = progress_.choose(progress)
         target = None if no_store else writable_store(Store(store))
         runs.check_out_dir(out)
         specs.expand(specs.load(spec), spec.parent)  # a bad spec: one line before any worker starts
-        with parallel.executor(where) as pool, \
-                Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                         TimeElapsedColumn(), console=err_console, transient=True,
-                         disable=not err_console.is_terminal) as bar:
+        with parallel.executor(where) as pool, progress_.Reporter(progress, f"campaign {spec.name}") as shown:
             summary = runs.run(spec, out, executor=pool, retry=[r for r in retry.split(",") if r], store=target,
-                               progress=parallel.bar_updater(bar, bar.add_task("campaign", total=None)))
+                               progress=shown)
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":

@@ -17,9 +17,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairlab.campaign import lab_sweeps
+from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
-from fairlab.cli.commands.search import STORE_HELP, _progress
+from fairlab.cli.commands.search import STORE_HELP
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import emit_json
 from fairlab.core.errors import InputError
@@ -57,6 +58,7 @@ def register(app: typer.Typer) -> None:
         cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        progress: Optional[str] = progress_.option(),
     ):
         """Prove PROPERTY of MECHANISM for all real demands of a size (spec ∧ ¬property UNSAT), or refute it."""
         check_format(fmt)
@@ -66,6 +68,7 @@ def register(app: typer.Typer) -> None:
                 params.integer(rlimit, "--rlimit", 1, 10 ** 12)
             if attempts is not None:
                 params.integer(attempts, "--attempts", 1, 12)
+            progress = progress_.choose(progress)
             if catalogue and (mechanism is not None or prop is not None or option):
                 extra = " ".join([*filter(None, (mechanism, prop)), *(f"-o {o}" for o in option or [])])
                 raise InputError(f"--catalogue: runs every catalogue entry, takes no MECHANISM, PROPERTY or "
@@ -81,9 +84,9 @@ def register(app: typer.Typer) -> None:
         if catalogue:
             try:
                 where = parallel.check(workers, scheduler, cluster)
-                with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
+                with parallel.executor(where) as pool, progress_.Reporter(progress, "prove --catalogue") as shown:
                     rows = lab_sweeps.catalogue(time_limit, fast, executor=pool, rlimit=rlimit, attempts=attempts,
-                                                out=out, progress=parallel.bar_updater(bar, bar.add_task("catalogue")))
+                                                out=out, progress=shown)
             except InputError as exc:
                 fail(str(exc))
             if fmt == "json":

@@ -15,11 +15,12 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairlab import mechanisms, properties
+from fairlab.audit.markdown import short_name
 from fairlab.campaign import lab_sweeps
+from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
@@ -45,13 +46,6 @@ err_console = Console(stderr=True)
 STORE_HELP = "folder of the fixture store (default: $FAIRLAB_STORE, else the per-user data folder)"
 
 
-def _progress(enabled: bool):
-    return Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-        console=err_console, transient=True, disable=not (enabled and err_console.is_terminal),
-    )
-
-
 def register(app: typer.Typer) -> None:
     @app.command("search")
     def search_cmd(
@@ -71,6 +65,7 @@ def register(app: typer.Typer) -> None:
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        progress: Optional[str] = progress_.option(),
     ):
         """Hunt a violation of PROPERTY by MECHANISM; shrink, verify exactly and store it as a fixture.
 
@@ -82,15 +77,18 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
+            progress = progress_.choose(progress)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before the search
-            with plugin.time_limit(time_limit), _progress(fmt == "table") as bar:
-                task = bar.add_task(f"{mechanism} vs {prop}", total=None)
+            shown = progress_.Reporter(progress, f"search {short_name(mechanism)}")
+            with plugin.time_limit(time_limit), shown:
+                shown(progress_.Unit(0, 1))
                 result = run_search(
                     mechanism, prop, users, resources, store=target,
                     engines=engine or engines.ENGINES, time_limit=time_limit, seed=seed, options=parse_options(option),
                     candidates=candidates, rlimit=rlimit,
-                    progress=lambda name, k: bar.update(task, description=f"{prop}: {k} candidates ({name})"),
+                    progress=lambda name, k: shown.step(f"{prop} {users}×{resources}: {k} candidates ({name})"),
                 )
+                shown(progress_.Unit(1, 1, f"{prop} {users}×{resources}", str(result.status), result.seconds))
         except InputError as exc:
             fail(str(exc))
         if fmt == "json":
@@ -110,6 +108,7 @@ def register(app: typer.Typer) -> None:
         cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        progress: Optional[str] = progress_.option(),
     ):
         """Rediscover every counterexample of the sources from scratch, claims in parallel.
 
@@ -121,10 +120,10 @@ def register(app: typer.Typer) -> None:
             chosen = [claims.get_claim(c) for c in claim] if claim else list(claims.CLAIMS)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before any claim
             where = parallel.check(workers, scheduler, cluster)
-            with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
+            progress = progress_.choose(progress)
+            with parallel.executor(where) as pool, progress_.Reporter(progress, "rediscover") as shown:
                 outcomes = lab_sweeps.rediscover(chosen, seed=seed, time_limit=time_limit, executor=pool,
-                                                 store=target, out=out,
-                                                 progress=parallel.bar_updater(bar, bar.add_task("claims")))
+                                                 store=target, out=out, progress=shown)
         except InputError as exc:  # a bad option, or e.g. the store became unwritable: one line
             fail(str(exc))
         if fmt == "json":
@@ -154,6 +153,7 @@ def register(app: typer.Typer) -> None:
         cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
         fmt: str = typer.Option("table", "--format", help="table | json"),
+        progress: Optional[str] = progress_.option(),
     ):
         """The mechanism × property table, cells in parallel.
 
@@ -166,17 +166,17 @@ def register(app: typer.Typer) -> None:
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
             where = parallel.check(workers, scheduler, cluster)
+            progress = progress_.choose(progress)
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
             names = mechanism or mechanisms.names(params.setting(setting, every=False))
             with plugin.time_limit(time_limit):
                 mechs = [mechanisms.get(m) for m in names]
-            with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
+            with parallel.executor(where) as pool, progress_.Reporter(progress, "matrix") as shown:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
-                                          write=not no_store, out=out,
-                                          progress=parallel.bar_updater(bar, bar.add_task("matrix")))
+                                          write=not no_store, out=out, progress=shown)
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":
