@@ -168,7 +168,7 @@ class Instance:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> Instance:
+    def load(cls, path: str | os.PathLike[str]) -> Instance:
         """Read an instance from a JSON file (or a shipped example's name, see `examples()`)."""
         if not str(path).strip():
             raise InputError("instance: the path is empty")
@@ -261,7 +261,7 @@ class Instance:
         out["resources"] = list(self.resources)
         if self.machines is not None:
             out["machines"] = [[_num(c) for c in row] for row in self.machines]
-            out["machine_names"] = list(self.machine_names)
+            out["machine_names"] = list(self.machine_names or ())
         if self.events is not None:
             out["arrivals"] = [self.users[i] for kind, i in self.events if kind == "arrive"]
             departures, arrived = [], 0
@@ -300,8 +300,8 @@ def _new_fraction(numerator: int, denominator: int) -> Fraction:
     without `Fraction.__new__`'s generic dispatch and gcd (the same object state;
     tests/core/test_instance_fast.py checks it against `Fraction`)."""
     out = _object_new(Fraction)
-    out._numerator = numerator
-    out._denominator = denominator
+    out._numerator = numerator  # type: ignore[attr-defined]  # Fraction's own slots (the fast path above)
+    out._denominator = denominator  # type: ignore[attr-defined]
     return out
 
 
@@ -311,8 +311,8 @@ _object_new = object.__new__
 def _int_fraction(value: int) -> Fraction:
     """Fraction(value) for a Python int."""
     out = _object_new(Fraction)
-    out._numerator = value
-    out._denominator = 1
+    out._numerator = value  # type: ignore[attr-defined]  # as in _new_fraction
+    out._denominator = 1  # type: ignore[attr-defined]
     return out
 
 
@@ -460,7 +460,7 @@ def _parse_max_tasks(raw, n: int):
         return (None,) * n
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
         raise InputError(f"max_tasks: expected one cap (or null) per user ({n} users), got {short_text(raw)}")
-    out = []
+    out: list[Fraction | None] = []
     for i, v in enumerate(raw):
         if v is None:
             out.append(None)
@@ -574,8 +574,8 @@ class _Decimals(dict):
             scale = _POWERS_OF_TEN[len(decimals)]
             common = gcd(digits, scale)
             value = _object_new(Fraction)  # as `_new_fraction`, inlined
-            value._numerator = digits // common
-            value._denominator = scale // common
+            value._numerator = digits // common  # type: ignore[attr-defined]  # as in _new_fraction
+            value._denominator = scale // common  # type: ignore[attr-defined]
         else:
             value = self.slow(text)
         if len(self) < DECIMAL_CACHE_SIZE:  # beyond it the tokens hardly repeat: keep the dict small

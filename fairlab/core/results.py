@@ -43,13 +43,13 @@ SCHEMA_VERSION = 1
 PROVENANCE_PACKAGES = ("z3-solver", "highspy", "numpy", "scipy")
 
 
-def provenance() -> dict:
+def provenance() -> dict[str, str | None]:
     """Versions this process computes with: the lab, Python, and the solver / numeric packages.
 
     ``{"lab": "0.1.0", "python": "3.11.7", "z3-solver": "4.15.4.0", "highspy": "1.16.0", ...}``;
     a package that is not installed is ``None``. Cheap (package metadata only, nothing imported).
     """
-    out = {"lab": __version__, "python": platform.python_version()}
+    out: dict[str, str | None] = {"lab": __version__, "python": platform.python_version()}
     for name in PROVENANCE_PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -169,7 +169,7 @@ def to_json(obj, versioned: bool = True):
     """The JSON form of a result (or of anything a result holds): plain dicts, lists, strings,
     ints and finite floats. A top-level `Result` gets ``schema_version`` first."""
     if isinstance(obj, Result):
-        out = {"schema_version": SCHEMA_VERSION} if versioned else {}
+        out: dict[str, Any] = {"schema_version": SCHEMA_VERSION} if versioned else {}
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
             if f.name == "seconds":
