@@ -88,6 +88,7 @@ def reverify(result: Result, mechanism, instance, options=None) -> Result:
     while re-verifying (it has returned before) is ``unknown`` too, with ``"stopped": "time"``."""
     if result.status != Status.VIOLATED:
         return result
+    assert result.property is not None  # a violation names its property
     try:
         ok = Violation(result.property, resolve_mechanism(mechanism), instance, result.witness,
                        dict(options or {})).verify()

@@ -30,7 +30,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence, TypeVar
 
 import z3
 
@@ -71,6 +71,11 @@ class Witness:
     Numbers are stored as JSON writes them (an int, or ``"p/q"``; an irrational as its exact
     description), so ``to_dict()`` is the JSON form. A witness also reads like the mapping it
     replaces (``w["user"]``, ``w.get("user")``, ``w == {"user": 1}``) for stored fixtures and callers."""
+
+    if TYPE_CHECKING:  # what every concrete witness is: a dataclass, built from its fields
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     def to_dict(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -301,7 +306,7 @@ class Property:
     title: str
     definition: str
     source: str
-    witness: type
+    witness: type[Witness]
     compares: str
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
     #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
@@ -349,7 +354,7 @@ class Property:
         explain it, or None if it shows no violation. `witness`: the typed witness or its dict."""
         raise NotImplementedError
 
-    def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
+    def encode(self, sym, spec, prefix: str | None = None) -> Encoding:
         raise NotImplementedError
 
     def verify(self, mechanism, instance, witness, options=None) -> bool:
@@ -362,6 +367,11 @@ class Property:
 
 def exactness(tasks: Sequence) -> str:
     return "algebraic" if any(isinstance(t, Algebraic) for t in tasks) else "rational"
+
+
+def not_defined(*args: Any, **kwargs: Any) -> Any:
+    """The default of a property's rule functions that a subclass replaces by methods of its own."""
+    raise NotImplementedError("this property does not define this function")
 
 
 @dataclass(eq=False)
@@ -377,9 +387,9 @@ class AllocationProperty(Property):
       improvement really dominates);
     * ``vacuous(instance)``: why the property holds without looking (srf with m > 1), or None."""
 
-    rule: Callable = None
-    choices: Callable = None
-    explain: Callable = None
+    rule: Callable = not_defined
+    choices: Callable = not_defined
+    explain: Callable = not_defined
     complete: Callable | None = None
     completed_fields: tuple = ()
     valid: Callable | None = None
@@ -454,6 +464,7 @@ class AllocationProperty(Property):
     def complete_from_model(self, model, sym, tasks, choice):
         """The full witness of a choice read from a z3 model (pe: the improvement, exactly)."""
         values = tuple(model_value(model, t) for t in tasks)
+        assert self.complete is not None  # called for a property that completes its witnesses only
         try:
             return self.complete(_model_instance(model, sym), values, choice, False)
         except (InputError, ValueError, TypeError, ZeroDivisionError):
@@ -498,13 +509,13 @@ class DeviationProperty(Property):
       ``exhaustive(instance)`` -> every deviation (pm: a clean pass proves the property);
     * ``explain(instance, deviation, i, before_i, after_i, integral)``: the words."""
 
-    rule: Callable = None
-    derive: Callable = None
-    derive_symbolic: Callable = None
-    compared: Callable = None
-    make_witness: Callable = None
-    read: Callable = None
-    explain: Callable = None
+    rule: Callable = not_defined
+    derive: Callable = not_defined
+    derive_symbolic: Callable = not_defined
+    compared: Callable = not_defined
+    make_witness: Callable = not_defined
+    read: Callable = not_defined
+    explain: Callable = not_defined
     candidates: Callable | None = None
     exhaustive: Callable | None = None
     vacuous: Callable | None = None
@@ -527,6 +538,7 @@ class DeviationProperty(Property):
         b.used_evaluations = 1
         undecided = Undecided()
         symbolic = _search.symbolic_at(mech, inst, b, self.encode)
+        assert self.candidates is not None  # a property without `exhaustive` has `candidates`
         structured, randomised = self.candidates(inst, b.seed)
         evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
         result = undecided.amend(
@@ -534,6 +546,7 @@ class DeviationProperty(Property):
         return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
 
     def _exhaustive(self, mech, inst, b):
+        assert self.exhaustive is not None  # called by _check only when it is set
         deviations = list(self.exhaustive(inst))
         if not deviations:
             why = self.vacuous(inst) if self.vacuous is not None else None
@@ -628,7 +641,10 @@ class PerUserDeviationProperty(DeviationProperty):
 ORDER = ("si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc")
 
 
-def register(prop: Property) -> Property:
+P = TypeVar("P", bound=Property)
+
+
+def register(prop: P) -> P:
     """Add `prop` to the registry (`fairlab.properties.get`, `names`); returns it."""
     if prop.compares not in COMPARES:
         raise ValueError(f"property {prop.name!r}: compares {prop.compares!r} not one of {COMPARES}")
