@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources as importlib_resources
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -118,6 +118,7 @@ def compute(configs: list[Config], jobs: int = 1, advance: Callable[[int], None]
         config.validate()
     work = [(config, k) for config in configs for k in range(chunks(config))]
     per_row: dict = {config.demands: [] for config in configs}
+    done: Iterator[Any]
     if jobs <= 1 or len(work) <= 1:
         done = map(_chunk, work)
     else:
