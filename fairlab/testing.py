@@ -230,7 +230,7 @@ def _name(mechanism, result) -> str:
     """How the user named the mechanism (the name the CLI accepts), else the engine's name."""
     if isinstance(mechanism, str):
         return mechanism
-    return result.mechanism or getattr(mechanism, "name", None) or getattr(mechanism, "__name__", repr(mechanism))
+    return str(result.mechanism or getattr(mechanism, "name", None) or getattr(mechanism, "__name__", repr(mechanism)))
 
 
 def _json(value):

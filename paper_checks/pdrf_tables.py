@@ -181,7 +181,7 @@ def published_row(config: Config) -> tuple[int, dict] | None:
     return None
 
 
-PRESETS = {
+PRESETS: dict[int, dict[str, Any]] = {
     1: {"resources": 10, "demands": [(1, 10), (1, 20), (10, 20)]},
     2: {"resources": 2, "demands": [(1, 100), (1, 1000)]},
 }
