@@ -58,7 +58,7 @@ class Allocation:
     #: agents over time: the allocation after each event (`Step`); `tasks` is the last one
     steps: tuple[Step, ...] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         derived = "rational" if all(isinstance(t, Fraction) for t in self.tasks) else "algebraic"
         if self.exactness is None:
             object.__setattr__(self, "exactness", derived)
@@ -201,7 +201,7 @@ class Step:
                                     for i, t in enumerate(self.tasks)]}
 
 
-def _jsonable(v):
+def _jsonable(v: Any) -> Any:
     if isinstance(v, Fraction) or hasattr(v, "ref"):
         return format_exact(v)
     if isinstance(v, (list, tuple)):
@@ -292,7 +292,7 @@ def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = 
         raise InputError(f"{who}: a placement, lottery or steps on an instance of one pool")
 
 
-def _check_placement(inst: Instance, placement, who: str, discrete: bool) -> None:
+def _check_placement(inst: Instance, placement: Sequence[Sequence[Any]], who: str, discrete: bool) -> None:
     if len(placement) != inst.n or any(len(row) != inst.k for row in placement):
         raise InputError(f"{who}: a placement needs {inst.n} rows of {inst.k} machines")
     for i, row in enumerate(placement):
@@ -372,7 +372,7 @@ class SymbolicInstance:
         return [[z3.Int(f"{tasks[i]}@m{k}") for k in range(self.k)] for i in range(self.n)]
 
     @classmethod
-    def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> SymbolicInstance:
+    def unknown(cls, n: int, m: int, prefix: str = "", capacities: Any = None, caps: bool = False) -> SymbolicInstance:
         """Unknown demands d[i][r] >= 0 (each row with a positive entry), unit weights.
 
         `capacities`: numerals to fix (normalised capacities 1 by default, which loses no
@@ -453,7 +453,7 @@ class Mechanism:
     #: dynamic-drf): conformance samples then draw positive demands only
     positive_demands: bool = False
 
-    def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
+    def __call__(self, instance: Instance | Mapping[str, Any] | str | PathLike[str], **options: Any) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
         name of a shipped example (`fairlab.core.instance.examples`)."""
         if isinstance(instance, (str, PathLike)):
@@ -491,6 +491,10 @@ def setting_mismatch(name: str, setting: str, instance_setting: str) -> str:
     return (f"{name} is for {_SETTING_WORDS[setting]} ({setting}) but the instance has {what} ({instance_setting}); "
             f"see `fairlab mechanisms --setting {instance_setting}`")
 
+
+#: what the API takes as a mechanism: a registered name or alias, a ``file.py:function`` plug-in,
+#: an entry-point name, a `Mechanism`, or a plain allocator function (see README, "Plug-in mechanisms")
+MechanismLike = str | Mechanism | Callable[..., Any]
 
 REGISTRY: dict[str, Mechanism] = {}
 ALIASES: dict[str, str] = {}

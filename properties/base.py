@@ -428,7 +428,7 @@ class Encoding:
     in `number`; `Property.witness.from_dict` types it)."""
 
     constraints: list[Constraint]
-    witness: Callable[[z3.ModelRef], dict]
+    witness: Callable[[z3.ModelRef], dict | None]  # None: the model shows no readable witness
     variables: dict = field(default_factory=dict)
 
 

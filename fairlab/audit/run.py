@@ -45,7 +45,7 @@ from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.core.stdio import printable
 from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms import plugin
-from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.base import Mechanism, MechanismLike
 from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
@@ -517,7 +517,7 @@ def _resolve(mechanism, options: dict, budget: AuditBudget) -> Mechanism:
     return mech
 
 
-def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, seed: int = 0,
+def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed: int = 0,
           candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
           proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
           store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
@@ -559,7 +559,7 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
     )
 
 
-def audit_property(mechanism: str | Mechanism, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
+def audit_property(mechanism: MechanismLike, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
     """The audit of one property (`audit` restricted to it): one ``audit`` `Result`."""
     return audit(mechanism, users, resources, properties_=[prop], **keywords).results[0]
 
