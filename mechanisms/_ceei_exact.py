@@ -69,7 +69,7 @@ def optimum(
     A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too.
     `legacy`: evaluate the values at an algebraic price root with z3 (the method before issue 18,
     kept as the benchmark's baseline and the tests' reference) instead of `_values_at_root`."""
-    stop = time.monotonic() + min(float(timeout), float(MAX_TIMEOUT))
+    stop = time.monotonic() + float(timeout if timeout < MAX_TIMEOUT else MAX_TIMEOUT)  # clipped before float
     outer = remaining()
     if outer is not None:
         stop = min(stop, time.monotonic() + outer)

@@ -42,7 +42,8 @@ def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: 
     caps = [instance.max_tasks[i] for i in users]
     capped = np.array([c is not None for c in caps])
     # y_i <= 1 anyway when cap_i >= solo_i: bigger caps never bind, and are clipped to stay finite
-    upper = np.array([1.0 if c is None else min(float(c / instance.solo_tasks(i)), 1e6) for c, i in zip(caps, users)])
+    upper = np.array([1.0 if c is None else float(min(c / instance.solo_tasks(i), Fraction(10**6)))  # clip, then float
+                      for c, i in zip(caps, users)])
     n = len(users)
     y = np.full(n, 0.5 / n)  # sum_i b_ir y_i <= 1/2 since b_ir <= 1
 
