@@ -87,19 +87,20 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
         for i in range(n):
             top = max(rows[i])
             rows[i] = [d / top for d in rows[i]]
-            if caps[i] is not None:
-                caps[i] = caps[i] * top
+            cap = caps[i]
+            if cap is not None:
+                caps[i] = cap * top
     weights = [list(w) for w in instance.weights]
     # agents over time: each user's arrival (and departure) event index travels with its row, so two
     # arrival orders of the same demands are different findings (static instances: unchanged form)
-    timing = [() for _ in range(n)]
+    timing: list[tuple[str | int, ...]] = [() for _ in range(n)]
     for t, (kind, i) in enumerate(instance.events or ()):
         timing[i] = (*timing[i], kind, t)
-    best = None
+    best: list[tuple[Any, ...]] | None = None
     for rperm in itertools.permutations(range(m)):
         cols = [[row[r] for r in rperm] for row in rows]
         wcols = [[w[r] for r in rperm] for w in weights]
-        keyed = sorted(
+        keyed: list[tuple[Any, ...]] = sorted(
             (tuple(cols[i]), (caps[i] is None, caps[i] or 0), tuple(wcols[i]), *((timing[i],) if timing[i] else ()))
             for i in range(n)
         )
@@ -109,7 +110,7 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
             keyed = [*keyed, ("machines", tuple(split))]
         if best is None or keyed < best:
             best = keyed
-    return tuple(best)
+    return tuple(best or ())  # m >= 1: set by the first permutation
 
 
 def canonical_hash(mechanism: str, prop: str, instance: Instance, rescale_rows: bool = True,
@@ -205,7 +206,9 @@ def fixture_name(record: dict) -> str:
 def _package_folders() -> list[Path]:
     """The installed package's folder and the shipped fixtures' folder (outside the package folder in
     an editable install): no store may be inside either."""
-    return [Path(sys.modules["fairlab"].__file__).resolve().parent, FIXTURES.resolve()]
+    package = sys.modules["fairlab"].__file__
+    assert package is not None  # a regular package: fairlab/__init__.py
+    return [Path(package).resolve().parent, FIXTURES.resolve()]
 
 
 def check_outside_package(path: Path, field: str | None = None, what: str = "it") -> None:

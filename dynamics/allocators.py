@@ -186,10 +186,10 @@ def bmf_rates(requirements, states, tol: float = 1e-9) -> np.ndarray:
     phi = np.zeros((N, K))
     done = n.sum(axis=1) == 0
     present = n > 0
-    for mapping in itertools.product(range(J), repeat=K):
+    for combo in itertools.product(range(J), repeat=K):
         if done.all():
             break
-        mapping = np.array(mapping)
+        mapping = np.array(combo)
         if any(A[k, mapping[k]] == 0 for k in range(K)):
             continue
         # Only the present classes' mapping matters; skip states for which an earlier mapping

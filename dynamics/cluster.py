@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, SupportsFloat
 
 import numpy as np
 
@@ -54,7 +54,8 @@ class ClusterResult:
         return [abs(m - f) / f for m, f in zip(self.mean_tasks, self.fluid_tasks)]
 
 
-def fluid_tasks(scheduler: str, demands: Sequence[Sequence[float]], capacities: Sequence[float]) -> list[float]:
+def fluid_tasks(scheduler: str, demands: Sequence[Sequence[SupportsFloat]], capacities: Sequence[SupportsFloat]
+                ) -> list[float]:
     """The fluid allocation in tasks, one job per class (normalised requirements d_ij / C_j)."""
     A = np.array([[float(d) / float(c) for d, c in zip(row, capacities)] for row in demands])
     phi = FAST_ALLOCATORS[canonical(scheduler)](A, np.ones((1, len(A))))
@@ -63,8 +64,8 @@ def fluid_tasks(scheduler: str, demands: Sequence[Sequence[float]], capacities: 
 
 def simulate(
     scheduler: str,
-    demands: Sequence[Sequence[float]],
-    capacities: Sequence[float],
+    demands: Sequence[Sequence[SupportsFloat]],
+    capacities: Sequence[SupportsFloat],
     completions: int = 20000,
     seed: int = 0,
     warmup: float = 0.1,
@@ -89,14 +90,14 @@ def simulate(
     rng = np.random.default_rng(seed)
     share = D / C  # share of each pool one task takes
     dom = share.max(axis=1)
-    ideal = np.array(fluid_tasks(scheduler, D, C)) if scheduler in ("drf", "pf") else None
+    ideal = np.array(fluid_tasks(scheduler, demands, capacities)) if scheduler in ("drf", "pf") else None
     biggest = D.max(axis=0)  # largest task any job puts on each pool
     running = np.zeros(K, dtype=np.int64)
     free = C.copy()
 
     def fill(saturated_before):
         while True:
-            if scheduler in ("drf", "pf"):
+            if ideal is not None:  # drf, pf
                 deprivation = (ideal - running) * dom
                 i = max(range(K), key=lambda i: (deprivation[i], -i))
             else:
@@ -118,7 +119,7 @@ def simulate(
     t = 0.0
     area = np.zeros(K)
     used = np.zeros(J)
-    t_warm = None
+    t_warm: float | None = None
     warm_after = int(warmup * completions)
     for step in range(completions):
         total = running.sum()
@@ -134,11 +135,12 @@ def simulate(
         running[i] -= 1
         free[:] = free + D[i]
         fill(saturated)
+    assert t_warm is not None  # warm_after < completions
     measured = t - t_warm
     return ClusterResult(
         scheduler=scheduler,
         mean_tasks=(area / measured).tolist(),
-        fluid_tasks=fluid_tasks(scheduler, D, C),
+        fluid_tasks=fluid_tasks(scheduler, demands, capacities),
         utilisation=(used / measured).tolist(),
         completions=completions,
         simulated_time=t,

@@ -49,7 +49,7 @@ def class_loads(kind: str, peak: Fraction) -> list[Fraction]:
 
 def curves(kind: str, mechanisms=MECHANISMS, loads=LOAD_POINTS, tol: float = 1e-4, on_point: Callable | None = None):
     """{mechanism: [MarkovResult per load point]} for the paper's example."""
-    out = {}
+    out: dict[str, list] = {}
     for m in mechanisms:
         out[m] = []
         for x in loads:
@@ -156,7 +156,7 @@ def draw(figure: int, out_dir: str | Path, loads=LOAD_POINTS, tol: float = 1e-4,
     xs = [float(x) for x in loads]
     xlabel = "load of the most loaded resource" if kind == "balanced" else "resource 2 load"
     title = {"balanced": "balanced load ρ1 = ρ2 = ρ3", "unbalanced": "unbalanced load ρ1 = 4ρ2 = 4ρ3"}[kind]
-    packet = {}
+    packet: dict[str, list] = {}
     if figure in (1, 2):
         fig = Figure(figsize=(11, 4.5))
         axes = fig.subplots(1, 2, sharey=True)

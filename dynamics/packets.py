@@ -31,7 +31,7 @@ import heapq
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, SupportsFloat
 
 import numpy as np
 from rich.progress import Progress
@@ -65,8 +65,8 @@ class PacketResult:
 
 def simulate(
     scheduler: str,
-    requirements: Sequence[Sequence[float]],
-    loads: Sequence[float],
+    requirements: Sequence[Sequence[SupportsFloat]],
+    loads: Sequence[SupportsFloat],
     flows: int = 2000,
     mean_size: float = 100.0,
     window: int = 10,
@@ -111,7 +111,7 @@ def simulate(
     last_tag_j = [[0.0] * J for _ in range(flows)] if scheduler != "drf" else None
     queued = [[0] * J for _ in range(flows)] if scheduler == "pf" else None
 
-    queues = [[] for _ in range(J)]  # heaps of (tag, serial, flow, k, stage)
+    queues: list[list[tuple]] = [[] for _ in range(J)]  # heaps of (tag, serial, flow, k, stage)
     busy = [False] * J
     vtime = [0.0] * J  # V_j (pf, bmf)
     vglobal = 0.0  # V (drf)
@@ -139,11 +139,13 @@ def simulate(
         nonlocal serial
         j = path[k][stage]
         if scheduler == "pf":
+            assert queued is not None and last_tag_j is not None  # kept for pf
             q = queued[fid]
             q[j] += 1
             tag = max(vtime[j], last_tag_j[fid][j] + A[k][j] / q[j])
             last_tag_j[fid][j] = tag
         elif scheduler == "bmf":
+            assert last_tag_j is not None  # kept for bmf
             tag = max(vtime[j], last_tag_j[fid][j] + A[k][j])
             last_tag_j[fid][j] = tag
         serial += 1
@@ -201,7 +203,7 @@ def simulate(
             else:
                 j, fid, k, stage, tag = payload
                 busy[j] = False
-                if scheduler == "pf":
+                if scheduler == "pf" and queued is not None:
                     queued[fid][j] -= 1
                 if stage + 1 < len(path[k]):
                     arrive(fid, k, stage + 1, tag, now)

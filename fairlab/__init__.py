@@ -15,7 +15,23 @@ Layers (each imports only from those below it; CI checks this with import-linter
 Importing ``fairlab`` itself is cheap: the names below are loaded on first use.
 """
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.2.0"
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers (at run time: loaded on first use)
+    from fairlab.core.instance import Instance as Instance
+    from fairlab.core.results import SCHEMA_VERSION as SCHEMA_VERSION
+    from fairlab.core.results import Result as Result
+    from fairlab.core.results import Status as Status
+    from fairlab.core.results import provenance as provenance
+    from fairlab.core.results import to_json as to_json
+    from fairlab.mechanisms import allocate as allocate
+    from fairlab.mechanisms import get as mechanism  # noqa: F401  (a lazy public name)
+    from fairlab.mechanisms.conformance import check_sample as conformance  # noqa: F401  (a lazy public name)
+    from fairlab.properties import check as check
+    from fairlab.search import prove as prove
+    from fairlab.search import run_search as run_search
 
 #: public name -> (module, attribute), imported on first use
 _API = {
@@ -34,7 +50,7 @@ _API = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _API:
         import importlib
 
@@ -45,7 +61,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'fairlab' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted([*globals(), *_API])
 
 

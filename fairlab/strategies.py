@@ -16,6 +16,7 @@ instances where exact solvers are fast. Requires hypothesis (the ``test`` extra)
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ from fairlab.core.instance import Instance
 __all__ = ["instances", "instance_dicts", "demand_rows"]
 
 
-def _size(value) -> st.SearchStrategy[int]:
+def _size(value: int | tuple[int, int] | st.SearchStrategy[int]) -> st.SearchStrategy[int]:
     if isinstance(value, st.SearchStrategy):
         return value
     if isinstance(value, int):
@@ -42,17 +43,17 @@ def demand_rows(m: int, largest: int = 6, smallest: int = 0, zeros: bool = True)
 
 @st.composite
 def instance_dicts(
-    draw,
-    users=(1, 3),
-    resources=(1, 3),
+    draw: st.DrawFn,
+    users: int | tuple[int, int] | st.SearchStrategy[int] = (1, 3),
+    resources: int | tuple[int, int] | st.SearchStrategy[int] = (1, 3),
     largest_demand: int = 6,
     smallest_demand: int = 0,
-    capacities=(1, 12),
+    capacities: tuple[int, int] = (1, 12),
     fractional_capacities: bool = False,
     weights: bool = True,
     task_caps: bool = True,
     twins: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """The JSON-shaped dict of an instance (what ``fairlab`` reads from a file).
 
     users, resources: an int, a ``(low, high)`` range or a strategy. capacities: ``(low, high)``
@@ -75,6 +76,6 @@ def instance_dicts(
     return data
 
 
-def instances(**options) -> st.SearchStrategy[Instance]:
+def instances(**options: Any) -> st.SearchStrategy[Instance]:
     """`Instance` objects; keywords as `instance_dicts`."""
     return instance_dicts(**options).map(Instance.from_dict)

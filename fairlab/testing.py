@@ -50,9 +50,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shlex
+from typing import TYPE_CHECKING, Any
 
 from fairlab import __version__
+
+if TYPE_CHECKING:  # not imported at run time: the engine loads on the first assertion
+    from fairlab.core.results import Result
+    from fairlab.counterexamples.store import Store
+    from fairlab.mechanisms.base import MechanismLike
+
+#: a size: ``(users, resources)``, or one int for a square size
+Size = int | tuple[int, int]
 
 __all__ = ["assert_satisfies", "assert_violates", "PropertyAssertionError", "Budget", "current_budget",
            "use_budget"]
@@ -100,14 +110,15 @@ def use_budget(budget: Budget) -> Budget:
 class PropertyAssertionError(AssertionError):
     """A property assertion that failed; ``.result`` is the engine's `Result` for the property."""
 
-    def __init__(self, message: str, result):
+    def __init__(self, message: str, result: Result) -> None:
         super().__init__(message)
         self.result = result
 
 
-def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = None, candidates: int | None = None,
-                     time_limit: float | None = None, rlimit: int | None = None, options: dict | None = None,
-                     store=None, require: str = "no-violation"):
+def assert_satisfies(mechanism: MechanismLike, prop: str, up_to: Size = (3, 3), *, seed: int | None = None,
+                     candidates: int | None = None, time_limit: float | None = None, rlimit: int | None = None,
+                     options: dict[str, Any] | None = None, store: Store | str | os.PathLike[str] | None = None,
+                     require: str = "no-violation") -> Result:
     """Assert that `mechanism` satisfies property `prop` at every size up to ``up_to = (users,
     resources)``; returns the engine's `Result`.
 
@@ -150,9 +161,10 @@ def assert_satisfies(mechanism, prop: str, up_to=(3, 3), *, seed: int | None = N
     raise PropertyAssertionError(message.rstrip(), result)
 
 
-def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = None, candidates: int | None = None,
-                    time_limit: float | None = None, rlimit: int | None = None, options: dict | None = None,
-                    store=None):
+def assert_violates(mechanism: MechanismLike, prop: str, up_to: Size = (2, 2), *, seed: int | None = None,
+                    candidates: int | None = None, time_limit: float | None = None, rlimit: int | None = None,
+                    options: dict[str, Any] | None = None, store: Store | str | os.PathLike[str] | None = None
+                    ) -> Result:
     """Assert that `mechanism` violates property `prop` at some size up to ``up_to``; returns the
     engine's `Result` (``.instance``, ``.witness`` and ``.explanation`` describe the smallest
     counterexample, which the engine re-verified exactly).
@@ -181,7 +193,7 @@ def assert_violates(mechanism, prop: str, up_to=(2, 2), *, seed: int | None = No
 # --- running the engine ------------------------------------------------------------------------
 
 
-def _size(up_to) -> tuple[int, int]:
+def _size(up_to: Any) -> tuple[int, int]:
     """``(users, resources)`` from a pair (or one int for a square size)."""
     if isinstance(up_to, int) and not isinstance(up_to, bool):
         up_to = (up_to, up_to)
@@ -195,7 +207,9 @@ def _size(up_to) -> tuple[int, int]:
     return users, resources
 
 
-def _audit(mechanism, prop, up_to, *, seed, candidates, time_limit, rlimit, options, store):
+def _audit(mechanism: MechanismLike, prop: str, up_to: Size, *, seed: int | None, candidates: int | None,
+           time_limit: float | None, rlimit: int | None, options: dict[str, Any] | None,
+           store: Store | str | os.PathLike[str] | None) -> tuple[Result, int, int, dict[str, Any]]:
     """The engine's `Result` for one property, the run's defaults filling the keywords left at None."""
     users, resources = _size(up_to)
     run = current_budget()
@@ -215,7 +229,7 @@ def _audit(mechanism, prop, up_to, *, seed, candidates, time_limit, rlimit, opti
     return audit_property(mechanism, prop, users, resources, **given), users, resources, given
 
 
-def _status(result) -> str:
+def _status(result: Result) -> str:
     status = getattr(result.status, "value", result.status)
     if status not in ("violated", "proved", "none-found", "n/a", "unknown"):
         raise PropertyAssertionError(f"fairlab {__version__}: unexpected audit status {status!r} "
@@ -226,24 +240,25 @@ def _status(result) -> str:
 # --- the failure messages ----------------------------------------------------------------------
 
 
-def _name(mechanism, result) -> str:
+def _name(mechanism: MechanismLike, result: Result) -> str:
     """How the user named the mechanism (the name the CLI accepts), else the engine's name."""
     if isinstance(mechanism, str):
         return mechanism
-    return result.mechanism or getattr(mechanism, "name", None) or getattr(mechanism, "__name__", repr(mechanism))
+    return str(result.mechanism or getattr(mechanism, "name", None) or getattr(mechanism, "__name__", repr(mechanism)))
 
 
-def _json(value):
+def _json(value: Any) -> Any:
     from fairlab.core.results import to_json  # loads z3 (fairlab.core.exact): only once an assertion ran
 
     return to_json(value, versioned=False)
 
 
-def _summary(result) -> str:
+def _summary(result: Result) -> str:
     return result.details.get("summary") or result.explanation or result.status.value
 
 
-def _counterexample(mechanism, prop, result, users, resources, given) -> str:
+def _counterexample(mechanism: MechanismLike, prop: str, result: Result, users: int, resources: int,
+                    given: dict[str, Any]) -> str:
     """The smallest counterexample: instance, witness in words, sizes tried, how to reproduce."""
     lines = []
     instance = _json(result.instance) if result.instance is not None else None
@@ -282,11 +297,11 @@ def _instance_lines(instance: dict) -> list[str]:
     return lines
 
 
-def _short(value) -> str:
+def _short(value: Any) -> str:
     return f"<{', '.join(str(v) for v in value)}>" if isinstance(value, list) else str(value)
 
 
-def _sizes_block(result) -> str:
+def _sizes_block(result: Result) -> str:
     """``sizes tried: 1×1 proved (proof), 2×1 none-found (100 candidates), ...``."""
     sizes = result.details.get("sizes") or []
     parts = []
@@ -302,12 +317,13 @@ def _sizes_block(result) -> str:
     return out
 
 
-def _count(number, noun) -> str | None:
+def _count(number: int | None, noun: str) -> str | None:
     """``"1 candidate"``, ``"20 candidates"``; None for none."""
     return f"{number} {noun}{'' if number == 1 else 's'}" if number else None
 
 
-def _reproduce(mechanism, prop, result, instance, users, resources, given) -> str:
+def _reproduce(mechanism: MechanismLike, prop: str, result: Result, instance: dict | None, users: int, resources: int,
+               given: dict[str, Any]) -> str:
     """Shell commands that reproduce the finding (or why there is no command for a callable)."""
     if not isinstance(mechanism, str):
         return ("  reproduce: the mechanism is a Python object; put it in a file and name it `file.py:function` "
@@ -328,7 +344,7 @@ def _reproduce(mechanism, prop, result, instance, users, resources, given) -> st
     return "\n".join(lines) + "\n"
 
 
-def _why_no_proof(result) -> str:
+def _why_no_proof(result: Result) -> str:
     scope = result.details.get("scope")
     proved = result.details.get("proved_sizes") or []
     if proved:
@@ -341,7 +357,7 @@ def _why_no_proof(result) -> str:
             f"their code; {result.explanation or 'see fairlab audit'})\n")
 
 
-def _undecided(result, status) -> str:
+def _undecided(result: Result, status: str) -> str:
     """The message of ``n/a`` and ``unknown``: nothing was tested / which budget ran out."""
     if status == "n/a":
         return (f"n/a — the mechanism declined every instance, so nothing was tested.\n"

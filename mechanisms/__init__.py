@@ -16,12 +16,13 @@ of an entry point of the group ``fairlab.mechanisms`` (see `fairlab.mechanisms.r
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance
 from fairlab.mechanisms.registry import allocate, get, load_all, names
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """``REGISTRY`` (every mechanism loaded first) and the submodules, on first use."""
     if name == "REGISTRY":
         load_all()

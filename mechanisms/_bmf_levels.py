@@ -31,7 +31,7 @@ one m × m solve.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 CAP = "cap"
 
@@ -165,7 +165,7 @@ def continuation_point(
     m = len(a[0]) if n else 0
     used = [[j for j in range(m) if g[i][j] > 0] for i in range(n)]
     S: list[int] = []  # saturated resources
-    state = ["free"] * n  # "free", a resource index in S, or CAP
+    state: list[Any] = ["free"] * n  # "free", a resource index in S, or CAP
     for i in range(n):
         if caps[i] == 0:
             state[i] = CAP
@@ -178,7 +178,7 @@ def continuation_point(
             return None
         seen.add(key)
         free_res = [j for j in range(m) if j not in S]
-        G = [max((g[i][j] for j in used[i] if j in free_res), default=None) for i in range(n)]
+        G: list[Any] = [max((g[i][j] for j in used[i] if j in free_res), default=None) for i in range(n)]
         for i in range(n):
             if state[i] == "free" and G[i] is None:
                 return None  # inconsistent: a free user with no free resource
@@ -192,7 +192,7 @@ def continuation_point(
                 if not a[i][j]:
                     continue
                 if state[i] == CAP:
-                    rhs0[index[j]] -= a[i][j] * caps[i]
+                    rhs0[index[j]] -= a[i][j] * (caps[i] or 0)  # a capped user has a cap
                 elif state[i] == "free":
                     rhs1[index[j]] -= a[i][j] / G[i]
                 else:
@@ -222,8 +222,9 @@ def continuation_point(
                 if j in L and j != state[i]:
                     p, q = L[j]
                     consider(p / g[i][j] - pi, q / g[i][j] - qi)
-            if caps[i] is not None:
-                consider(caps[i] - pi, -qi)
+            cap = caps[i]
+            if cap is not None:
+                consider(cap - pi, -qi)
         for k in free_res:
             p = sum((a[i][k] * phis[i][0] for i in range(n) if a[i][k]), Fraction(0))
             q = sum((a[i][k] * phis[i][1] for i in range(n) if a[i][k]), Fraction(0))
@@ -243,13 +244,14 @@ def continuation_point(
         for i in range(n):
             if state[i] == CAP:
                 continue
-            options = []
+            options: list[tuple[Fraction, Fraction, int, Any]] = []  # (value at t, slope, kind, state)
             for j in used[i]:
                 if j in L:
                     p, q = L[j]
                     options.append(((p + q * t) / g[i][j], q / g[i][j], 0, j))
-            if caps[i] is not None:
-                options.append((caps[i], Fraction(0), 1, CAP))
+            cap = caps[i]
+            if cap is not None:
+                options.append((cap, Fraction(0), 1, CAP))
             if any(j in free_res for j in used[i]):
                 Gi = max(g[i][j] for j in used[i] if j in free_res)
                 options.append((t / Gi, 1 / Gi, 2, "free"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from typing import Any
 
 import z3
 
@@ -68,7 +69,7 @@ def optimum(
     A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too.
     `legacy`: evaluate the values at an algebraic price root with z3 (the method before issue 18,
     kept as the benchmark's baseline and the tests' reference) instead of `_values_at_root`."""
-    stop = time.monotonic() + float(min(timeout, MAX_TIMEOUT))
+    stop = time.monotonic() + float(timeout if timeout < MAX_TIMEOUT else MAX_TIMEOUT)  # clipped before float
     outer = remaining()
     if outer is not None:
         stop = min(stop, time.monotonic() + outer)
@@ -169,7 +170,7 @@ def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, stop: flo
     for k, mu in enumerate(cap_prices):
         if mu is not None:
             hints.append(tasks[k] == sym.max_tasks[k] if k in binding else mu == 0)
-    attempts = (
+    attempts: tuple[tuple[str, list[Any]], ...] = (
         ("active set guessed by a floating-point interior-point solve, KKT system solved by z3", hints),
         ("full KKT system solved by z3 (the floating-point active-set guess was wrong)", []),
     )
@@ -291,9 +292,10 @@ def _solve_small_active_set(
             conditions.append(z3.Or(prices[r] == 0, load_t == bound))
             conditions.append(prices[r] >= 0)
         for j, k in enumerate(free):
-            if caps[k] is not None:
+            cap = caps[k]
+            if cap is not None:
                 price_k = z3_value(alpha[j]) + z3_value(beta[j]) * t
-                conditions.append(z3_value(weights[k]) <= z3_value(caps[k]) * price_k)
+                conditions.append(z3_value(weights[k]) <= z3_value(cap) * price_k)
         for k in binding:
             conditions.append(cap_prices_t[k] >= 0)
         solver = _solver(stop)
@@ -381,6 +383,7 @@ def _kkt_values(reduced: Instance, weights, binding, prices: list[z3.ArithRef]):
         price = z3.Sum([z3_value(reduced.demands[k][r]) * prices[r] for r in range(reduced.m)])
         cap = reduced.max_tasks[k]
         if k in binding:
+            assert cap is not None  # a binding cap is a cap
             tasks.append(z3_value(cap))
             cap_prices.append(z3_value(weights[k] / cap) - price)
         else:

@@ -42,7 +42,8 @@ def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: 
     caps = [instance.max_tasks[i] for i in users]
     capped = np.array([c is not None for c in caps])
     # y_i <= 1 anyway when cap_i >= solo_i: bigger caps never bind, and are clipped to stay finite
-    upper = np.array([1.0 if c is None else float(min(c / instance.solo_tasks(i), 10**6)) for c, i in zip(caps, users)])
+    upper = np.array([1.0 if c is None else float(min(c / instance.solo_tasks(i), Fraction(10**6)))  # clip, then float
+                      for c, i in zip(caps, users)])
     n = len(users)
     y = np.full(n, 0.5 / n)  # sum_i b_ir y_i <= 1/2 since b_ir <= 1
 
@@ -109,8 +110,8 @@ def approximate(instance: Instance, weights, tolerance: Fraction):
     best = None
     for support in _supports(saturated):
         start = fit_prices(instance, weights, [users[k] for k in free], float_y[free], support)
-        prices = _polish(instance, weights, users, start, support)
-        prices = [max(Fraction(p), Fraction(0)) for p in prices]
+        polished = _polish(instance, weights, users, start, support)
+        prices = [max(Fraction(p), Fraction(0)) for p in polished]
         reference = _tasks_from_prices(instance, weights, users, prices, 2 * DIGITS)
         tasks = tuple(_floor_digits(t, DIGITS) for t in reference)  # still feasible: rounded down
         cert = certify(instance, weights, tasks, prices, tolerance, reference)
@@ -118,6 +119,7 @@ def approximate(instance: Instance, weights, tolerance: Fraction):
             best = (tasks, prices, cert)
         if cert["certified"]:
             break
+    assert best is not None, "no support to try"  # _supports yields the saturated set itself first
     tasks, prices, cert = best
     status = "certified" if cert["certified"] else "uncertified"
     bound = cert["relative_error_bound"]
@@ -191,10 +193,11 @@ def _polish(instance: Instance, weights, users, prices: list[Decimal], saturated
             free = []
             for k in range(len(users)):
                 p = sum((d[k][r] * nu[r] for r in saturated), Decimal(0))
-                if p <= 0 and caps[k] is None:
+                cap = caps[k]
+                if p <= 0 and cap is None:
                     return None, None
-                x = caps[k] if p <= 0 or (caps[k] is not None and w[k] / p >= caps[k]) else w[k] / p
-                if caps[k] is None or x < caps[k]:
+                x = cap if cap is not None and (p <= 0 or w[k] / p >= cap) else w[k] / p
+                if cap is None or x < cap:
                     free.append((k, p))
                 for r in saturated:
                     loads[r] += d[k][r] * x
@@ -308,7 +311,7 @@ def certify(
         cap = instance.max_tasks[i]
         if price == 0 and cap is None:
             return unbounded  # D(nu) is infinite
-        z = cap if price == 0 or (cap is not None and weights[i] / price >= cap) else weights[i] / price
+        z = cap if cap is not None and (price == 0 or weights[i] / price >= cap) else weights[i] / price
         term = weights[i] * (z / y[i] - 1) - price * z
         gap_units += -((-term.numerator << unit_bits) // term.denominator)  # ceiling
     gap = Fraction(gap_units, 1 << unit_bits) + sum(

@@ -63,6 +63,7 @@ def fast_loop(problem: TaskProblem, tie: str = "paper", on_blocked: str = "stop"
         first = False
         if done:
             break
+    assert problem.mult is not None  # set by TaskProblem.__post_init__
     unused = [Fraction(c - u) if k == 1 else Fraction(c - u, k)
               for c, u, k in zip(problem.capacity, used, problem.mult)]
     out = LoopOutcome(counts, blocked, unused)
@@ -198,7 +199,7 @@ def _stop_in_window(problem, who, counts, used, blocked, idx=None, take_lo=None,
     over = load > np.asarray(problem.capacity, dtype=np.int64)
     bad = over.any(axis=1)
     first = int(bad.argmax())
-    if not bad[first]:
+    if not bad.any():
         first = len(who)
     add = np.bincount(who[:first], minlength=problem.n)
     if take_lo is not None and idx is None:
@@ -300,6 +301,7 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
         return None
     shift = problem.shift
     any_cap = problem.any_cap
+    t0: int | np.ndarray
     if first and len(active) == problem.n:
         idx, t0, fresh = None, 0, True
         q, den, inv, rows, rowsf = problem.q, arrays.den, arrays.inv, problem.np_demand(), arrays.demf
@@ -313,7 +315,7 @@ def _dyadic_bracket(problem, active, counts, remaining, lo_units, first):
         fresh = first
         t0 = 0 if first else np.asarray(counts, dtype=np.int64)[idx]
         one_each, q_max, p_min = np.ones(len(idx)) @ rowsf, int(q.max()), int(problem.p[idx].min())
-    all_capped = any_cap and bool((lim < 2**62).all())
+    all_capped = any_cap and lim is not None and bool((lim < 2**62).all())
     rem = np.asarray(remaining, dtype=np.int64)
     a_max = 2 ** (shift + K_MARGIN)
     # Every probe takes at most ceil(a_max q_i / den_i) tasks per user; if that bound keeps the usage

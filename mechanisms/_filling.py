@@ -42,11 +42,12 @@ def fill(instance: Instance, sigma: Sequence[Fraction]) -> tuple[tuple[Fraction,
             if rate[r] > 0:
                 limits.append((instance.capacities[r] - used[r]) / rate[r])
         for i in active:
-            if caps[i] is not None:
-                limits.append(caps[i] * sigma[i])
+            cap = caps[i]
+            if cap is not None:
+                limits.append(cap * sigma[i])
         level = min(limits)
         saturated = [r for r in range(m) if rate[r] > 0 and used[r] + level * rate[r] == instance.capacities[r]]
-        frozen = {i for i in active if caps[i] is not None and caps[i] * sigma[i] == level}
+        frozen = {i for i in active if (cap := caps[i]) is not None and cap * sigma[i] == level}
         frozen |= {i for i in active for r in saturated if demands[i][r] > 0}
         for i in sorted(frozen):
             tasks[i] = level / sigma[i]

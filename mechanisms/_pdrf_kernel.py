@@ -61,6 +61,9 @@ def _pdrf_binding(problem: TaskProblem, totals) -> int:
 def _pdrf_counts_int64(problem: TaskProblem, users) -> list[int] | None:
     """`pdrf_counts` vectorised in int64 when every intermediate provably fits (else None)."""
     whole = len(users) == problem.n
+    demand = problem.np_demand()
+    if problem.p is None or problem.q is None or demand is None:
+        return None
     idx = None if whole else np.asarray(users, dtype=np.intp)
     p, q = (problem.p, problem.q) if whole else (problem.p[idx], problem.q[idx])
     big_p = math.lcm(*set(p.tolist()))
@@ -68,7 +71,7 @@ def _pdrf_counts_int64(problem: TaskProblem, users) -> list[int] | None:
     if big_p * q_max * problem.max_demand * len(users) >= INT64_SAFE:
         return None
     coef = q * (big_p // p)
-    totals = (coef @ (problem.np_demand() if whole else problem.np_demand()[idx])).tolist()
+    totals = (coef @ (demand if whole else demand[idx])).tolist()
     best = _pdrf_binding(problem, totals)
     num, den = problem.capacity[best] * big_p, totals[best]
     if num * q_max >= INT64_SAFE or den * p_max >= INT64_SAFE:

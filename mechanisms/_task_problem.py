@@ -39,6 +39,10 @@ class TaskProblem:
     p: np.ndarray | None = None
     q: np.ndarray | None = None
     shift: int = 0
+    # computed once, on first use (set by __post_init__)
+    _eligible: list[int] | None = field(default=None, init=False, repr=False, compare=False)
+    _cap_array: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _dyadic: DyadicArrays | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n(self) -> int:
@@ -62,8 +66,8 @@ class TaskProblem:
     def dyadic(self) -> DyadicArrays | None:
         """Arrays of the vectorised exact probes (computed once per problem), or None when the
         instance is outside their int64 bounds."""
-        if self._dyadic is None and self.p is not None and self.np_demand() is not None:
-            dem = self.np_demand()
+        dem = self.np_demand() if self._dyadic is None and self.p is not None and self.q is not None else None
+        if dem is not None and self.p is not None and self.q is not None:
             demf = dem.astype(float)
             inv = self.q / self.p  # tasks per unit of share (guidance only)
             self._dyadic = DyadicArrays(self.p << self.shift, inv, demf, np.ones(self.n) @ demf,

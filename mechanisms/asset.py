@@ -98,7 +98,7 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
                 if bound[r] is not None and (top is None or bound[r][1] is None or bound[r][0] <= top):
                     rate[r] = ratio_sum(q[i][r] for i in active)
         room: list = [None] * m  # (capacity left) / rate as an unreduced pair, where it is known and positive
-        best = None
+        best: tuple[int, int] | None = None
         for r in range(m):
             if rate[r] is not None and rate[r][0] > 0:
                 left = capacities[r] - used[r]
@@ -109,6 +109,7 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
             c = cap_level[i]
             if c is not None and (best is None or c.numerator * best[1] < best[0] * c.denominator):
                 best = (c.numerator, c.denominator)
+        assert best is not None  # an active user has a positive rate or a cap
         level = Fraction(*best)
         ln, ld = level.numerator, level.denominator
         saturated = [r for r in range(m) if room[r] is not None and room[r][0] * ld == ln * room[r][1]]

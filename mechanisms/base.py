@@ -58,7 +58,7 @@ class Allocation:
     #: agents over time: the allocation after each event (`Step`); `tasks` is the last one
     steps: tuple[Step, ...] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         derived = "rational" if all(isinstance(t, Fraction) for t in self.tasks) else "algebraic"
         if self.exactness is None:
             object.__setattr__(self, "exactness", derived)
@@ -165,7 +165,7 @@ class Allocation:
         out: dict[str, Any] = {}
         inst = self.instance
         if inst.machines is not None:
-            out["machines"] = list(inst.machine_names)
+            out["machines"] = list(inst.machine_names or ())
         if self.placement is not None:
             out["placement"] = [[format_exact(x) for x in row] for row in self.placement]
         if self.lottery is not None:
@@ -201,7 +201,7 @@ class Step:
                                     for i, t in enumerate(self.tasks)]}
 
 
-def _jsonable(v):
+def _jsonable(v: Any) -> Any:
     if isinstance(v, Fraction) or hasattr(v, "ref"):
         return format_exact(v)
     if isinstance(v, (list, tuple)):
@@ -247,38 +247,39 @@ def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = 
             raise InputError(f"{who}: an allocation on machines needs a placement or a lottery (exactly one)")
         if allocation.placement is not None:
             _check_placement(inst, allocation.placement, who, discrete)
-            expected = tuple(sum(row, Fraction(0)) for row in allocation.placement)
+            expected: tuple[Fraction, ...] = tuple(sum(row, Fraction(0)) for row in allocation.placement)
         else:
             if not allocation.lottery:
                 raise InputError(f"{who}: an empty lottery")
             total = Fraction(0)
-            expected = [Fraction(0)] * inst.n
+            sums = [Fraction(0)] * inst.n
             for p, placement in allocation.lottery:
                 if not isinstance(p, Fraction) or p <= 0:
                     raise InputError(f"{who}: a lottery probability must be a positive exact number, got {p!r}")
                 _check_placement(inst, placement, who, discrete)
                 total += p
-                expected = [e + p * sum(row, Fraction(0)) for e, row in zip(expected, placement)]
+                sums = [e + p * sum(row, Fraction(0)) for e, row in zip(sums, placement)]
             if total != 1:
                 raise InputError(f"{who}: the lottery's probabilities sum to {format_exact(total)}, not 1")
-            expected = tuple(expected)
+            expected = tuple(sums)
         if tuple(allocation.tasks) != expected:
             raise InputError(f"{who}: tasks {[format_exact(t) for t in allocation.tasks]} are not the placement's "
                              f"row sums {[format_exact(t) for t in expected]}")
     elif inst.setting == "dynamic":
-        steps = allocation.steps
-        if steps is None or len(steps) != len(inst.events):
-            raise InputError(f"{who}: an allocation over time needs one step per event ({len(inst.events)}), "
+        steps, events = allocation.steps, inst.events or ()
+        if steps is None or len(steps) != len(events):
+            raise InputError(f"{who}: an allocation over time needs one step per event ({len(events)}), "
                              f"got {0 if steps is None else len(steps)}")
         present: set[int] = set()
-        for t, (step, event) in enumerate(zip(steps, inst.events)):
+        for t, (step, event) in enumerate(zip(steps, events)):
             kind, user = event
             present = present | {user} if kind == "arrive" else present - {user}
             if tuple(step.event) != event or set(step.present) != present:
                 raise InputError(f"{who}: step {t + 1} does not follow the instance's events")
             check_feasible(inst, step.tasks, f"{who}: step {t + 1}")
             if discrete:
-                frac = next((i for i, x in enumerate(step.tasks) if Fraction(x).denominator != 1), None)
+                whole = [isinstance(x, int | Fraction) and Fraction(x).denominator == 1 for x in step.tasks]
+                frac = next((i for i, w in enumerate(whole) if not w), None)
                 if frac is not None:
                     raise InputError(f"{who}: step {t + 1} gives {inst.users[frac]} "
                                      f"{format_exact(step.tasks[frac])} tasks, not a whole number")
@@ -291,7 +292,7 @@ def check_setting_allocation(allocation: Allocation, who: str, discrete: bool = 
         raise InputError(f"{who}: a placement, lottery or steps on an instance of one pool")
 
 
-def _check_placement(inst: Instance, placement, who: str, discrete: bool) -> None:
+def _check_placement(inst: Instance, placement: Sequence[Sequence[Any]], who: str, discrete: bool) -> None:
     if len(placement) != inst.n or any(len(row) != inst.k for row in placement):
         raise InputError(f"{who}: a placement needs {inst.n} rows of {inst.k} machines")
     for i, row in enumerate(placement):
@@ -304,11 +305,12 @@ def _check_placement(inst: Instance, placement, who: str, discrete: bool) -> Non
         if cap is not None and sum(row, Fraction(0)) > cap:
             raise InputError(f"{who}: user {inst.users[i]} gets {format_exact(sum(row, Fraction(0)))} tasks, "
                              f"above its cap {format_exact(cap)}")
-    for k, machine in enumerate(inst.machines):
+    names = inst.machine_names or ()
+    for k, machine in enumerate(inst.machines or ()):
         for r in range(inst.m):
             load = sum((placement[i][k] * inst.demands[i][r] for i in range(inst.n)), Fraction(0))
             if load > machine[r]:
-                raise InputError(f"{who}: infeasible, machine {inst.machine_names[k]} uses {format_exact(load)} "
+                raise InputError(f"{who}: infeasible, machine {names[k]} uses {format_exact(load)} "
                                  f"{inst.resources[r]} > its capacity {format_exact(machine[r])}")
 
 
@@ -354,7 +356,7 @@ class SymbolicInstance:
             weights=[[z3_value(w) for w in row] for row in inst.weights],
             max_tasks=[None if t is None else z3_value(t) for t in inst.max_tasks],
             arrivals=None if inst.arrivals is None else list(inst.arrivals),
-            events=None if inst.events is None else [tuple(e) for e in inst.events],
+            events=None if inst.events is None else list(inst.events),
             machines=None if inst.machines is None else [[z3_value(c) for c in row] for row in inst.machines],
         )
 
@@ -370,7 +372,7 @@ class SymbolicInstance:
         return [[z3.Int(f"{tasks[i]}@m{k}") for k in range(self.k)] for i in range(self.n)]
 
     @classmethod
-    def unknown(cls, n: int, m: int, prefix: str = "", capacities=None, caps: bool = False) -> SymbolicInstance:
+    def unknown(cls, n: int, m: int, prefix: str = "", capacities: Any = None, caps: bool = False) -> SymbolicInstance:
         """Unknown demands d[i][r] >= 0 (each row with a positive entry), unit weights.
 
         `capacities`: numerals to fix (normalised capacities 1 by default, which loses no
@@ -451,7 +453,7 @@ class Mechanism:
     #: dynamic-drf): conformance samples then draw positive demands only
     positive_demands: bool = False
 
-    def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
+    def __call__(self, instance: Instance | Mapping[str, Any] | str | PathLike[str], **options: Any) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
         name of a shipped example (`fairlab.core.instance.examples`)."""
         if isinstance(instance, (str, PathLike)):
@@ -489,6 +491,10 @@ def setting_mismatch(name: str, setting: str, instance_setting: str) -> str:
     return (f"{name} is for {_SETTING_WORDS[setting]} ({setting}) but the instance has {what} ({instance_setting}); "
             f"see `fairlab mechanisms --setting {instance_setting}`")
 
+
+#: what the API takes as a mechanism: a registered name or alias, a ``file.py:function`` plug-in,
+#: an entry-point name, a `Mechanism`, or a plain allocator function (see README, "Plug-in mechanisms")
+MechanismLike = str | Mechanism | Callable[..., Any]
 
 REGISTRY: dict[str, Mechanism] = {}
 ALIASES: dict[str, str] = {}

@@ -56,11 +56,11 @@ import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Optional, Sequence
+from typing import Final, Literal, Mapping, Optional, Sequence
 
 import z3
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction, z3_value
@@ -70,7 +70,7 @@ from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance, register
 
-CAP = "cap"
+CAP: Final = "cap"
 RULE = "leximin-max weighted dominant shares over the BMF set; ties -> lexicographically largest shares in user order"
 DEFAULT_TIMEOUT = 60.0  # seconds of wall-clock time per call (the outer stop)
 PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls never flicker)
@@ -79,7 +79,7 @@ PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls n
 CHECK_RLIMIT = 1_000_000_000
 _MAX_MS = 2**31 - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
 
-Option = int | str  # a resource index, or CAP
+Option = int | Literal["cap"]  # a resource index, or CAP
 
 
 class SolverUndecided(InputError):
@@ -103,8 +103,8 @@ class _Run:
         self.started = time.monotonic()
         self.checks = 0  # z3 checks and LP solves so far
         self.stage = "starting"
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
         self._progress_failed = False
 
     def elapsed(self) -> float:
@@ -115,8 +115,8 @@ class _Run:
 
     def budget(self) -> SolverBudget:
         """The z3 budget of the next check: the deterministic rlimit, the time left as the outer stop."""
-        left = self.seconds_left()
-        return SolverBudget(rlimit=CHECK_RLIMIT, seconds=None if left is None else self.ms_left() / 1000)
+        ms = self.ms_left()
+        return SolverBudget(rlimit=CHECK_RLIMIT, seconds=None if ms is None else ms / 1000)
 
     def ms_left(self) -> Optional[int]:
         """Milliseconds left for a solver's own timeout (at least 1, at most what z3 accepts)."""
@@ -157,7 +157,7 @@ class _Run:
         if self._progress_failed or (self._progress is None and self.elapsed() < PROGRESS_AFTER):
             return
         try:
-            if self._progress is None:
+            if self._progress is None or self._task is None:
                 if not sys.stderr.isatty():
                     self._progress_failed = True
                     return
@@ -351,8 +351,9 @@ def _enumerate(instance: Instance, run: _Run) -> Enumeration:
     solver = new_solver(run.budget())
     for i in range(inst.n):
         solver.add(phi[i] >= 0)
-        if inst.max_tasks[i] is not None:
-            solver.add(phi[i] <= z3_value(inst.max_tasks[i]))
+        cap = inst.max_tasks[i]
+        if cap is not None:
+            solver.add(phi[i] <= z3_value(cap))
     load = [z3.Sum([z3_value(model.a[k][j]) * phi[k] for k in range(inst.n) if model.a[k][j]]) for j in range(inst.m)]
     for j in range(inst.m):
         solver.add(load[j] <= 1)
@@ -362,7 +363,9 @@ def _enumerate(instance: Instance, run: _Run) -> Enumeration:
 
     def condition(i: int, option: Option) -> z3.BoolRef:
         if option == CAP:
-            return phi[i] == z3_value(inst.max_tasks[i])
+            cap = inst.max_tasks[i]
+            assert cap is not None  # only a capped user has the option CAP
+            return phi[i] == z3_value(cap)
         j = option
         mine = z3_value(model.g[i][j]) * phi[i]
         rivals = [z3_value(model.g[k][j]) * phi[k] <= mine for k in range(inst.n) if k != i and model.g[k][j]]
@@ -424,7 +427,9 @@ def _polytope(model: _Model, mapping: Sequence[Option]):
             row = [Fraction(0)] * n
             row[i] = Fraction(1)
             a_eq.append(row)
-            b_eq.append(inst.max_tasks[i])
+            cap = inst.max_tasks[i]
+            assert cap is not None  # only a capped user has the option CAP
+            b_eq.append(cap)
             continue
         j = option
         saturated.add(j)
@@ -583,7 +588,7 @@ def _allocate_levels(instance: Instance, run: _Run) -> Optional[Allocation]:
             notes=("one of possibly many BMF allocations: " + LEVELS_RULE,),
             extra={
                 "rule": LEVELS_RULE, "method": f"levels ({procedure.__name__})", "solver_checks": run.checks,
-                "bottlenecks": [b if b == CAP else instance.resources[b] for b in check.bottlenecks],
+                "bottlenecks": [b if b is None or b == CAP else instance.resources[b] for b in check.bottlenecks],
             },
         )
     return None
@@ -622,7 +627,7 @@ def _allocate(instance: Instance, run: _Run) -> Allocation:
             "solver_checks": enum.checks,
             "user_groups": enum.groups,
             "mappings_pruned_by_leximin_bound": skipped,
-            "bottlenecks": [b if b == CAP else instance.resources[b] for b in check.bottlenecks],
+            "bottlenecks": [b if b is None or b == CAP else instance.resources[b] for b in check.bottlenecks],
         },
     )
 
@@ -685,6 +690,7 @@ def _uniqueness(instance: Instance, run: _Run) -> BMFUniqueness:
                     False, (reference, res.x), len(enum.mappings),
                     f"{sense} of {what} over mapping {list(mapping)} differs from the first BMF point",
                 )
+    assert reference is not None  # enum.mappings is not empty
     return BMFUniqueness(True, (reference,), len(enum.mappings))
 
 

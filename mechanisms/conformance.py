@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import time
 from os import PathLike
+from typing import Any
 
 import z3
 
@@ -99,7 +100,7 @@ def _spec(mechanism: Mechanism, sym: SymbolicInstance, tasks, options: dict):
         raise PluginError(f"mechanism {mechanism.name!r}: its spec raised {type(exc).__name__}: {exc}") from None
 
 
-def _query(constraints, budget: SolverBudget) -> tuple[str, str, object, int]:
+def _query(constraints, budget: SolverBudget) -> tuple[str, str, Any, int]:  # Any: a z3 ModelRef or None
     """(status, reason, model or None, resource units spent), isolated (`fairlab.core.isolated`)."""
     iso = Isolated(constraints)
     solver = new_solver(budget, ctx=iso.ctx)
@@ -321,7 +322,7 @@ def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPL
     seeded = instances is None
     chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting,
                      positive=mechanism.positive_demands)
-              if seeded else [_instance(i) for i in instances])
+              if instances is None else [_instance(i) for i in instances])
     results = []
     for inst in chosen:
         b = budget

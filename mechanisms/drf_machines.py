@@ -75,7 +75,7 @@ def fits(free, demand) -> bool:
 
 def runnable(instance: Instance, i: int) -> bool:
     """User i's single task fits on at least one machine."""
-    return any(fits(machine, instance.demands[i]) for machine in instance.machines)
+    return any(fits(machine, instance.demands[i]) for machine in instance.machines or ())
 
 
 def share_per_task(instance: Instance, i: int) -> Fraction:
@@ -143,12 +143,13 @@ def allocate(instance: Instance, **options) -> Allocation:
     for i in left_out:
         notes.append(f"{instance.users[i]}: one task fits no machine; it gets no tasks and is left out of the max-task")
     notes.append("max-task <" + ", ".join(format_exact(x) for x in big) + ">")
-    for k, machine in enumerate(instance.machines):
+    names = instance.machine_names or ()
+    for k, machine in enumerate(instance.machines or ()):
         used = [sum((rows[i][k] * instance.demands[i][r] for i in range(instance.n)), Fraction(0))
                 for r in range(instance.m)]
         free = [c - u for c, u in zip(machine, used)]
         if any(f > 0 for f in free):
-            notes.append(f"{instance.machine_names[k]}: left free <" + ", ".join(format_exact(f) for f in free) + ">")
+            notes.append(f"{names[k]}: left free <" + ", ".join(format_exact(f) for f in free) + ">")
     return Allocation(
         "drf-machines",
         instance,

@@ -76,7 +76,7 @@ def allocate(instance: Instance, **options) -> Allocation:
         "unused": list(unused),
     }
     if want_trace:
-        extra["trace"] = [instance.users[i] for i in outcome.trace]
+        extra["trace"] = [instance.users[i] for i in outcome.trace or ()]
     return Allocation(
         "drf-tasks",
         instance,

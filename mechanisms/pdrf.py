@@ -46,7 +46,7 @@ def reference(instance: Instance) -> tuple[Fraction, ...]:
     users = [
         i for i in range(n)
         if all(instance.demands[i][r] <= instance.capacities[r] for r in range(m))
-        and (instance.max_tasks[i] is None or instance.max_tasks[i] >= 1)
+        and ((cap := instance.max_tasks[i]) is None or cap >= 1)
     ]
     tasks = [Fraction(0)] * n
     if not users:
@@ -72,7 +72,7 @@ def spec(sym: SymbolicInstance, tasks) -> list:
     sig = [z3_max([sym.demands[i][r] / (sym.capacities[r] * sym.weights[i][r]) for r in range(m)]) for i in range(n)]
     fits = [z3.And([sym.demands[i][r] <= sym.capacities[r] for r in range(m)]) for i in range(n)]
     takes_part = [
-        fits[i] if sym.max_tasks[i] is None else z3.And(fits[i], sym.max_tasks[i] >= 1) for i in range(n)
+        fits[i] if (cap := sym.max_tasks[i]) is None else z3.And(fits[i], cap >= 1) for i in range(n)
     ]
     ds_star = z3_max([z3.If(takes_part[i], sig[i], 0) for i in range(n)])
     ratio = [ds_star / sig[i] for i in range(n)]

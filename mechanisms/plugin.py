@@ -60,7 +60,9 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import z3
 
@@ -196,7 +198,7 @@ def load(name: str) -> Mechanism:
         raise InputError(f"mechanism {name!r}: {function!r} in {str(path)!r} is not callable")
     worker = _Worker(name, fn)
     mechanism = _wrap(fn, name, f"plug-in {function} from {path.name}", str(path), module.__name__, worker.call)
-    mechanism.allocate.worker = worker
+    mechanism.allocate.worker = worker  # type: ignore[attr-defined]  # the worker lives as long as its mechanism
     _CACHE[key] = mechanism
     return mechanism
 
@@ -264,7 +266,7 @@ def from_entry_point(loaded, name: str, source: str) -> Mechanism:
     worker = _Worker(name, loaded)
     mechanism = _wrap(loaded, name, f"installed plug-in {name}", source, getattr(loaded, "__module__", "") or "",
                       worker.call)
-    mechanism.allocate.worker = worker
+    mechanism.allocate.worker = worker  # type: ignore[attr-defined]  # as in _load_file
     return mechanism
 
 
@@ -343,6 +345,8 @@ def _probe_import(path: Path, name: str) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
             os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
             spec = importlib.util.spec_from_file_location("fairlab_plugin_probe", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(path)
             spec.loader.exec_module(importlib.util.module_from_spec(spec))
             code = _IMPORTED
         except BaseException:
@@ -412,11 +416,13 @@ def _allocator(name: str, call, discrete: bool = False):
         if approximate and instance.setting == "pool":  # e.g. a wrapper of CEEI's float path: the label stays
             return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
         if instance.setting == "dynamic" and "steps" in shape:
-            if len(shape["steps"]) != len(instance.events):
+            events = instance.events or ()
+            if len(shape["steps"]) != len(events):
                 raise PluginError(f"mechanism {name!r}: gave {len(shape['steps'])} steps for "
-                                  f"{len(instance.events)} events (one task vector per event)")
-            present, steps = set(), []
-            for event, row in zip(instance.events, shape["steps"]):
+                                  f"{len(events)} events (one task vector per event)")
+            present: set[int] = set()
+            steps = []
+            for event, row in zip(events, shape["steps"]):
                 present = present | {event[1]} if event[0] == "arrive" else present - {event[1]}
                 steps.append(Step(event, tuple(sorted(present)), row))
             shape = {"steps": tuple(steps)}
@@ -439,8 +445,8 @@ class _Worker:
 
     def __init__(self, name: str, fn):
         self.name, self.fn = name, fn
-        self.process = None
-        self.conn = None
+        self.process: multiprocessing.process.BaseProcess | None = None
+        self.conn: Connection | None = None
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("fork")
@@ -457,7 +463,8 @@ class _Worker:
             if self.process.is_alive():
                 self.process.kill()
             self.process.join(5)
-            self.conn.close()
+            if self.conn is not None:
+                self.conn.close()
         self.process = self.conn = None
 
     def call(self, instance: Instance, options: dict | None = None) -> tuple[str, object]:
@@ -467,13 +474,14 @@ class _Worker:
         if self.process is None or not self.process.is_alive():
             self.stop()
             self._start()
+        conn = self.conn
+        assert conn is not None  # set by _start
         try:
-            self.conn.send((instance, dict(options or {})))
-            wait = None if limit is None else max(limit.deadline - time.monotonic(), 0.0)
-            if not self.conn.poll(wait):
+            conn.send((instance, dict(options or {})))
+            if limit is not None and not conn.poll(max(limit.deadline - time.monotonic(), 0.0)):
                 self.stop()
                 raise _timeout(self.name, limit)
-            reply = self.conn.recv()
+            reply = conn.recv()
         except (EOFError, OSError):
             code = self.process.exitcode if self.process is not None else None
             self.stop()
@@ -586,11 +594,12 @@ def _setting_parts(result, instance: Instance, name: str) -> dict:
                                      for i, row in enumerate(rows))
     out: dict = {}
     if instance.setting == "machines":
-        if read("placement") is not None:
-            out["placement"] = grid(read("placement"), f"mechanism {name!r}: placement")
-        if read("lottery") is not None:
+        placement, given = read("placement"), read("lottery")
+        if placement is not None:
+            out["placement"] = grid(placement, f"mechanism {name!r}: placement")
+        if given is not None:
             lottery = []
-            for t, item in enumerate(read("lottery")):
+            for t, item in enumerate(given):
                 p, pl = (item["probability"], item["placement"]) if isinstance(item, Mapping) else item
                 lottery.append((number(p, f"mechanism {name!r}: lottery[{t}] probability"),
                                 grid(pl, f"mechanism {name!r}: lottery[{t}] placement")))
@@ -600,7 +609,7 @@ def _setting_parts(result, instance: Instance, name: str) -> dict:
         if raw is not None:
             rows = []
             for t, step in enumerate(raw):
-                tasks = step.get("tasks") if isinstance(step, Mapping) else getattr(step, "tasks", step)
+                tasks: Any = step.get("tasks") if isinstance(step, Mapping) else getattr(step, "tasks", step)
                 rows.append(tuple(number(v, f"mechanism {name!r}: steps[{t}][{i}]") for i, v in enumerate(tasks)))
             out["steps"] = tuple(rows)
     return out
@@ -656,7 +665,7 @@ def tasks_of(result, instance: Instance, name: str) -> tuple:
     values = list(raw)
     if len(values) != instance.n:
         raise InputError(f"mechanism {name!r}: returned {len(values)} task counts for {instance.n} users")
-    out = []
+    out: list[Fraction | Algebraic] = []
     for i, v in enumerate(values):
         if isinstance(v, Algebraic):
             out.append(v)

@@ -18,15 +18,15 @@ broken entry point is a one-line `PluginError`.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from importlib import metadata
-from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import plugin
-from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism
+from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism, MechanismLike
 
 ENTRY_POINT_GROUP = "fairlab.mechanisms"
 _ENTRY_POINTS: dict[str, Mechanism] = {}
@@ -81,7 +81,7 @@ def _builtin(name: str) -> Mechanism | None:
     return REGISTRY.get(key)
 
 
-def get(mechanism) -> Mechanism:
+def get(mechanism: MechanismLike) -> Mechanism:
     """The `Mechanism` for a name, alias, ``file.py:function``, entry-point name, `Mechanism` or callable."""
     if isinstance(mechanism, Mechanism):
         return mechanism
@@ -131,7 +131,8 @@ def installed() -> list[dict]:
     return sorted(out, key=lambda row: row["name"])
 
 
-def allocate(mechanism, instance: Instance | Mapping | str | Path, **options) -> Allocation:
+def allocate(mechanism: MechanismLike, instance: Instance | Mapping[str, Any] | str | os.PathLike[str],
+             **options: Any) -> Allocation:
     """Run `mechanism` (anything `get` takes) on `instance`: an `Instance`, its JSON-shaped dict,
     a JSON file or the name of a shipped example."""
     return get(mechanism)(instance, **options)

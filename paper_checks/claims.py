@@ -11,6 +11,7 @@ copied as printed (strings); every computed value comes from the lab when the en
 from __future__ import annotations
 
 from fractions import Fraction as F
+from typing import Any
 
 import numpy as np
 import z3
@@ -43,7 +44,8 @@ from fairlab.search.impossibility import Family, Member, check_family
 from fairlab.search.rediscover import CLAIMS as REDISCOVER_CLAIMS
 from fairlab.search.rediscover import run_claim
 
-EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"], "resources": ["CPU", "GB"]}
+EXAMPLE: dict[str, Any] = {"capacities": [9, 18], "demands": [[1, 4], [3, 1]], "users": ["A", "B"],
+                           "resources": ["CPU", "GB"]}
 
 
 def allocate(mech, inst, **options):
@@ -208,7 +210,7 @@ def check_drf_thm3_asset_rm(ctx):
 
 
 THM4 = {"capacities": [100, 200], "demands": [[16, 1], [1, 2]]}
-THM4_LECTURE = {"capacities": [100, 100], "demands": [[16, 1], [1, 2]]}
+THM4_LECTURE: dict[str, Any] = {"capacities": [100, 100], "demands": [[16, 1], [1, 2]]}
 
 
 @claim("drf-thm4-capacity", DRF, "§6.1.2 Theorem 4 (Figure 6)",
@@ -642,7 +644,7 @@ def check_br_4_2_two_opponents(ctx):
     return Evidence([exact("φ1 with the claim", "1/2", lie[0]), exact("φ1 truthful", "2/3", truth[0])])
 
 
-BMF_EXAMPLE = {"capacities": [1, 1, 1], "demands": [[1, 1, 1], [1, "1/2", "3/4"], ["1/2", 1, "3/4"]]}
+BMF_EXAMPLE: dict[str, Any] = {"capacities": [1, 1, 1], "demands": [[1, 1, 1], [1, "1/2", "3/4"], ["1/2", 1, "3/4"]]}
 
 
 def bmf_phi(x):
@@ -796,7 +798,7 @@ def check_pdrf_6_1_cycle(ctx):
                        f" {', '.join(map(str, loop))}")
 
 
-PARETO = {"capacities": [59, 19], "demands": [[1, 4], [3, 1]], "users": ["A", "B"]}
+PARETO: dict[str, Any] = {"capacities": [59, 19], "demands": [[1, 4], [3, 1]], "users": ["A", "B"]}
 
 
 @claim("pdrf-6.2-pareto", PDRF, "§6.2 Pareto efficiency",

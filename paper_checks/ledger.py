@@ -106,7 +106,7 @@ def vector(name: str, printed: list[str], computed, mode: str = "rounded") -> It
     return Item(name, "<" + ", ".join(printed) + ">", "<" + ", ".join(p.computed for p in parts) + ">", ok)
 
 
-def same(name: str, printed: str, computed: str, note: str = "") -> Item:
+def same(name: str, printed: str, computed: object, note: str = "") -> Item:
     """A printed statement (a verdict, an ordering, a name) against the lab's."""
     return Item(name, printed, str(computed), str(printed) == str(computed), note)
 
@@ -197,7 +197,7 @@ def check_claim(c: Claim, ctx: Context | None = None) -> Result:
     else:
         status = Status.REPRODUCED if items and all(i.matches for i in items) else Status.ERRATUM
         ok = status == c.expect
-    certificate = {"items": items}
+    certificate: dict[str, Any] = {"items": items}
     if status == Status.ERRATUM:
         certificate["corrected"] = {i.name: i.computed for i in items if not i.matches}
     return Result(kind="claim", status=status, seconds=time.monotonic() - start,

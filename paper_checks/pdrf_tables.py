@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources as importlib_resources
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -118,6 +118,7 @@ def compute(configs: list[Config], jobs: int = 1, advance: Callable[[int], None]
         config.validate()
     work = [(config, k) for config in configs for k in range(chunks(config))]
     per_row: dict = {config.demands: [] for config in configs}
+    done: Iterator[Any]
     if jobs <= 1 or len(work) <= 1:
         done = map(_chunk, work)
     else:
@@ -180,7 +181,7 @@ def published_row(config: Config) -> tuple[int, dict] | None:
     return None
 
 
-PRESETS = {
+PRESETS: dict[int, dict[str, Any]] = {
     1: {"resources": 10, "demands": [(1, 10), (1, 20), (10, 20)]},
     2: {"resources": 2, "demands": [(1, 100), (1, 1000)]},
 }

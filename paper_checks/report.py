@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from fractions import Fraction
 from pathlib import Path
+from typing import Sequence
 
 from fairlab.core.errors import InputError
 from fairlab.core.results import Result
@@ -32,7 +33,7 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(results: list[Result], figures: list[str] = ()) -> str:
+def to_markdown(results: list[Result], figures: Sequence[str] = ()) -> str:
     lines = ["# Paper checks", "", summary_line(results), ""]
     if figures:
         lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]

@@ -16,9 +16,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import time
+from typing import Any, Mapping
 
+from fairlab.core.instance import Instance, InstanceLike
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms import plugin
+from fairlab.mechanisms.base import MechanismLike
 from fairlab.properties.base import (
     DEFAULT_BUDGET,
     Encoding,
@@ -40,7 +43,7 @@ for _info in pkgutil.iter_modules(__path__):
 PROPERTIES = REGISTRY
 
 
-def check(mechanism, property: str, instance, **budget) -> Result:
+def check(mechanism: MechanismLike, property: str, instance: InstanceLike, **budget: Any) -> Result:
     """Check `property` of `mechanism` on `instance` (the CLI's order: ``fairlab check MECHANISM
     PROPERTY INSTANCE``). `mechanism`: a name, a plug-in ``file.py:function`` or a Mechanism;
     `instance`: an Instance, its JSON-shaped dict, a path or a shipped example's name.
@@ -72,7 +75,7 @@ def check(mechanism, property: str, instance, **budget) -> Result:
                            stopped="time")
 
 
-def check_all(mechanism, instance, **budget) -> list[Result]:
+def check_all(mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -> list[Result]:
     """`check` of every registered property in the registry's order (``fairlab check MECHANISM all
     INSTANCE``), each violation re-verified once more (`reverify`); same budget keywords, the time
     limit applying to each check."""
@@ -82,12 +85,14 @@ def check_all(mechanism, instance, **budget) -> list[Result]:
             for name in names(mech.setting)]
 
 
-def reverify(result: Result, mechanism, instance, options=None) -> Result:
+def reverify(result: Result, mechanism: MechanismLike, instance: Instance, options: Mapping[str, Any] | None = None
+             ) -> Result:
     """`result` if it is not a violation or its witness re-verifies once more from scratch, else an
     ``unknown`` copy saying why (what ``fairlab check`` prints). A plug-in stopped by the time limit
     while re-verifying (it has returned before) is ``unknown`` too, with ``"stopped": "time"``."""
     if result.status != Status.VIOLATED:
         return result
+    assert result.property is not None  # a violation names its property
     try:
         ok = Violation(result.property, resolve_mechanism(mechanism), instance, result.witness,
                        dict(options or {})).verify()

@@ -21,15 +21,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Sequence, overload
 
 from fairlab.core.errors import InexactAllocation, InputError
-from fairlab.core.exact import format_exact, to_fraction
+from fairlab.core.exact import Exact, format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.core.results import Status
 from fairlab.mechanisms.base import Step, check_feasible
 from fairlab.properties.base import resolve_instance, resolve_mechanism, verdict, violated
-from fairlab.properties.property import Property, Witness
+from fairlab.properties.property import Property, Witness, not_defined
 
 
 # --------------------------------------------------------------------------- witnesses
@@ -111,15 +111,19 @@ def arrivals_until(instance: Instance, s: int) -> int:
 
 def arrival_event(instance: Instance, i: int) -> int:
     """1-based index of user i's arrival event."""
-    return next(k for k, (kind, j) in enumerate(instance.events, start=1) if kind == "arrive" and j == i)
+    return next(k for k, (kind, j) in enumerate(instance.events or (), start=1) if kind == "arrive" and j == i)
 
 
-def utility(instance: Instance, i: int, bundle: Sequence[Fraction]) -> Fraction:
+@overload
+def utility(instance: Instance, i: int, bundle: Sequence[Fraction]) -> Fraction: ...
+@overload
+def utility(instance: Instance, i: int, bundle: Sequence[Exact]) -> Exact: ...
+def utility(instance: Instance, i: int, bundle: Sequence[Exact]) -> Exact:
     """User i's Leontief utility (tasks, continuous) of a resource bundle."""
     return min(bundle[r] / instance.demands[i][r] for r in range(instance.m) if instance.demands[i][r] > 0)
 
 
-def bundle(instance: Instance, j: int, tasks_j: Fraction, row=None) -> tuple[Fraction, ...]:
+def bundle(instance: Instance, j: int, tasks_j: Exact, row=None) -> tuple[Exact, ...]:
     row = instance.demands[j] if row is None else row
     return tuple(tasks_j * d for d in row)
 
@@ -187,8 +191,8 @@ class StepProperty(Property):
     the witness of a violation at step s (1-based) or None; ``explain(instance, steps, witness)``
     the words, or None if the witness shows nothing (`confirm` calls it on a fresh run)."""
 
-    find: Callable = None
-    explain: Callable = None
+    find: Callable = not_defined
+    explain: Callable = not_defined
 
     def _check(self, mech, inst, b):
         steps = run_steps(mech, inst, b.options)
@@ -203,7 +207,7 @@ class StepProperty(Property):
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)
         w = self.witness.from_dict(witness)
-        s = w.step
+        s = getattr(w, "step", None)  # every step witness has one
         if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= len(inst.events or ()):
             return None
         for f in dataclasses.fields(w):

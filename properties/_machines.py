@@ -28,7 +28,7 @@ from fairlab.core.exact import format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result
 from fairlab.properties.base import resolve_instance, resolve_mechanism, verdict, violated
-from fairlab.properties.property import ALLOCATION, Property, Witness
+from fairlab.properties.property import ALLOCATION, Property, Witness, not_defined
 
 Placement = tuple[tuple[Fraction, ...], ...]
 
@@ -66,12 +66,13 @@ def placement_run(mech, inst: Instance, options) -> Placement:
         cap = inst.max_tasks[i]
         if cap is not None and sum(row, Fraction(0)) > cap:
             raise _Bad(f"{who}: user {i} runs {format_exact(sum(row, Fraction(0)))} tasks, above its cap")
+    machines, names = inst.machines or (), inst.machine_names or ()
     for k in range(inst.k):
         for r in range(inst.m):
             load = sum((rows[i][k] * inst.demands[i][r] for i in range(inst.n)), Fraction(0))
-            if load > inst.machines[k][r]:
-                raise _Bad(f"{who}: machine {inst.machine_names[k]} over capacity on {inst.resources[r]} "
-                                 f"({format_exact(load)} > {format_exact(inst.machines[k][r])})")
+            if load > machines[k][r]:
+                raise _Bad(f"{who}: machine {names[k]} over capacity on {inst.resources[r]} "
+                                 f"({format_exact(load)} > {format_exact(machines[k][r])})")
     return tuple(tuple(row) for row in rows)
 
 
@@ -97,7 +98,8 @@ def capped(inst: Instance, i: int, value: Fraction, integral: bool) -> Fraction:
 
 def machine_share(inst: Instance, i: int, integral: bool) -> Fraction:
     """What user i runs with 1/n of every machine: sum_k floor(min_r c_kr / (n d_ir)), capped."""
-    total = sum((runs(inst, i, [c / inst.n for c in machine], integral) for machine in inst.machines), Fraction(0))
+    machines = inst.machines or ()
+    total = sum((runs(inst, i, [c / inst.n for c in machine], integral) for machine in machines), Fraction(0))
     return capped(inst, i, total, integral)
 
 
@@ -162,9 +164,9 @@ class PlacementProperty(Property):
     (e.g. the continuous DRF allocation) or raises InputError when the property does not apply
     (n/a, with the reason); ``explain(inst, placement, integral, context, witness)`` words it."""
 
-    rule: Callable = None
-    choices: Callable = None
-    explain: Callable = None
+    rule: Callable = not_defined
+    choices: Callable = not_defined
+    explain: Callable = not_defined
     context: Callable | None = None
     compares: str = ALLOCATION
     setting: str = "machines"

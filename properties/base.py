@@ -55,7 +55,7 @@ VERDICTS = ("violated", "holds", "none-found", "unknown")
 #: name -> `fairlab.properties.property.Property`, filled by `fairlab.properties.property.register`
 REGISTRY: dict = {}
 
-DEFAULT_BUDGET = {
+DEFAULT_BUDGET: dict[str, Any] = {
     "time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True, "rlimit": None,
 }
 
@@ -153,7 +153,7 @@ def resolve_instance(instance) -> Instance:
 
 #: Seconds an exact re-computation may take when no check has set a time limit (e.g. the
 #: re-verification of a stored fixture): the default time limit of a check.
-DEFAULT_EXACT_SECONDS = DEFAULT_BUDGET["time_limit"]
+DEFAULT_EXACT_SECONDS: float = DEFAULT_BUDGET["time_limit"]
 
 
 def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
@@ -260,7 +260,7 @@ def rebuild(instance: Instance, keep_users: Sequence[int] | None = None, demands
     """A copy of `instance` with some users only, replaced demand rows, or new capacities."""
     users = list(range(instance.n)) if keep_users is None else list(keep_users)
     rows = instance.demands if demands is None else demands
-    weights = None
+    weights: list[Any] | None = None
     if instance.weights_given == "scalar":
         weights = [instance.weights[i][0] for i in users]
     elif instance.weights_given == "vector":
@@ -369,7 +369,7 @@ def exact_verdicts(name: str, check: Callable[..., Result]) -> Callable[..., Res
             reason = str(exc)
         return verdict(name, resolve_mechanism(mechanism), "unknown", b, f"not decided: {reason}")
 
-    checked.exact_verdicts = True
+    checked.exact_verdicts = True  # type: ignore[attr-defined]  # the mark read above: wrap once
     return checked
 
 
@@ -428,7 +428,7 @@ class Encoding:
     in `number`; `Property.witness.from_dict` types it)."""
 
     constraints: list[Constraint]
-    witness: Callable[[z3.ModelRef], dict]
+    witness: Callable[[z3.ModelRef], dict | None]  # None: the model shows no readable witness
     variables: dict = field(default_factory=dict)
 
 

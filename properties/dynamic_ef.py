@@ -69,7 +69,8 @@ def explain(inst, steps, w):
     if later:
         why = "arrived after it"
     else:
-        t = first_increase(inst, steps, s, i, j)  # not None: the envy is not excused
+        t = first_increase(inst, steps, s, i, j)
+        assert t is not None  # the envy is not excused
         why = (f"was allocated more at step {t} ({format_exact(tasks_at(steps, t - 1, j))} -> "
                f"{format_exact(tasks_at(steps, t, j))} tasks), after {inst.users[i]} arrived "
                f"(step {_dynamic.arrival_event(inst, i)})")

@@ -66,9 +66,9 @@ def candidates(inst: Instance, seed: int):
     while True:
         i = rng.randrange(inst.n)
         scale = max(inst.demands[i])
-        new = tuple(scale * Fraction(rng.randint(0, 8), 4) for _ in range(inst.m))
-        if any(v > 0 for v in new) and new != tuple(inst.demands[i]):
-            yield i, new
+        drawn = tuple(scale * Fraction(rng.randint(0, 8), 4) for _ in range(inst.m))
+        if any(v > 0 for v in drawn) and drawn != tuple(inst.demands[i]):
+            yield i, drawn
 
 
 def _check(self, mech, inst, b):

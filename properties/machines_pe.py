@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import cast
 
 import z3
 
@@ -107,7 +108,7 @@ class MachinesPE(PlacementProperty):
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)
         mech = resolve_mechanism(mechanism)
-        w = self.witness.from_dict(witness)
+        w = cast(PlacementWitness, self.witness.from_dict(witness))  # this property's witness type
         improvement = read_placement(w.improvement, inst)
         user = read_index(w.user, inst.n, "user")
         placement = placement_run(mech, inst, options)

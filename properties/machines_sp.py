@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import cast
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, to_fraction
@@ -141,7 +142,7 @@ class MachinesSP(PlacementProperty):
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)
         mech = resolve_mechanism(mechanism)
-        w = self.witness.from_dict(witness)
+        w = cast(MisreportWitness, self.witness.from_dict(witness))  # this property's witness type
         i = read_index(w.user, inst.n, "user")
         if not isinstance(w.misreport, (list, tuple)) or len(w.misreport) != inst.m:
             raise InputError(f"witness misreport: expected {inst.m} numbers")

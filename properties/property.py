@@ -29,19 +29,22 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+from collections.abc import ItemsView
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Self, Sequence, TypeVar
 
 import z3
 
 from fairlab.core.errors import InputError
-from fairlab.core.exact import Algebraic, format_exact, z3_value
-from fairlab.core.instance import Instance
+from fairlab.core.exact import Algebraic, Exact, format_exact, z3_value
+from fairlab.core.instance import Instance, InstanceLike
 from fairlab.core.results import Result, Status
-from fairlab.mechanisms.base import Constraint, SymbolicInstance, setting_mismatch
+from fairlab.mechanisms.base import Constraint, Mechanism, MechanismLike, SymbolicInstance, setting_mismatch
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
     REGISTRY,
+    Budget,
     Encoding,
     Undecided,
     Violation,
@@ -64,6 +67,9 @@ DEPARTURE = "departure"
 COMPARES = (ALLOCATION, MISREPORT, CAPACITY_CHANGE, DEPARTURE)
 
 
+#: a mechanism's symbolic specification: ``spec(sym, tasks, **options)`` -> its named constraints
+Spec = Callable[..., list[Constraint]]
+
 # --------------------------------------------------------------------------- typed witnesses
 class Witness:
     """Base of the typed witnesses: frozen dataclasses whose field names are the JSON keys.
@@ -72,11 +78,16 @@ class Witness:
     description), so ``to_dict()`` is the JSON form. A witness also reads like the mapping it
     replaces (``w["user"]``, ``w.get("user")``, ``w == {"user": 1}``) for stored fixtures and callers."""
 
+    if TYPE_CHECKING:  # what every concrete witness is: a dataclass, built from its fields
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
     def to_dict(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_dict(cls, raw) -> Witness:
+    def from_dict(cls, raw: Any) -> Self:
         """A witness from its mapping (missing keys become None: `confirm` rejects them)."""
         if isinstance(raw, cls):
             return raw
@@ -87,32 +98,32 @@ class Witness:
             raise InputError(f"witness: expected a mapping with keys {keys}, got {raw!r}")
         return cls(**{f.name: raw.get(f.name) for f in dataclasses.fields(cls)})
 
-    def get(self, key, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return getattr(self, key, default) if key in self.keys() else default
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         if key not in self.keys():
             raise KeyError(key)
         return getattr(self, key)
 
-    def keys(self):
+    def keys(self) -> list[str]:
         return [f.name for f in dataclasses.fields(self)]
 
-    def items(self):
+    def items(self) -> ItemsView[str, Any]:
         return self.to_dict().items()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Witness):
             return type(self) is type(other) and self.to_dict() == other.to_dict()
         if isinstance(other, Mapping):
             return self.to_dict() == dict(other)
         return NotImplemented
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, repr(self.to_dict())))
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
@@ -196,29 +207,30 @@ class ExactView:
         return builtins.any(t() if callable(t) else t for t in terms)
 
     @staticmethod
-    def not_(term) -> bool:
+    def not_(term: bool) -> bool:
         return not term
 
     @staticmethod
-    def implies(condition, then) -> bool:
+    def implies(condition: bool, then: bool | Callable[[], bool]) -> bool:
         return (not condition) or (then() if callable(then) else then)
 
     # Leontief utilities and the instance's numbers
-    def prefers(self, i: int, bundle: Sequence, tasks_i, demand_row=None) -> bool:
+    def prefers(self, i: int, bundle: Sequence[Exact], tasks_i: Exact, demand_row: Sequence[Fraction] | None = None
+                ) -> bool:
         """u_i(bundle) > tasks_i (user i's Leontief utility, whole tasks if `integral`)."""
         return leontief.utility(self.instance, i, bundle, self.integral, demand_row) > tasks_i
 
-    def below_cap(self, i: int, tasks_i) -> bool:
+    def below_cap(self, i: int, tasks_i: Exact) -> bool:
         return leontief.below_cap(self.instance, i, tasks_i)
 
-    def within_cap(self, i: int, tasks_i) -> bool:
+    def within_cap(self, i: int, tasks_i: Exact) -> bool:
         cap = self.max_tasks[i]
         return cap is None or tasks_i <= cap
 
     def entitlement(self, i: int) -> tuple:
         return leontief.entitlement(self.instance, i)
 
-    def load(self, tasks: Sequence, r: int):
+    def load(self, tasks: Sequence[Exact], r: int) -> Exact:
         return leontief.load(self.instance, tasks, r)
 
     def common_bottleneck(self, r: int) -> bool:
@@ -254,20 +266,21 @@ class Z3View:
         return z3.Or([t() if callable(t) else t for t in terms])
 
     @staticmethod
-    def not_(term) -> z3.BoolRef:
+    def not_(term: z3.BoolRef) -> z3.BoolRef:
         return z3.Not(term)
 
     @staticmethod
-    def implies(condition, then) -> z3.BoolRef:
+    def implies(condition: z3.BoolRef, then: z3.BoolRef | Callable[[], z3.BoolRef]) -> z3.BoolRef:
         return z3.Implies(condition, then() if callable(then) else then)
 
-    def prefers(self, i: int, bundle: Sequence, tasks_i, demand_row=None) -> z3.BoolRef:
+    def prefers(self, i: int, bundle: Sequence[Any], tasks_i: Any, demand_row: Sequence[Any] | None = None
+                ) -> z3.BoolRef:
         return leontief.z3_prefers(self.instance, i, bundle, tasks_i, demand_row, integral=self.integral)
 
-    def below_cap(self, i: int, tasks_i) -> z3.BoolRef:
+    def below_cap(self, i: int, tasks_i: Any) -> z3.BoolRef:
         return leontief.z3_below_cap(self.instance, i, tasks_i)
 
-    def within_cap(self, i: int, tasks_i) -> z3.BoolRef:
+    def within_cap(self, i: int, tasks_i: Any) -> z3.BoolRef:
         cap = self.max_tasks[i]
         return z3.BoolVal(True) if cap is None else tasks_i <= cap
 
@@ -276,7 +289,7 @@ class Z3View:
             return [z3_value(x) for x in leontief.entitlement(self.concrete, i)]
         return leontief.z3_entitlement(self.instance, i)
 
-    def load(self, tasks: Sequence, r: int):
+    def load(self, tasks: Sequence[Any], r: int) -> Any:  # a z3 term
         return self.instance.load(tasks, r)
 
     def common_bottleneck(self, r: int) -> z3.BoolRef:
@@ -301,7 +314,7 @@ class Property:
     title: str
     definition: str
     source: str
-    witness: type
+    witness: type[Witness]
     compares: str
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
     #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
@@ -319,11 +332,11 @@ class Property:
                 "compares": self.compares, "witness": self.witness_shape()}
 
     # ---- the exact check: the one choke point where exact-only verdicts are enforced
-    def check(self, mechanism, instance, **budget) -> Result:
+    def check(self, mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -> Result:
         """Check this property of `mechanism` on `instance`: a `Result` of kind "check". Exact
         allocations only (`base.run`): an approximate allocation or exact arithmetic that ran out of
         time is ``unknown`` with the reason, never violated / holds / none-found."""
-        def decide(mechanism, instance, **budget):
+        def decide(mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -> Result:
             inst = resolve_instance(instance)
             mech = resolve_mechanism(mechanism)
             self.check_setting(mech, inst)
@@ -332,10 +345,10 @@ class Property:
 
         return exact_verdicts(self.name, decide)(mechanism, instance, **budget)
 
-    def _check(self, mech, inst: Instance, b) -> Result:
+    def _check(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
         raise NotImplementedError
 
-    def check_setting(self, mech, inst: Instance) -> None:
+    def check_setting(self, mech: Mechanism, inst: Instance) -> None:
         """Raise `InputError` unless the mechanism, the instance and this property share one setting."""
         if mech.setting != self.setting:
             raise InputError(f"property {self.name} is defined for the {self.setting} setting but mechanism "
@@ -344,15 +357,17 @@ class Property:
         if inst.setting != self.setting:
             raise InputError(setting_mismatch(f"property {self.name}", self.setting, inst.setting))
 
-    def confirm(self, mechanism, instance, witness, options) -> str | None:
+    def confirm(self, mechanism: MechanismLike, instance: InstanceLike, witness: Any,
+                options: Mapping[str, Any]) -> str | None:
         """Recompute the violation `witness` claims from scratch (a fresh exact mechanism run) and
         explain it, or None if it shows no violation. `witness`: the typed witness or its dict."""
         raise NotImplementedError
 
-    def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
+    def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None) -> Encoding:
         raise NotImplementedError
 
-    def verify(self, mechanism, instance, witness, options=None) -> bool:
+    def verify(self, mechanism: MechanismLike, instance: InstanceLike, witness: Any,
+               options: Mapping[str, Any] | None = None) -> bool:
         """`witness` shows a violation, recomputed from scratch on exact allocations only (a
         `Violation`: one that would need an approximate allocation, or a malformed witness, fails)."""
         mech, inst = resolve_mechanism(mechanism), resolve_instance(instance)
@@ -362,6 +377,11 @@ class Property:
 
 def exactness(tasks: Sequence) -> str:
     return "algebraic" if any(isinstance(t, Algebraic) for t in tasks) else "rational"
+
+
+def not_defined(*args: Any, **kwargs: Any) -> Any:
+    """The default of a property's rule functions that a subclass replaces by methods of its own."""
+    raise NotImplementedError("this property does not define this function")
 
 
 @dataclass(eq=False)
@@ -377,15 +397,15 @@ class AllocationProperty(Property):
       improvement really dominates);
     * ``vacuous(instance)``: why the property holds without looking (srf with m > 1), or None."""
 
-    rule: Callable = None
-    choices: Callable = None
-    explain: Callable = None
+    rule: Callable = not_defined
+    choices: Callable = not_defined
+    explain: Callable = not_defined
     complete: Callable | None = None
     completed_fields: tuple = ()
     valid: Callable | None = None
     vacuous: Callable | None = None
 
-    def find(self, instance: Instance, tasks: Sequence, integral: bool = False):
+    def find(self, instance: Instance, tasks: Sequence[Exact], integral: bool = False) -> Witness | None:
         """The first choice at which the exact allocation `tasks` violates the rule, as a witness."""
         view = ExactView(instance, integral)
         for choice in self.choices(view):
@@ -399,7 +419,7 @@ class AllocationProperty(Property):
         """The rule, exactly, at one choice."""
         return self.rule(ExactView(instance, integral), tasks, *choice)
 
-    def _check(self, mech, inst, b):
+    def _check(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
         tasks = run(mech, inst, b.options)
         b.used_evaluations = 1
         # Discrete mechanisms hand out whole tasks: utilities count whole tasks (see leontief.utility).
@@ -412,7 +432,8 @@ class AllocationProperty(Property):
         text = why or f"exact check of the allocation <{', '.join(format_exact(t) for t in tasks)}>"
         return verdict(self.name, mech, "holds", b, text).replace(certificate=certificate, exactness=exactness(tasks))
 
-    def confirm(self, mechanism, instance, witness, options):
+    def confirm(self, mechanism: MechanismLike, instance: InstanceLike, witness: Any,
+                options: Mapping[str, Any]) -> str | None:
         inst = resolve_instance(instance)
         w = self.witness.from_dict(witness)
         view = ExactView(inst)
@@ -432,7 +453,7 @@ class AllocationProperty(Property):
         """The witness fields a choice fills (all but the `completed_fields`)."""
         return [f.name for f in dataclasses.fields(self.witness) if f.name not in self.completed_fields]
 
-    def encode(self, sym, spec, prefix: str | None = None, **kwargs) -> Encoding:
+    def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None, **kwargs: Any) -> Encoding:
         """spec(sym, t) and the rule at some choice (``<prefix>.violated``)."""
         prefix = self.name if prefix is None else prefix
         tasks = fresh_tasks(prefix, sym.n)
@@ -441,7 +462,7 @@ class AllocationProperty(Property):
         violated_ = z3.Or([g for _, g in guarded]) if guarded else z3.BoolVal(False)
         constraints = list(spec(sym, tasks)) + [Constraint(f"{prefix}.violated", violated_)]
 
-        def witness(model):
+        def witness(model: Any) -> dict | None:
             choice = model_index(model, guarded)
             if choice is None:
                 return None
@@ -451,9 +472,10 @@ class AllocationProperty(Property):
 
         return Encoding(constraints, witness, {"tasks": tasks})
 
-    def complete_from_model(self, model, sym, tasks, choice):
+    def complete_from_model(self, model: Any, sym: SymbolicInstance, tasks: Sequence[Any], choice: tuple) -> Witness:
         """The full witness of a choice read from a z3 model (pe: the improvement, exactly)."""
         values = tuple(model_value(model, t) for t in tasks)
+        assert self.complete is not None  # called for a property that completes its witnesses only
         try:
             return self.complete(_model_instance(model, sym), values, choice, False)
         except (InputError, ValueError, TypeError, ZeroDivisionError):
@@ -461,7 +483,7 @@ class AllocationProperty(Property):
             return self.witness(**{f.name: (choice[0] if f.name == "user" else None)
                                    for f in dataclasses.fields(self.witness)})
 
-    def holds(self, view, tasks, label: str) -> list[tuple[str, Any]]:
+    def holds(self, view: Z3View, tasks: Sequence[Any], label: str) -> list[tuple[str, Any]]:
         """Named constraints "the property holds for `tasks`" (the rule negated at every choice),
         for the joint systems of `fairlab.search.impossibility`: ``name[label][choice...]``."""
         return [(f"{self.name}[{label}]" + "".join(f"[{c}]" for c in choice),
@@ -469,9 +491,9 @@ class AllocationProperty(Property):
                 for choice in self.choices(view)]
 
 
-def _model_instance(model, sym) -> Instance:
+def _model_instance(model: Any, sym: SymbolicInstance) -> Instance:
     """The concrete instance a model gives the symbolic one (capacities, demands, caps)."""
-    def val(term):
+    def val(term: Any) -> Exact:
         return model_value(model, term)
 
     return Instance.build(
@@ -498,20 +520,21 @@ class DeviationProperty(Property):
       ``exhaustive(instance)`` -> every deviation (pm: a clean pass proves the property);
     * ``explain(instance, deviation, i, before_i, after_i, integral)``: the words."""
 
-    rule: Callable = None
-    derive: Callable = None
-    derive_symbolic: Callable = None
-    compared: Callable = None
-    make_witness: Callable = None
-    read: Callable = None
-    explain: Callable = None
+    rule: Callable = not_defined
+    derive: Callable = not_defined
+    derive_symbolic: Callable = not_defined
+    compared: Callable = not_defined
+    make_witness: Callable = not_defined
+    read: Callable = not_defined
+    explain: Callable = not_defined
     candidates: Callable | None = None
     exhaustive: Callable | None = None
     vacuous: Callable | None = None
     model_witness: Callable | None = None
     what: str = "deviation"
 
-    def evaluate(self, mech, inst, tasks, deviation, options):
+    def evaluate(self, mech: Mechanism, inst: Instance, tasks: Sequence[Exact], deviation: Any,
+                 options: Mapping[str, Any]) -> Witness | None:
         """The witness of a violation at `deviation` (a fresh exact run of the derived instance), or None."""
         after = run(mech, self.derive(inst, deviation), options)
         view = ExactView(inst, mech.discrete)
@@ -520,20 +543,22 @@ class DeviationProperty(Property):
                 return self.make_witness(deviation, i)
         return None
 
-    def _check(self, mech, inst, b):
+    def _check(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
         if self.exhaustive is not None:
             return self._exhaustive(mech, inst, b)
         tasks = run(mech, inst, b.options)
         b.used_evaluations = 1
         undecided = Undecided()
         symbolic = _search.symbolic_at(mech, inst, b, self.encode)
+        assert self.candidates is not None  # a property without `exhaustive` has `candidates`
         structured, randomised = self.candidates(inst, b.seed)
         evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
         result = undecided.amend(
             _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
         return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
 
-    def _exhaustive(self, mech, inst, b):
+    def _exhaustive(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
+        assert self.exhaustive is not None  # called by _check only when it is set
         deviations = list(self.exhaustive(inst))
         if not deviations:
             why = self.vacuous(inst) if self.vacuous is not None else None
@@ -558,7 +583,8 @@ class DeviationProperty(Property):
         return verdict(self.name, mech, "holds", b, f"all {count} single {self.what}s checked exactly",
                        departures=count).replace(exactness=exactness(tasks))
 
-    def confirm(self, mechanism, instance, witness, options):
+    def confirm(self, mechanism: MechanismLike, instance: InstanceLike, witness: Any,
+                options: Mapping[str, Any]) -> str | None:
         inst = resolve_instance(instance)
         parsed = self.read(self.witness.from_dict(witness), inst)
         if parsed is None:
@@ -575,13 +601,13 @@ class DeviationProperty(Property):
             return None
         return self.explain(inst, deviation, i, before[i], after[pos], mech.discrete)
 
-    def encode(self, sym, spec, prefix: str | None = None) -> Encoding:
+    def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None) -> Encoding:
         """spec(sym, t); for each derived instance (its deviation unknown where it is a continuum),
         spec(derived, t') under renamed constraint names, and the rule at some compared user
         (``<prefix>.violated``)."""
         return self.encode_deviations(sym, spec, prefix, None)
 
-    def encode_deviations(self, sym, spec, prefix: str | None, user: int | None) -> Encoding:
+    def encode_deviations(self, sym: SymbolicInstance, spec: Spec, prefix: str | None, user: int | None) -> Encoding:
         """`encode`, with `user`: only this user deviates (`derive_symbolic` decides what that means)."""
         prefix = self.name if prefix is None else prefix
         tasks = fresh_tasks(prefix, sym.n)
@@ -597,7 +623,7 @@ class DeviationProperty(Property):
         violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
         constraints.append(Constraint(f"{prefix}.violated", violated_))
 
-        def witness(model):
+        def witness(model: Any) -> dict | None:
             chosen = model_index(model, choices)
             if chosen is None:
                 return None
@@ -607,7 +633,8 @@ class DeviationProperty(Property):
 
         return Encoding(constraints, witness, variables)
 
-    def holds(self, view, before, after, deviation, label: str) -> list[tuple[str, Any]]:
+    def holds(self, view: Z3View, before: Sequence[Any], after: Sequence[Any], deviation: Any, label: str
+              ) -> list[tuple[str, Any]]:
         """Named constraints "the property holds between `before` and `after`" (the rule negated
         for every compared user), for `fairlab.search.impossibility`: ``name[label][i]``."""
         return [(f"{self.name}[{label}][{i}]", view.not_(self.rule(view, i, before[i], after[pos], deviation)))
@@ -619,7 +646,8 @@ class PerUserDeviationProperty(DeviationProperty):
     """A deviation property whose encoding can focus on one deviating user (sp: user 0 of an
     anonymous mechanism, `fairlab.search.prove`)."""
 
-    def encode(self, sym, spec, prefix: str | None = None, user: int | None = None) -> Encoding:
+    def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None, user: int | None = None
+               ) -> Encoding:
         return self.encode_deviations(sym, spec, prefix, user)
 
 
@@ -628,7 +656,10 @@ class PerUserDeviationProperty(DeviationProperty):
 ORDER = ("si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc")
 
 
-def register(prop: Property) -> Property:
+P = TypeVar("P", bound=Property)
+
+
+def register(prop: P) -> P:
     """Add `prop` to the registry (`fairlab.properties.get`, `names`); returns it."""
     if prop.compares not in COMPARES:
         raise ValueError(f"property {prop.name!r}: compares {prop.compares!r} not one of {COMPARES}")

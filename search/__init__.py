@@ -21,23 +21,24 @@ Modules: `engines` (the portfolio and its engines), `space` (instance spaces), `
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from fairlab import mechanisms, properties
 from fairlab.core.results import Result
 from fairlab.counterexamples.store import Store
-from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.base import Mechanism, MechanismLike
 from fairlab.search import engines, proof
 from fairlab.search.findings import record_finding, writable_store
 
 
-def resolve_mechanism(mechanism) -> Mechanism:
+def resolve_mechanism(mechanism: MechanismLike) -> Mechanism:
     """A `Mechanism` from a registered name or alias, a ``file.py:function`` plug-in, an entry
     point, a `Mechanism` or a plain Python callable (`fairlab.mechanisms.get`)."""
     return mechanisms.get(mechanism)
 
 
-def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
-               store: Store | str | os.PathLike | None = None, **budget) -> Result:
+def run_search(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
+               store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
     """Hunt a violation of `property` by `mechanism` at n users × m resources (`engines.search`;
     budget keywords: ``engines``, ``candidates``, ``rlimit``, ``seed``, ``time_limit``,
     ``options``, ...). A violation is stored in `store` if one is given (its file in
@@ -53,8 +54,8 @@ def run_search(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2
     return result.replace(details={**result.details, "fixture": None})
 
 
-def prove(mechanism: str | Mechanism, property: str, n: int = 2, m: int = 2, *,
-          store: Store | str | os.PathLike | None = None, **budget) -> Result:
+def prove(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
+          store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
     """Prove `property` of `mechanism` for every instance of n users × m resources, or refute it
     (`proof.prove`; keywords: ``time_limit``, ``rlimit``, ``attempts``, ``options``,
     ``positive_demands``, ``budget``). A refutation is stored in `store` if one is given."""

@@ -20,8 +20,9 @@ sources define), so the gate compares the spec with the exact allocator.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from fairlab import mechanisms
 from fairlab.core.errors import InputError
@@ -43,7 +44,7 @@ class Entry:
 
     label: str = ""  # tells apart two entries on the same mechanism and property
 
-    @property
+    @builtins.property  # `property` is a field of this class
     def id(self) -> str:
         tail = "+positive" if self.positive_demands else ""
         return f"{self.mechanism}-{self.property}{tail}" + (f"-{self.label}" if self.label else "")
@@ -154,7 +155,9 @@ def run_catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[
                   attempts: int | None = None) -> list[Result]:
     """Every entry (or `entries`) with one proof budget (`rlimit`/`attempts`: the proof schedule,
     default `fairlab.search.proof`'s; `time_limit`: the outer stop per size)."""
-    budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
-                         **({"attempts": attempts} if attempts is not None else {}))
+    schedule: dict[str, Any] = {"rlimit": rlimit} if rlimit is not None else {}
+    if attempts is not None:
+        schedule["attempts"] = attempts
+    budget = ProveBudget(seconds=float(time_limit), **schedule)
     rows = [run_entry(entry, budget, fast_only, progress) for entry in (entries or CATALOGUE)]
     return [row for row in rows if row is not None]

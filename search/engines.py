@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import z3
 
@@ -233,12 +233,12 @@ def symbolic_candidates(
 # --------------------------------------------------------------------------- portfolio
 def hunt(
     engines: dict[str, Iterator],
-    classify: Callable[[Instance], tuple[str, object]],
+    classify: Callable[[Instance], tuple[str, Any]],  # (kind, its payload: a verdict, a reason, ...)
     candidates: int,
     weights: dict[str, int] | None = None,
     deadline: float | None = None,
     progress: Callable[[str, int], None] | None = None,
-    on_unsat: Callable[[Unsat], tuple[str, object]] | None = None,
+    on_unsat: Callable[[Unsat], tuple[str, Any]] | None = None,
 ) -> Result:
     """Pull candidates in a fixed round-robin (engine with weight k: k pulls a round) until one
     violates, `candidates` have been pulled, or every engine is exhausted.
@@ -265,6 +265,7 @@ def hunt(
     taken = 0
     stopped = None
     pending: set = set()  # engines in the middle of a question (their last pull was WORKING)
+    payload: Any  # what classify / on_unsat say with their kind: a verdict, a reason, a certificate
 
     def result(status, engine=None, explanation="", stopped=None, **fields):
         used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values())
@@ -406,7 +407,7 @@ def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: i
     """`fairlab.mechanisms.conformance.check` with the deterministic budget when it takes one."""
     params = inspect.signature(conformance.check).parameters
     left = _seconds_left(deadline)
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     if "budget" in params:
         kwargs["budget"] = SolverBudget(rlimit=rlimit, seconds=left, seed=seed)
     elif "rlimit" in params:
@@ -443,7 +444,7 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
             return left is not None and left <= 0
 
         # (1) conformance on seeded instances of the size the mechanism accepts
-        checked = []
+        checked: list[Instance] = []
         stream = space.random_instances(n, m, seed=seed)
         for _ in range(20 * CONFORMANCE_INSTANCES):
             if len(checked) == CONFORMANCE_INSTANCES:
@@ -613,9 +614,10 @@ def search(
                 notes.append("symbolic engine off: discrete mechanism")
             else:
                 spec_names: set = set()
+                own_spec = mechanism.spec
 
                 def spec(s, t):
-                    out = mechanism.spec(s, t, **options)
+                    out = own_spec(s, t, **options)
                     spec_names.update(c.name for c in out)
                     return out
 

@@ -40,6 +40,7 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
               "minimality": fixtures.minimality(instance)}
     if "family" in certificate:  # an impossibility: every mechanism fails on the family
         name = result.property
+        assert name is not None  # an impossibility names its relational property
         return {
             "kind": "impossibility", **common, "mechanism": "any", "property": name,
             "properties": list(details["properties"]), "indivisible": details["indivisible"],
@@ -50,8 +51,10 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
             "canonical_hash": fixtures.family_hash(name, instance), "found_by": FOUND_BY["impossibility"],
         }
     prop = result.property
+    assert prop is not None  # a finding names its property
     if prop.startswith("same-as:"):
         return None
+    assert mechanism is not None  # only an impossibility is about no one mechanism
     identity = plugin_identity(mechanism)
     # a registered mechanism keeps the name the result uses (an alias, e.g. "pf" for CEEI, names its own claim)
     name = (result.mechanism or mechanism.name) if identity is None else identity["name"]

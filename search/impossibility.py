@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import z3
 
@@ -47,7 +47,7 @@ from fairlab.core.results import Result, Status
 from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import SymbolicInstance
-from fairlab.properties.property import ALLOCATION, Z3View
+from fairlab.properties.property import ALLOCATION, AllocationProperty, DeviationProperty, Z3View
 from fairlab.search import space
 
 #: the properties the joint systems may hold: every allocation property whose rule z3 can state
@@ -137,6 +137,7 @@ def relation_error(base: Instance, member: Member, first: bool = False) -> str |
     if why:
         return why
     j = member.user
+    assert j is not None  # _user_index checked it
     if relation == "sp":
         if inst.n != base.n or inst.m != base.m or inst.capacities != base.capacities:
             return "an sp member must have the base's users, resources and capacities"
@@ -177,7 +178,9 @@ def _deviation(member: Member, base: Instance):
     if member.relation == "rm":
         return tuple(z3_value(c) for c in member.instance.capacities)
     if member.relation == "sp":
-        return member.user, [z3_value(d) for d in member.instance.demands[member.user]]
+        user = member.user
+        assert user is not None  # relation_error checked it
+        return user, [z3_value(d) for d in member.instance.demands[user]]
     if member.relation == "pm":
         return member.user
     raise ValueError(f"member {member.label!r}: unknown relation {member.relation!r}")
@@ -209,11 +212,13 @@ def joint_system(family: Family, properties: Sequence[str], indivisible: bool):
         view = _member_view(inst, indivisible)
         for prop in props:
             if prop.compares == ALLOCATION:
+                assert isinstance(prop, AllocationProperty)  # a pool property of one allocation
                 out += prop.holds(view, x, member.label)
     base_view = _member_view(family.base, indivisible)
     for k, member in enumerate(family.members[1:], start=1):
         for prop in props:
             if prop.compares != ALLOCATION and member.relation == prop.name:
+                assert isinstance(prop, DeviationProperty)  # rm, sp, pm
                 out += prop.holds(base_view, tasks[0], tasks[k], _deviation(member, family.base), member.label)
     return out, tasks
 
@@ -306,7 +311,7 @@ def departure_families(max_entry: int = 3, n: int = 3, m: int = 2) -> Iterator[F
         yield Family(members)
 
 
-GENERATORS = {
+GENERATORS: dict[str, Callable[[], Iterator[Family]]] = {
     "rm": capacity_increase_families,
     "sp": misreport_families,
     "pm": departure_families,
@@ -380,6 +385,7 @@ def describe(result: Result) -> str:
     """One paragraph a person can read."""
     if result.status != Status.FOUND:
         return f"{result.status.value} after {result.details['families_tried']} families ({result.seconds:.1f} s)"
+    assert result.certificate is not None  # a found impossibility has its certificate
     family, core = result.certificate["family"], result.certificate["core"]
     base = family.base
     parts = [

@@ -112,7 +112,7 @@ def _check_size(n: int, m: int) -> None:
 def smaller(inst: Instance) -> Iterator[Instance]:
     """Candidate simplifications of `inst`: a machine dropped, a user dropped, one number lowered by 1."""
     demands = [[int(x) for x in row] for row in inst.demands]
-    machines = [[int(x) for x in row] for row in inst.machines]
+    machines = [[int(x) for x in row] for row in inst.machines or ()]
     if len(machines) > 1:
         for k in range(len(machines)):
             yield make(demands, machines[:k] + machines[k + 1:])
@@ -134,7 +134,7 @@ def smaller(inst: Instance) -> Iterator[Instance]:
 
 
 def _integral(inst: Instance) -> bool:
-    return all(x.denominator == 1 for row in (*inst.demands, *inst.machines) for x in row) and all(
+    return all(x.denominator == 1 for row in (*inst.demands, *(inst.machines or ())) for x in row) and all(
         t is None for t in inst.max_tasks)
 
 

@@ -10,7 +10,7 @@ budget, and a new violation is stored in the user's store unless ``write=False``
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError
@@ -71,7 +71,7 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
-    budget = {} if rlimit is None else {"rlimit": rlimit}
+    budget: dict[str, Any] = {} if rlimit is None else {"rlimit": rlimit}
     cells = []
     for mech in mechs:
         for prop in properties.names(mech.setting):

@@ -60,6 +60,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import z3
 
@@ -75,7 +76,7 @@ from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance, z3_max
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Encoding, Violation, model_value, number
-from fairlab.properties.property import Z3View
+from fairlab.properties.property import DeviationProperty, Z3View
 from fairlab.search import proof_drf
 from fairlab.search.engines import model_instance
 from fairlab.search.verify import confirm_violation
@@ -170,6 +171,7 @@ def _relation_encoding(mechanism: Mechanism, prop: str, sym: SymbolicInstance, o
     t1 = [z3.Real(f"{prop}.a{i}") for i in range(sym.n)]
     t2 = [z3.Real(f"{prop}.b{i}") for i in range(sym.n)]
     other = related_mechanism(mechanism, prop)
+    assert other is not None and other.spec is not None  # prop is a relation: 'unique' or 'same-as:X'
     first = spec(sym, t1)
     # the second allocation: the same spec again ('unique') or the other mechanism's ('same-as:X')
     second = spec(sym, t2) if other is mechanism else other.spec(sym, t2)
@@ -205,9 +207,9 @@ def check_options(mechanism: Mechanism, options: dict) -> None:
     rejects. (A spec may take and ignore options, or fail on an unknown one with a TypeError; the
     allocator reads and checks its options before any work, here on a 1 × 1 instance.)"""
     if options:
-        probe = {"machines": {"machines": [[1]], "demands": [[1]]},
-                 "dynamic": {"capacities": [1], "demands": [[1]], "arrivals": [0]}}.get(
-                     mechanism.setting, {"capacities": [1], "demands": [[1]]})  # an instance of its setting
+        probes: dict[str, dict[str, Any]] = {"machines": {"machines": [[1]], "demands": [[1]]},
+                                             "dynamic": {"capacities": [1], "demands": [[1]], "arrivals": [0]}}
+        probe = probes.get(mechanism.setting, {"capacities": [1], "demands": [[1]]})  # an instance of its setting
         mechanism(Instance.from_dict(probe), **options)
 
 
@@ -219,8 +221,8 @@ class Encoded:
 
     constraints: list[Constraint]
     base: set[str]
-    hypothesis: object  # name -> bool
-    read_model: object  # model -> (instance dict | None, witness dict | None)
+    hypothesis: Callable[[str], bool]  # name -> bool
+    read_model: Callable[[Any], tuple[dict | None, dict | None]]  # model -> (instance dict, witness dict)
     reductions: list[str]
     #: a restriction the positive control may add (terms fixed to values, e.g. the other users'
     #: tasks of sp's misreported run): a model of the restricted query is a model of the control
@@ -281,7 +283,7 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
             extra.append(Constraint(f"normalise.row[{i}]<=1", z3.And([d <= 1 for d in sym.demands[i]])))
             extra.append(Constraint(f"normalise.row[{i}]has1", z3.Or([d == 1 for d in sym.demands[i]])))
         reductions.append("each demand row scaled so its largest entry is 1")
-    kwargs = {}
+    kwargs: dict[str, int | None] = {}
     if prop in PER_USER and "user" in inspect.signature(module.encode).parameters:
         if focus_user and mechanism.anonymous:
             kwargs["user"] = 0
@@ -469,6 +471,7 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
     positive control is restricted to e_k = d_k (`Encoded.control_fix`): its model, the other users
     keeping their bundles, is a model of the unrelaxed encoding too."""
     module = properties.get("sp")
+    assert isinstance(module, DeviationProperty) and mechanism.spec is not None  # sp; DRF's spec
     sym = SymbolicInstance.unknown(n, m)
     d = sym.demands
     ones = [z3.RealVal(1)] * n
@@ -576,8 +579,8 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
            attempt_deadline: float | None = None) -> dict:
     """One proof attempt of one encoding and, if UNSAT, gates 2-4: a plain dict with "verdict"
     ("proved" | "refuted" | "unknown"), "reason", "core", "control", "instance", "witness"."""
-    out = {"strategy": strategy, "reductions": encoded.reductions, "core": [], "control": None, "instance": None,
-           "witness": None, "gates": {}, "stopped": ""}
+    out: dict[str, Any] = {"strategy": strategy, "reductions": encoded.reductions, "core": [], "control": None,
+                           "instance": None, "witness": None, "gates": {}, "stopped": ""}
     params = budget.z3_params if params is None else params
     q = solve(encoded.constraints, seed, rlimit, min(deadline, attempt_deadline or deadline), track=True,
               params=params)
@@ -902,9 +905,11 @@ def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudg
     if first == second:
         return None
     other = related_mechanism(mechanism, prop)
+    assert other is not None  # prop is a relation: 'unique' or 'same-as:X'
     sym = SymbolicInstance.from_instance(inst)
     for mech, alloc, opts in ((mechanism, first, options), (other, second, options if other is mechanism else {})):
         tasks = [z3.Real(f"x{i}") for i in range(inst.n)]
+        assert mech.spec is not None  # a relation's mechanisms have specs (related_mechanism, prove)
         constraints = [Constraint("spec", z3.And([c.expr for c in mech.spec(sym, tasks, **opts)])),
                        *[Constraint("fixed", t == z3_value(v)) for t, v in zip(tasks, alloc)]]
         if solve(constraints, 0, budget.conformance_rlimit, time.monotonic() + budget.seconds).status != "sat":

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, TypeVar
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.search.budgets import SHRINK_TRIALS
 from fairlab.search.space import integerise
+
+V = TypeVar("V")  # what a violation check answers (a Result, a witness, ...)
 
 
 def _try(candidate_builder, violates):
@@ -48,15 +50,15 @@ def _smaller_instances(best: Instance, min_users: int):
 
 def shrink(
     instance: Instance,
-    verdict,
-    violates: Callable[[Instance], Optional[object]],
+    verdict: V,
+    violates: Callable[[Instance], Optional[V]],
     trials: int = SHRINK_TRIALS,
     deadline: float | None = None,
     min_users: int = 1,
     stop: type[BaseException] | None = None,
     seconds: float | None = None,
     smaller: Callable[[Instance], Iterable[Instance]] | None = None,
-) -> tuple[Instance, object, int, int, bool]:
+) -> tuple[Instance, V, int, int, bool]:
     """Returns (smallest instance found, its verdict, accepted steps, trials used, cut short by time):
     after integerising, the first smaller candidate that still violates is accepted and the walk
     starts again from it, until no smaller candidate violates or `trials` checks are spent.

@@ -71,8 +71,8 @@ def integerise(instance: Instance) -> Instance:
             lcm = lcm * v.denominator // math.gcd(lcm, v.denominator)
         ints = [int(v * lcm) for v in column]
         g = 0
-        for v in ints:
-            g = math.gcd(g, v)
+        for x in ints:
+            g = math.gcd(g, x)
         caps[r] = Fraction(ints[0] // g)
         for i in range(instance.n):
             rows[i][r] = Fraction(ints[i + 1] // g)

@@ -207,7 +207,7 @@ def reverify(record: dict, plugins: Sequence[str | os.PathLike] = (), mechanism:
     shaped like a fixture is a one-line `InputError` naming `source` and the field."""
     check_record(record, source)
     ok, message = _check(record, plugins, mechanism, source)
-    return Verified(ok, message, record.get("canonical_hash"))
+    return Verified(ok, message, record["canonical_hash"])  # a string: check_record
 
 
 def _check(record: dict, plugins, mechanism: Mechanism | None, source: str) -> tuple[bool, str]:

@@ -54,7 +54,7 @@ def _spec(sym: SymbolicInstance, tasks) -> list[Constraint]:
     return out
 
 
-static_partition.spec = _spec
+static_partition.spec = _spec  # type: ignore[attr-defined]  # a function attribute: mypy does not model them
 
 
 def dictator(instance: Instance) -> list:

@@ -11,7 +11,7 @@ given with every user's share of every resource.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Sequence, cast
 
 from fairlab import properties
 from fairlab.core.exact import format_exact
@@ -20,7 +20,14 @@ from fairlab.core.results import to_json
 from fairlab.mechanisms.base import Mechanism
 from fairlab.properties import leontief
 from fairlab.properties.base import run
-from fairlab.properties.property import ALLOCATION, CAPACITY_CHANGE, DEPARTURE, MISREPORT
+from fairlab.properties.property import (
+    ALLOCATION,
+    CAPACITY_CHANGE,
+    DEPARTURE,
+    MISREPORT,
+    DeviationProperty,
+    ImprovementWitness,
+)
 
 
 def _vector(values: Sequence) -> str:
@@ -55,10 +62,11 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
         views = [allocation_view("allocation", instance, tasks, user, equal_split=prop == "si",
                                  other=raw.get("envied"))]
         if "improvement" in raw:
-            better = module.witness.from_dict(raw).improvement
+            better = cast(ImprovementWitness, module.witness.from_dict(raw)).improvement
             views.append(allocation_view("a feasible allocation that dominates it", instance,
                                          [Fraction(t) for t in better], user))
         return views
+    assert isinstance(module, DeviationProperty)  # the properties that compare two instances
     deviation, i = module.read(module.witness.from_dict(raw), instance)
     derived = module.derive(instance, deviation)
     after = run(mechanism, derived, options)
@@ -87,6 +95,7 @@ def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, 
         totals = [sum((Fraction(str(x)) for x in row), Fraction(0)) for row in raw["improvement"]]
         views.append(allocation_view("a feasible placement that dominates it (tasks)", instance, totals, user))
     if "misreport" in raw:
+        assert user is not None  # a misreport witness names its user
         declared = [Fraction(str(x)) for x in raw["misreport"]]
         derived = derive(instance, user, declared)
         views.append(allocation_view(f"{instance.users[user]} declares {_vector(declared)}", derived,

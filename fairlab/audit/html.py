@@ -161,7 +161,7 @@ def _names(instance: dict, key: str, count: int, prefix: str) -> list[str]:
 def _header(doc: dict, ids: str) -> str:
     mech = doc.get("mechanism", "?")
     props = doc.get("properties") or []
-    counts = {}
+    counts: dict[str, int] = {}
     for p in props:
         counts[p.get("status")] = counts.get(p.get("status"), 0) + 1
     tally = " · ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
@@ -237,7 +237,7 @@ def _counterexamples(props: list[dict], ids: str) -> str:
         instance = p.get("instance")
         if isinstance(instance, dict):
             n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
-            how = FOUND_BY.get(p.get("found_by"), p.get("found_by"))
+            how = FOUND_BY.get(p.get("found_by") or "", p.get("found_by"))
             out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + esc(how) if how else ''}): the "
                        "capacities, and what one task of each user needs:</p>")
             out.append(instance_table(instance))
@@ -290,7 +290,7 @@ def _proofs(props: list[dict], ids: str) -> str:
                        f"{badge(status)}</h3>")
         scope = p.get("scope")
         scope_words = {"mechanism": "the mechanism itself (its spec passed conformance)",
-                       "spec": "the plug-in's declared spec (not its code)"}.get(scope, scope)
+                       "spec": "the plug-in's declared spec (not its code)"}.get(scope or "", scope)
         largest = p.get("largest_proved")
         out.append(f"<p>Proved for every demand profile at {sizes_text(p.get('proved_sizes'))}"
                    f"{'; the largest ' + size_text(largest) if largest else ''}."

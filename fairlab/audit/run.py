@@ -33,7 +33,7 @@ import os
 import shlex
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from fairlab import mechanisms, properties
 from fairlab.audit import reference
@@ -46,7 +46,7 @@ from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.core.stdio import printable
 from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms import plugin
-from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.base import Mechanism, MechanismLike
 from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
@@ -236,7 +236,7 @@ def _classify(mech: Mechanism, prop: str, options: dict, budget: AuditBudget, de
 
 
 def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result, engine: str, options: dict,
-                budget: AuditBudget, clock: _Clock) -> Result:
+                budget: AuditBudget, clock: _Clock) -> Result | None:
     """A violation found on one instance (an example, a proof's refutation), shrunk like a search
     finding and shaped like one (kind ``search``), so it is stored and re-verified the same way."""
     found = Result("search", Status.VIOLATED, mechanism=mech.name, property=prop, instance=instance,
@@ -280,8 +280,8 @@ def _check_examples(mech, props: dict[str, _Property], users, resources, options
 
 def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progress, store) -> None:
     n, m = size
-    record = {"users": n, "resources": m, "status": "unknown", "how": None, "candidates": 0, "seconds": 0.0,
-              "explanation": ""}
+    record: dict[str, Any] = {"users": n, "resources": m, "status": "unknown", "how": None, "candidates": 0,
+                              "seconds": 0.0, "explanation": ""}
     prop.sizes.append(record)
     start = time.monotonic()
     try:
@@ -358,15 +358,16 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     rows = prop.sizes
     candidates = sum(r["candidates"] for r in rows)
     by_size = {size_text((r["users"], r["resources"])): r["candidates"] for r in rows if r["candidates"]}
-    proved = [(r["users"], r["resources"]) for r in rows if r["status"] in ("proved", "holds")]
+    proved: list[Size] = [(r["users"], r["resources"]) for r in rows if r["status"] in ("proved", "holds")]
     spec_proved = [(r["users"], r["resources"]) for r in rows if r.get("spec_proved")]
     scope = "mechanism" if proved else ("spec" if spec_proved else None)
     stopped = any(r.get("stopped") == "time" for r in rows) or clock.stopped
+    largest = max(proved, key=lambda s: (s[0] * s[1], s)) if proved else None
     details = {
         "title": module.title, "definition": module.definition, "source": module.source,
         "sizes": rows, "examples": prop.examples, "candidates": candidates, "candidates_by_size": by_size,
         "proved_sizes": [list(s) for s in proved],
-        "largest_proved": list(max(proved, key=lambda s: (s[0] * s[1], s))) if proved else None,
+        "largest_proved": list(largest) if largest is not None else None,
         "proved_everywhere": bool(rows) and all(r["status"] in ("proved", "holds", "vacuous") for r in rows),
         "spec_proved_sizes": [list(s) for s in spec_proved],
         "scope": scope, "found_by": None, "fixture": None, "allocations": [], "core": None, "options": options,
@@ -529,7 +530,7 @@ def _examples_unit(state: dict[str, _Property], left: int, seconds: float) -> Un
     return Unit(1, 1 + left, "examples", f"violated {', '.join(violated)}" if violated else "none violated", seconds)
 
 
-def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, seed: int = 0,
+def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed: int = 0,
           candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
           proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
           store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
@@ -571,6 +572,7 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
         # every property ran without an error: only now does anything reach the store
         for prop in state.values():
             if prop.violation is not None and prop.prepared is not None:
+                assert target is not None  # a finding is prepared for a store only
                 prop.fixture = str(target.save(*prop.prepared)[0])
         results = tuple(_verdict(mech, state[name], budget, options, clock) for name in chosen)
     name = mechanism if isinstance(mechanism, str) else mech.name
@@ -582,7 +584,7 @@ def audit(mechanism: str | Mechanism, users: int = 3, resources: int = 3, *, see
     )
 
 
-def audit_property(mechanism: str | Mechanism, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
+def audit_property(mechanism: MechanismLike, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
     """The audit of one property (`audit` restricted to it): one ``audit`` `Result`."""
     return audit(mechanism, users, resources, properties_=[prop], **keywords).results[0]
 

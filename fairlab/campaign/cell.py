@@ -21,6 +21,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from fairlab import __version__, properties
 from fairlab.audit.run import audit
@@ -28,7 +29,7 @@ from fairlab.campaign.spec import folder_digest
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.lifetime import die_with_parent
-from fairlab.core.results import provenance, to_json
+from fairlab.core.results import Result, provenance, to_json
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.counterexamples.store import file_sha256
 from fairlab.dynamics import markov
@@ -97,6 +98,7 @@ def execute(description: dict, store: str | None) -> dict:
         claim = rediscover.get_claim(d["claim"])
         return to_json(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
     mech, options = _mechanism(d), dict(d["options"])
+    result: Result | markov.MarkovResult
     with plugin.time_limit(seconds):
         if verb == "search":
             seed = 0 if d["seed"] is None else d["seed"]
@@ -139,6 +141,7 @@ def cell_status(document) -> str | None:
 def _answer(description: dict, store: str | None) -> dict:
     """The cell's outcome, computed in this (child) process; never raises but KeyboardInterrupt."""
     start = time.monotonic()
+    outcome: dict[str, Any]
     try:
         with output_to_stderr():
             document = execute(description, store)

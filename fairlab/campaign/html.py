@@ -85,7 +85,8 @@ def verdict_badges(row: dict) -> str:
     properties, one badge per status with its count ("2 violated"); else its status."""
     if row["outcome"] != "done":
         return outcome_badge(row["outcome"])
-    result = row.get("result") if isinstance(row.get("result"), dict) else {}
+    given = row.get("result")
+    result = given if isinstance(given, dict) else {}
     props = [p for p in result.get("properties") or [] if isinstance(p, dict)]
     if result.get("kind") == "audit" and len(props) > 1:
         words = [p.get("status") for p in props]
@@ -103,7 +104,8 @@ def _label(row: dict) -> str:
 
 
 def _header(campaign: dict, rows: list[dict], folder: str) -> str:
-    spec = campaign.get("spec") if isinstance(campaign.get("spec"), dict) else {}
+    given = campaign.get("spec")
+    spec = given if isinstance(given, dict) else {}
     outcomes, verdicts = report.counts(rows)
     labs = sorted({str(r["cell"].get("lab")) for r in rows if r["cell"].get("lab")})
     done = " ".join(badge(w, label=f"{n} {w}") for w, n in verdicts.items())
@@ -126,7 +128,9 @@ def _header(campaign: dict, rows: list[dict], folder: str) -> str:
 
 
 def _grid(rows: list[dict]) -> str:
-    lefts, tops, places = [], [], {}
+    lefts: list[str] = []
+    tops: list[str] = []
+    places: dict = {}
     for row in rows:
         left, top = report.labels(row)
         lefts += [left] if left not in lefts else []
@@ -213,9 +217,10 @@ def _cell(row: dict) -> str:
 
 
 def _reproduce(campaign: dict, rows: list[dict], folder: str) -> str:
-    spec = campaign.get("spec") if isinstance(campaign.get("spec"), dict) else {}
+    given = campaign.get("spec")
+    spec = given if isinstance(given, dict) else {}
     quoted = shlex.quote(folder)
-    provenance = next((r["provenance"] for r in rows if isinstance(r.get("provenance"), dict)), {})
+    provenance: dict = next((r["provenance"] for r in rows if isinstance(r.get("provenance"), dict)), {})
     versions = "".join(f"<tr><th>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>" for k, v in provenance.items())
     return ('<section id="reproduce"><h2>How to reproduce</h2>'
             "<p>The spec as the campaign recorded it (JSON). Saved as <code>spec.json</code> in the folder of the "

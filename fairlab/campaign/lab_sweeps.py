@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from fairlab import mechanisms, properties
 from fairlab.campaign.cell import GRACE_SECONDS
@@ -26,6 +26,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Result, Status
 from fairlab.counterexamples.store import Store, write_atomic
+from fairlab.mechanisms.base import Mechanism
 from fairlab.search import catalogue as theorems
 from fairlab.search import rediscover as claims
 from fairlab.search.findings import store_of, writable_store
@@ -86,7 +87,7 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
     cells = expand(spec, Path.cwd())
     by_place = {(c.description["mechanism"]["name"], c.description["property"]): c for c in cells}
-    rows: list[tuple[object, str, Cell | Result]] = []
+    rows: list[tuple[Mechanism, str, Cell | Result]] = []
     for name, mech in zip(mechanism_names, mechs):
         for prop in properties.names(setting):
             known = known_violation(mech, prop, records)
@@ -116,8 +117,10 @@ def catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[theo
            grace: float = GRACE_SECONDS) -> list[Result]:
     """`fairlab.search.catalogue.run_catalogue` as a campaign: one cell per entry (its sizes in
     order, up to the first not decided as expected), `time_limit` per size."""
-    budget = ProveBudget(seconds=float(time_limit), **({"rlimit": rlimit} if rlimit is not None else {}),
-                         **({"attempts": attempts} if attempts is not None else {}))
+    schedule: dict[str, Any] = {"rlimit": rlimit} if rlimit is not None else {}
+    if attempts is not None:
+        schedule["attempts"] = attempts
+    budget = ProveBudget(seconds=float(time_limit), **schedule)
     chosen = [e for e in (entries or theorems.CATALOGUE) if (e.fast if fast_only else e.sizes)]
     cells = [make_cell(verb="catalogue-entry", entry=e.id, mechanism={"name": e.mechanism}, property=e.property,
                        fast=fast_only, sizes=[list(s) for s in (e.fast if fast_only else e.sizes)],

@@ -219,12 +219,12 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
     for p in props:
         if p is not None:
             properties.get(p)
-    sizes = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
+    sizes: list[tuple[int, int] | None] = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
     seeds = lists.get("seeds") or [None]
     for s in seeds:
         if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 0):
             raise InputError(f"campaign spec: sweep.seeds: expected non-negative integers, got {s!r}")
-    instances = [_instance(i, base) for i in lists.get("instances", [])] or [None]
+    instances: list[dict | None] = [_instance(i, base) for i in lists.get("instances", [])] or [None]
     loads = lists.get("loads") or [None]
     requirements = data.get("requirements")
     if verb == "dynamics-rates" and not isinstance(requirements, str):

@@ -95,14 +95,14 @@ def to_fraction(value, field: str) -> Fraction:
             raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
         num, _, den = text.partition("/")
         try:
-            num, den = Decimal(num.strip()), Decimal(den.strip() or 1)
+            top, bottom = Decimal(num.strip()), Decimal(den.strip() or 1)
         except InvalidOperation:  # an exponent too long even for Decimal
             raise range_error(field, text) from None
-        if not (in_exact_range(num) and in_exact_range(den)):
+        if not (in_exact_range(top) and in_exact_range(bottom)):
             raise range_error(field, text)
-        if den == 0:
+        if bottom == 0:
             raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
-        return Fraction(num) / Fraction(den)
+        return Fraction(top) / Fraction(bottom)
     raise InputError(f"{field}: expected a number, got {short_text(value)}")
 
 
@@ -317,7 +317,7 @@ def _int_text(n: int) -> str:
     return str(n) if n.bit_length() < 14000 else str(Decimal(n))
 
 
-def format_exact(value: Exact) -> str:
+def format_exact(value: Exact | int) -> str:
     """``"45/11"``, ``"3"`` for rationals; a 20-significant-digit decimal for irrationals."""
     if isinstance(value, Algebraic):
         return value.decimal(20)

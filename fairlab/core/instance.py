@@ -24,7 +24,7 @@ from fractions import Fraction
 from math import gcd
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import IO, Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
@@ -57,8 +57,8 @@ class Instance:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def build(cls, capacities=None, demands=None, weights=None, max_tasks=None, users=None, resources=None,
-              **setting) -> Instance:
+    def build(cls, capacities: Any = None, demands: Any = None, weights: Any = None, max_tasks: Any = None,
+              users: Any = None, resources: Any = None, **setting: Any) -> Instance:
         """Validate and normalise raw Python values (numbers as int/float/str/Fraction); `setting`:
         ``machines``, ``machine_names``, ``arrivals``, ``departures`` as in the JSON form."""
         return cls.from_dict(
@@ -168,7 +168,7 @@ class Instance:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> Instance:
+    def load(cls, path: str | os.PathLike[str]) -> Instance:
         """Read an instance from a JSON file (or a shipped example's name, see `examples()`)."""
         if not str(path).strip():
             raise InputError("instance: the path is empty")
@@ -261,7 +261,7 @@ class Instance:
         out["resources"] = list(self.resources)
         if self.machines is not None:
             out["machines"] = [[_num(c) for c in row] for row in self.machines]
-            out["machine_names"] = list(self.machine_names)
+            out["machine_names"] = list(self.machine_names or ())
         if self.events is not None:
             out["arrivals"] = [self.users[i] for kind, i in self.events if kind == "arrive"]
             departures, arrived = [], 0
@@ -274,7 +274,7 @@ class Instance:
                 out["departures"] = departures
         return out
 
-    def replace(self, **changes) -> Instance:
+    def replace(self, **changes: Any) -> Instance:
         """A validated copy with some fields replaced (raw values accepted as in `build`)."""
         data = self.to_dict()
         data.update({k: v for k, v in changes.items()})
@@ -289,6 +289,10 @@ class Instance:
         return Instance.from_dict(data)
 
 
+#: what the API takes as an instance (`Instance.resolve`): an `Instance`, its JSON-shaped dict, a path
+#: to a JSON file, or a shipped example's name
+InstanceLike = Instance | Mapping[str, Any] | str | os.PathLike[str]
+
 _INT_ROW = {int}
 _EXACT_ROW = {int, Fraction}
 _FRACTION_ROW = {Fraction}
@@ -300,8 +304,8 @@ def _new_fraction(numerator: int, denominator: int) -> Fraction:
     without `Fraction.__new__`'s generic dispatch and gcd (the same object state;
     tests/core/test_instance_fast.py checks it against `Fraction`)."""
     out = _object_new(Fraction)
-    out._numerator = numerator
-    out._denominator = denominator
+    out._numerator = numerator  # type: ignore[attr-defined]  # Fraction's own slots (the fast path above)
+    out._denominator = denominator  # type: ignore[attr-defined]
     return out
 
 
@@ -311,8 +315,8 @@ _object_new = object.__new__
 def _int_fraction(value: int) -> Fraction:
     """Fraction(value) for a Python int."""
     out = _object_new(Fraction)
-    out._numerator = value
-    out._denominator = 1
+    out._numerator = value  # type: ignore[attr-defined]  # as in _new_fraction
+    out._denominator = 1  # type: ignore[attr-defined]
     return out
 
 
@@ -320,7 +324,7 @@ def _int_fraction(value: int) -> Fraction:
 _SMALL = tuple(_int_fraction(k) for k in range(1024))
 
 
-def _fast_row(row) -> tuple[Fraction, ...] | None:
+def _fast_row(row: Any) -> tuple[Fraction, ...] | None:
     """A demand row of exact JSON numbers (ints, and the Fractions `parse_json` makes of decimals),
     none negative, as Fractions; None for anything else (the caller reads it entry by entry, with
     its one-line errors)."""
@@ -344,7 +348,7 @@ def _num(x: Fraction) -> int | str:
     return int(x) if x.denominator == 1 else format_exact(x)
 
 
-def _parse_weights(raw, n: int, m: int):
+def _parse_weights(raw: Any, n: int, m: int) -> tuple[tuple[tuple[Fraction, ...], ...], str]:
     if raw is None:
         ones = (Fraction(1),) * m  # Fractions are immutable: one row shared by every user
         return (ones,) * n, "none"
@@ -373,7 +377,7 @@ def _parse_weights(raw, n: int, m: int):
     return tuple(rows), kinds.pop()
 
 
-def _parse_machines(raw):
+def _parse_machines(raw: Any) -> tuple[tuple[Fraction, ...], ...] | None:
     """`machines`: a non-empty list of capacity vectors (one per machine), or None."""
     if raw is None:
         return None
@@ -395,7 +399,7 @@ def _parse_machines(raw):
     return tuple(rows)
 
 
-def _check_machines(machines, capacities) -> None:
+def _check_machines(machines: Sequence[Sequence[Fraction]], capacities: Sequence[Fraction]) -> None:
     """The pooled capacities are the machines' sum (when both are given they must agree)."""
     if len(machines[0]) != len(capacities):
         raise InputError(f"machines: each has {len(machines[0])} entries but there are {len(capacities)} capacities")
@@ -406,7 +410,7 @@ def _check_machines(machines, capacities) -> None:
                              " (omit capacities to use the total)")
 
 
-def _user_index(value, users, where: str) -> int:
+def _user_index(value: Any, users: Sequence[str], where: str) -> int:
     if isinstance(value, str) and value in users:
         return users.index(value)
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(users):
@@ -414,7 +418,7 @@ def _user_index(value, users, where: str) -> int:
     raise InputError(f"{where}: not a user name or 0-based index, got {short_text(value)}")
 
 
-def _parse_events(arrivals, departures, users):
+def _parse_events(arrivals: Any, departures: Any, users: Sequence[str]) -> tuple[tuple[str, int], ...] | None:
     """`arrivals` (every user once, in order) and `departures` ([{"user": U, "after": k}]: U leaves
     after the k-th arrival) as one event sequence; None when there are no arrivals."""
     if arrivals is None:
@@ -455,12 +459,12 @@ def _parse_events(arrivals, departures, users):
     return tuple(events)
 
 
-def _parse_max_tasks(raw, n: int):
+def _parse_max_tasks(raw: Any, n: int) -> tuple[Fraction | None, ...]:
     if raw is None:
         return (None,) * n
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != n:
         raise InputError(f"max_tasks: expected one cap (or null) per user ({n} users), got {short_text(raw)}")
-    out = []
+    out: list[Fraction | None] = []
     for i, v in enumerate(raw):
         if v is None:
             out.append(None)
@@ -472,7 +476,7 @@ def _parse_max_tasks(raw, n: int):
     return tuple(out)
 
 
-def _parse_names(raw, count: int, field: str, default: list[str]):
+def _parse_names(raw: Any, count: int, field: str, default: list[str]) -> tuple[str, ...]:
     if raw is None:
         return tuple(default)
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)) or len(raw) != count:
@@ -487,7 +491,7 @@ def _parse_names(raw, count: int, field: str, default: list[str]):
     return tuple(names)
 
 
-def read_capped(file, what: str) -> str:
+def read_capped(file: IO[bytes], what: str) -> str:
     """UTF-8 text of a binary stream, at most MAX_FILE_BYTES (an endless one such as /dev/zero is
     refused, not read forever); `what` names it in the one-line error."""
     data = file.read(MAX_FILE_BYTES + 1)
@@ -499,7 +503,7 @@ def read_capped(file, what: str) -> str:
         raise InputError(f"instance: cannot read {what}: {exc}") from None
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise InputError(f"number {name} is not allowed; numbers must be finite")
 
 
@@ -512,7 +516,7 @@ _POWERS_OF_TEN = tuple(10**k for k in range(401))
 _LONG_DIGITS = re.compile(r"[0-9]{250}")
 
 
-def _json_number(text: str, integer: bool):
+def _json_number(text: str, integer: bool) -> int | Fraction | _OutOfRange:
     """A JSON number read exactly; out-of-range ones stay `_OutOfRange` text, before any big integer
     is built (``1e1000000000`` would take forever as a Fraction)."""
     if integer and len(text) <= 300:
@@ -526,7 +530,7 @@ def _json_number(text: str, integer: bool):
     return int(text) if integer else Fraction(value)
 
 
-def _unique_keys(pairs):
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = set()
     for key, _ in pairs:
         if key in keys:
@@ -535,7 +539,7 @@ def _unique_keys(pairs):
     return dict(pairs)
 
 
-def _out_of_range_path(data) -> str | None:
+def _out_of_range_path(data: Any) -> str | None:
     """Where (``capacities[0]``) the first `_OutOfRange` number sits in parsed JSON, or None."""
     stack = [(data, "")]
     while stack:
@@ -560,11 +564,11 @@ class _Decimals(dict):
 
     __slots__ = ("slow",)
 
-    def __init__(self, slow):
+    def __init__(self, slow: Callable[[str], Any]) -> None:
         super().__init__()
         self.slow = slow  # the general reader (exponents, long tokens, the exact-range check)
 
-    def __missing__(self, text: str):
+    def __missing__(self, text: str) -> Any:
         """A token (valid: the scanner matched it) without exponent and with at most 400 characters
         is within the exact range (`fairlab.core.exact.MAX_DIGITS`, `MAX_EXPONENT`): the value
         Fraction(Decimal(text)) has, read as an integer over a power of ten."""
@@ -574,8 +578,8 @@ class _Decimals(dict):
             scale = _POWERS_OF_TEN[len(decimals)]
             common = gcd(digits, scale)
             value = _object_new(Fraction)  # as `_new_fraction`, inlined
-            value._numerator = digits // common
-            value._denominator = scale // common
+            value._numerator = digits // common  # type: ignore[attr-defined]  # as in _new_fraction
+            value._denominator = scale // common  # type: ignore[attr-defined]
         else:
             value = self.slow(text)
         if len(self) < DECIMAL_CACHE_SIZE:  # beyond it the tokens hardly repeat: keep the dict small
@@ -583,7 +587,7 @@ class _Decimals(dict):
         return value
 
 
-def parse_json(text: str, source: str = "input"):
+def parse_json(text: str, source: str = "input") -> Any:
     """Parse JSON with numbers read exactly (0.1 -> 1/10) and NaN/Infinity, numbers outside the exact
     range (`fairlab.core.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
     with without_collector():
@@ -591,7 +595,7 @@ def parse_json(text: str, source: str = "input"):
 
 
 @contextlib.contextmanager
-def without_collector():
+def without_collector() -> Iterator[None]:
     """Pause Python's cyclic garbage collector: reading an instance makes no reference cycles, and
     the collector would only re-scan the numbers just made (a third of the reading time of 100 000
     decimals). Reference counting frees memory as usual; the previous state is restored."""
@@ -605,10 +609,10 @@ def without_collector():
             gc.enable()
 
 
-def _parse_json(text: str, source: str):
+def _parse_json(text: str, source: str) -> Any:
     out_of_range = []
 
-    def number(text: str, integer: bool = False):
+    def number(text: str, integer: bool = False) -> int | Fraction | _OutOfRange:
         value = _json_number(text, integer)
         if isinstance(value, _OutOfRange):
             out_of_range.append(value)

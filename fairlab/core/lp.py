@@ -132,10 +132,10 @@ class _Problem:
 
     c: list[Fraction]
     rows: list[list[Fraction]]
-    row_lo: list[Optional[Fraction]]
-    row_hi: list[Optional[Fraction]]
-    col_lo: list[Optional[Fraction]]
-    col_hi: list[Optional[Fraction]]
+    row_lo: Sequence[Optional[Fraction]]
+    row_hi: Sequence[Optional[Fraction]]
+    col_lo: Sequence[Optional[Fraction]]
+    col_hi: Sequence[Optional[Fraction]]
     n_ub: int
 
     @property
@@ -228,7 +228,7 @@ def solve_lp(
                 duals_eq=tuple(y[prob.n_ub :]),
             )
     result = _solve_z3(prob, timeout_ms)
-    if result.status == OPTIMAL:
+    if result.status == OPTIMAL and result.value is not None:  # z3's optimum always has its value
         return LPResult(OPTIMAL, result.x, sign * result.value, "z3")
     return result
 
@@ -276,9 +276,10 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
     """
     n = prob.n
     for j in range(n):
-        if prob.col_lo[j] is not None and x[j] < prob.col_lo[j]:
+        lo, hi = prob.col_lo[j], prob.col_hi[j]
+        if lo is not None and x[j] < lo:
             return False
-        if prob.col_hi[j] is not None and x[j] > prob.col_hi[j]:
+        if hi is not None and x[j] > hi:
             return False
     # Row activities in integers: with D the common denominator of x, scale_i · D · (A_i x) is an integer.
     common = 1
@@ -322,8 +323,8 @@ def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) 
     """
     k = len(matrix)
     aug: list[list[int]] = []
-    for row, b in zip(matrix, rhs):
-        entries = [Fraction(v) for v in row] + [Fraction(b)]
+    for given, b in zip(matrix, rhs):
+        entries = [Fraction(v) for v in given] + [Fraction(b)]
         scale = 1
         for v in entries:
             scale = scale * v.denominator // math.gcd(scale, v.denominator)
@@ -426,12 +427,13 @@ def _solve_guided(prob: _Problem) -> Optional[tuple[list[Fraction], list[Fractio
         return None
     col_status, row_status = guess
     n, mr = prob.n, len(prob.rows)
-    x: list[Optional[Fraction]] = [None] * n
+    x: list[Fraction] = [Fraction(0)] * n  # the basic columns are set below
     for j, st in enumerate(col_status):
         if st != "B":
-            x[j] = _at(st, prob.col_lo[j], prob.col_hi[j])
-            if x[j] is None:
+            at = _at(st, prob.col_lo[j], prob.col_hi[j])
+            if at is None:
                 return None
+            x[j] = at
     basic_cols = [j for j in range(n) if col_status[j] == "B"]
     tight_rows = [i for i in range(mr) if row_status[i] != "B"]
     if len(basic_cols) != len(tight_rows):
@@ -463,7 +465,7 @@ def _solve_guided(prob: _Problem) -> Optional[tuple[list[Fraction], list[Fractio
         y[i] = v
     if not certify_optimal(prob, x, y):
         return None
-    return x, y  # type: ignore[return-value]
+    return x, y
 
 
 # --------------------------------------------------------------------------- exact fallback
@@ -477,10 +479,11 @@ def _solve_z3(prob: _Problem, timeout_ms: int) -> LPResult:
         return z3.RealVal(f"{v.numerator}/{v.denominator}")
 
     for j, x in enumerate(xs):
-        if prob.col_lo[j] is not None:
-            opt.add(x >= num(prob.col_lo[j]))
-        if prob.col_hi[j] is not None:
-            opt.add(x <= num(prob.col_hi[j]))
+        lo, hi = prob.col_lo[j], prob.col_hi[j]
+        if lo is not None:
+            opt.add(x >= num(lo))
+        if hi is not None:
+            opt.add(x <= num(hi))
     for i, row in enumerate(prob.rows):
         act = z3.Sum([num(a) * x for a, x in zip(row, xs) if a]) if any(row) else z3.RealVal(0)
         lo, hi = prob.row_lo[i], prob.row_hi[i]

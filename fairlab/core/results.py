@@ -31,7 +31,7 @@ import math
 import platform
 from fractions import Fraction
 from importlib import metadata
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from fairlab import __version__
 from fairlab.core.exact import Algebraic, format_exact
@@ -43,13 +43,13 @@ SCHEMA_VERSION = 1
 PROVENANCE_PACKAGES = ("z3-solver", "highspy", "numpy", "scipy")
 
 
-def provenance() -> dict:
+def provenance() -> dict[str, str | None]:
     """Versions this process computes with: the lab, Python, and the solver / numeric packages.
 
     ``{"lab": "0.1.0", "python": "3.11.7", "z3-solver": "4.15.4.0", "highspy": "1.16.0", ...}``;
     a package that is not installed is ``None``. Cheap (package metadata only, nothing imported).
     """
-    out = {"lab": __version__, "python": platform.python_version()}
+    out: dict[str, str | None] = {"lab": __version__, "python": platform.python_version()}
     for name in PROVENANCE_PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -109,11 +109,11 @@ class Result:
     details: Mapping = dataclasses.field(default_factory=dict)
     provenance: Mapping = dataclasses.field(default_factory=provenance, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.status, Status):
             object.__setattr__(self, "status", Status(self.status))  # ValueError names a bad one
 
-    def replace(self, **changes) -> Result:
+    def replace(self, **changes: Any) -> Result:
         """A copy with some fields changed (results are frozen)."""
         return dataclasses.replace(self, **changes)
 
@@ -154,7 +154,7 @@ class Result:
         return f"<table><caption>fairlab {html.escape(self.kind)} result</caption>{body}</table>"
 
 
-def exact_json(value) -> int | str:
+def exact_json(value: int | Fraction | Algebraic) -> int | str:
     """An exact number for JSON: an int if integral, else ``"p/q"`` (an irrational: its description)."""
     if isinstance(value, bool):
         raise TypeError("a bool is not a number")
@@ -165,11 +165,11 @@ def exact_json(value) -> int | str:
     return format_exact(value)
 
 
-def to_json(obj, versioned: bool = True):
+def to_json(obj: Any, versioned: bool = True) -> Any:
     """The JSON form of a result (or of anything a result holds): plain dicts, lists, strings,
     ints and finite floats. A top-level `Result` gets ``schema_version`` first."""
     if isinstance(obj, Result):
-        out = {"schema_version": SCHEMA_VERSION} if versioned else {}
+        out: dict[str, Any] = {"schema_version": SCHEMA_VERSION} if versioned else {}
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
             if f.name == "seconds":
@@ -203,7 +203,7 @@ def to_json(obj, versioned: bool = True):
     raise TypeError(f"no JSON form for {type(obj).__name__}")
 
 
-def report(kind: str, results, **extra) -> dict:
+def report(kind: str, results: Iterable[Result], **extra: Any) -> dict[str, Any]:
     """The JSON document of a run that answers several questions at once (``fairlab properties``,
     a search over several properties, ``rediscover``, ``paper-check``, a proof catalogue):
     ``{"schema_version", "kind", "results": [<Result>...], <extra>..., "provenance"}``. Each result

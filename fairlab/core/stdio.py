@@ -113,7 +113,7 @@ def _results_stream():
     """(a text stream on a duplicate of fd 1, its fd), or None if stdout is not the process's fd 1."""
     original = sys.stdout
     try:
-        if original is None or original is not sys.__stdout__ or original.fileno() != 1:
+        if original is not sys.__stdout__ or original is None or original.fileno() != 1:
             return None
         original.flush()
         real = os.dup(1)

@@ -67,7 +67,7 @@ def test_the_wheel_holds_only_the_fairlab_package(tmp_path):
         files = archive.namelist()
     top = {name.split("/")[0] for name in files if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert top == {"fairlab"}, f"top-level entries besides fairlab: {sorted(top - {'fairlab'})}"
-    for data in ("fairlab/schemas/result.schema.json", "fairlab/examples/drf-paper.json"):
+    for data in ("fairlab/schemas/result.schema.json", "fairlab/examples/drf-paper.json", "fairlab/py.typed"):
         assert data in files, f"{data} missing from the wheel"
     assert any(name.startswith("fairlab/counterexamples/fixtures/") and name.endswith(".json") for name in files)
     assert not any("/tests/" in name or name.startswith("tests/") for name in files)

@@ -10,7 +10,7 @@ the paper's (see `fairlab.paper_checks.pdrf_tables` for the definitions and the 
 from __future__ import annotations
 
 import os
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -79,7 +79,8 @@ def register(app: typer.Typer) -> None:
                 params.integer(resources, "--resources", 1, MAX_RESOURCES)
             params.integer(runs, "--runs", 1, MAX_RUNS)
             params.seed(seed)
-            preset = stats.PRESETS.get(table, {"resources": 10, "demands": [(1, 10)]})
+            custom: dict[str, Any] = {"resources": 10, "demands": [(1, 10)]}
+            preset = custom if table is None else stats.PRESETS.get(table, custom)
             m = resources if resources is not None else preset["resources"]
             intervals = [parse_range(d, "--demands") for d in demands] if demands else preset["demands"]
             reserve_range = parse_range(reserves, "--reserves")

@@ -91,6 +91,7 @@ def check_cmd(
             if every:
                 results = properties.check_all(mechanism, inst, **budget)
             else:
+                assert module is not None  # one property asked
                 result = properties.check(mechanism, module.name, inst, **budget)
                 result = properties.reverify(result, mechanism, inst, options)
     except InputError as exc:

@@ -50,14 +50,14 @@ def register(app: typer.Typer) -> None:
         check_format(fmt)
         try:
             where = None if shipped else Store(store)
-            records = fixtures.shipped() if shipped else [(p.name, r) for p, r in where.load_all()]
+            records = fixtures.shipped() if where is None else [(p.name, r) for p, r in where.load_all()]
         except InputError as exc:
             fail(str(exc))
         items = _listing(records)
         if fmt == "json":
             emit_json({"schema_version": SCHEMA_VERSION, "kind": "fixtures", "items": items})
             return
-        table = Table(title="shipped fixtures" if shipped else f"fixtures in {where.path}")
+        table = Table(title="shipped fixtures" if where is None else f"fixtures in {where.path}")
         for col in ("fixture", "kind", "mechanism", "property", "claim", "found at"):
             table.add_column(col, overflow="fold")
         for item in items:
