@@ -23,7 +23,15 @@ from typing import Optional, TextIO
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from fairlab.core.errors import InputError
 from fairlab.core.progress import Unit
@@ -86,7 +94,7 @@ class Reporter:
         self.mode, self.title, self._stream = choose(mode), title, stream
         self._start = time.monotonic()
         self._bar: Optional[Progress] = None
-        self._task = None
+        self._task: Optional[TaskID] = None
 
     def __enter__(self) -> Reporter:
         self._start = time.monotonic()
@@ -112,7 +120,7 @@ class Reporter:
 
     def step(self, text: str) -> None:
         """A step started: the bar's description shows it."""
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, description=escape(printable(f"{self.title}: {text}")))
 
     def engine(self, name: str, candidates: int) -> None:
@@ -121,7 +129,7 @@ class Reporter:
 
     def unit(self, unit: Unit) -> None:
         """A unit ended (or, ``done == 0``, the total is known)."""
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             description = f"{self.title}: {unit.name} {unit.status}" if unit.done else self.title
             self._bar.update(self._task, completed=unit.done, total=unit.total,
                              description=escape(printable(description)))
