@@ -377,7 +377,7 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
 
 #: properties the "drf-normalised" strategy applies to: each is invariant under rescaling a user's
 #: demand row (see `_drf_normalised`)
-DRF_NORMALISED = ("si", "ef", "pe", "sp", "bf", "srf")
+DRF_NORMALISED = ("si", "ef", "pe", "sp", "bf", "srf", "pm")
 
 
 def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
@@ -421,6 +421,10 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
     if prop == "sp":
         return _drf_sp_relaxed(mechanism, n, m, positive_demands)
+    if prop == "pm" and n > 1:  # (one user: nobody can leave, the generic encoding says so)
+        from fairlab.search.proof_drf_pm import drf_pm_relaxed  # it builds on this module
+
+        return drf_pm_relaxed(mechanism, n, m, positive_demands)
     sym, constraints, enc, reductions, hypothesis, base = encoding(mechanism, prop, n, m, options=options,
                                                                    positive_demands=positive_demands)
     fixed = list(enc.variables["tasks"])
