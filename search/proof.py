@@ -633,6 +633,10 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
         if queries and queries[-1]["result"] == "unknown (time)":
             out["stopped"] = "time"
             return _unknown(out, _time_reason("the positive control", budget), "positive-control")
+        if any(c.name == f"{prop}.violated" and z3.is_false(z3.simplify(c.expr)) for c in encoded.constraints):
+            return _unknown(out, f"UNSAT, but no positive control was satisfiable: ¬{prop} is false at this size as "
+                            "encoded (nothing can violate it, as srf with several resources or ef and pm with one "
+                            "user), so no control exists and nothing is proved", "positive-control", "failed")
         return _unknown(out, "UNSAT, but no positive control was satisfiable: the encoding may be vacuous",
                         "positive-control", "failed")
     out["gates"]["positive-control"] = "passed"

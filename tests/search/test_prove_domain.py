@@ -135,3 +135,10 @@ def test_a_symmetry_constraint_that_excludes_every_violation_is_caught_on_positi
     result = prove(DRF, prop, 2, 2, positive_demands=True)
     assert result.status == "unknown", result
     assert result.details["gates"]["positive-control"] == "failed"
+
+
+@pytest.mark.parametrize(("prop", "n", "m"), [("srf", 2, 2), ("ef", 1, 2), ("pm", 1, 2)])
+def test_a_property_that_cannot_fail_at_a_size_is_not_proved_and_says_why(prop, n, m):
+    result = prove(DRF, prop, n, m, positive_demands=True)
+    assert result.status == "unknown" and result.details["gates"]["positive-control"] == "failed"
+    assert f"¬{prop} is false at this size" in result.explanation
