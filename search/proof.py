@@ -17,10 +17,11 @@ Reductions that keep the proof complete:
   negated property is the disjunction over every user;
 * normalisation of each user's row so its largest share is 1 would also be complete for
   row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result;
-* for the lab's DRF (no options) and si, ef, pe, sp, bf, srf, the encoding "drf-normalised"
-  (`_drf_normalised`, `_drf_sp_relaxed`): every row rescaled so its DRF tasks are 1 (linear
-  arithmetic), users and resources ordered, and for sp the misreported run relaxed to a linear
-  over-approximation — each reduction argued in its docstring and listed in the result.
+* for the lab's DRF (no options) and si, ef, pe, sp, bf, srf, pm, the encoding "drf-normalised"
+  (`_drf_normalised`, `_drf_sp_relaxed`, `fairlab.search.proof_drf_pm`): every row rescaled so its
+  DRF tasks are 1 (linear arithmetic), users and resources ordered, and for sp (pm) the
+  misreported (departure) run relaxed to a linear over-approximation — each reduction argued in
+  its docstring and listed in the result.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
@@ -34,7 +35,10 @@ order (any failure is `unknown` with the reason, never `proved`):
    contradictory on the domain);
 4. the positive control: one mechanism hypothesis of the core dropped, the encoding is
    satisfiable (z3 produces an instance violating the property), so a property encoding that is
-   UNSAT on its own (e.g. a wrongly negated property) cannot pass either.
+   UNSAT on its own (e.g. a wrongly negated property) cannot pass either. When no single drop is
+   satisfiable, further hypotheses of the successive unsat cores are dropped with it
+   (`_widened_control`); the domain, the assumptions (every demand positive), the reductions and
+   the negated property never are, so the control's instance lies inside the proof's domain.
 
 What a `proved` covers (``details["scope"]``): "mechanism" for the lab's built-ins (their specs are
 reviewed and pass conformance in the contract tests); "spec" for foreign code (plug-ins, callables,
