@@ -17,10 +17,11 @@ Reductions that keep the proof complete:
   negated property is the disjunction over every user;
 * normalisation of each user's row so its largest share is 1 would also be complete for
   row-scale-invariant mechanisms; it is offered as `normalise_rows` and recorded in the result;
-* for the lab's DRF (no options) and si, ef, pe, sp, the encoding "drf-normalised"
-  (`_drf_normalised`, `_drf_sp_relaxed`): every row rescaled so its DRF tasks are 1 (linear
-  arithmetic), users and resources ordered, and for sp the misreported run relaxed to a linear
-  over-approximation — each reduction argued in its docstring and listed in the result.
+* for the lab's DRF (no options) and si, ef, pe, sp, bf, srf, pm, the encoding "drf-normalised"
+  (`_drf_normalised`, `_drf_sp_relaxed`, `fairlab.search.proof_drf_pm`): every row rescaled so its
+  DRF tasks are 1 (linear arithmetic), users and resources ordered, and for sp (pm) the
+  misreported (departure) run relaxed to a linear over-approximation — each reduction argued in
+  its docstring and listed in the result.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
@@ -34,7 +35,10 @@ order (any failure is `unknown` with the reason, never `proved`):
    contradictory on the domain);
 4. the positive control: one mechanism hypothesis of the core dropped, the encoding is
    satisfiable (z3 produces an instance violating the property), so a property encoding that is
-   UNSAT on its own (e.g. a wrongly negated property) cannot pass either.
+   UNSAT on its own (e.g. a wrongly negated property) cannot pass either. When no single drop is
+   satisfiable, further hypotheses of the successive unsat cores are dropped with it
+   (`_widened_control`); the domain, the assumptions (every demand positive), the reductions and
+   the negated property never are, so the control's instance lies inside the proof's domain.
 
 What a `proved` covers (``details["scope"]``): "mechanism" for the lab's built-ins (their specs are
 reviewed and pass conformance in the contract tests); "spec" for foreign code (plug-ins, callables,
@@ -379,7 +383,7 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
 
 #: properties the "drf-normalised" strategy applies to: each is invariant under rescaling a user's
 #: demand row (see `_drf_normalised`)
-DRF_NORMALISED = ("si", "ef", "pe", "sp")
+DRF_NORMALISED = ("si", "ef", "pe", "sp", "bf", "srf", "pm")
 
 
 def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
@@ -396,30 +400,37 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     * the spec is invariant under rescaling row i by a > 0 and t_i by 1/a: it reads the row only
       through the bundle t_i·d_i (loads), the dominant share t_i·max_r d_ir and the support
       {r: d_ir > 0}, all unchanged;
-    * so are the four negated properties: si's rule (`leontief.z3_prefers`) is t_i·d_ir < 1/n on
+    * so are the six negated properties: si's rule (`leontief.z3_prefers`) is t_i·d_ir < 1/n on
       i's support; ef's is t_i·d_ir < t_j·d_jr on i's support; pe's that no resource of i's support
       is saturated (loads); sp's that t'_0·lie_r > t_0·d_0r on the support of the true row d_0,
       where the misreported instance shares the rows of users 1..n-1 with the true one (rescaled
-      together) and the declared row `lie` is itself rescaled by its tasks t'_0 > 0.
+      together) and the declared row `lie` is itself rescaled by its tasks t'_0 > 0; bf's
+      (`leontief.z3_common_bottleneck`, `z3_not_max_min_on`) that r is every user's most demanded
+      resource (d_ir >= d_is: within row i) and r is unsaturated or some share t_k·d_kr exceeds
+      t_i·d_ir; srf's is bf's with m = 1 (it has no choice at all when m > 1).
 
     Any violating model (d, t) therefore gives one with d_i := t_i·d_i and t_i = 1 (for sp also
-    lie := t'_0·lie, t'_0 = 1). Substituting 1 for those tasks makes si, ef and pe LINEAR. The
+    lie := t'_0·lie, t'_0 = 1). Substituting 1 for those tasks makes si, ef, pe, bf, srf LINEAR. The
     equalities stay as named constraints ("normalise.*") so a model still reads as an instance
     with its allocation. sp keeps (n-1)·m products t'_k·d_kr in its misreported run: it goes to
     `_drf_sp_relaxed`, which relaxes them.
 
-    Symmetries broken (the unknown instance, the spec and the property are symmetric under
-    permuting users and, capacities being all 1, permuting resources; `drf` is declared
-    anonymous): for si, ef, pe the negated property is the disjunction over every user (pair),
-    so users are ordered by dominant share (max_r d_ir once t = 1), then resources by user 0's
-    demand (a resource permutation keeps every dominant share). For sp only user 0 deviates
-    (`focus_user`): users 1..n-1 are ordered by dominant share, and resources by user 0's true
-    demand, so resource 0 is its dominant one. The symmetry constraints and equalities are part
-    of the base (gate 2 checks them satisfiable with the spec), never hypotheses a positive
-    control may drop, and the control still has to find an instance violating the property
-    within them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
+    Symmetries broken (the unknown instance, the spec and the property are symmetric under permuting
+    users and, capacities being all 1, permuting resources; `drf` is declared anonymous): for si,
+    ef, pe, bf, srf the negated property is the disjunction over every user (pair; bf: every
+    resource and user), so users are ordered by dominant share (max_r d_ir once t = 1), then
+    resources by user 0's demand (a resource permutation keeps every dominant share). For sp only
+    user 0 deviates (`focus_user`): users 1..n-1 are ordered by dominant share, and resources by
+    user 0's true demand, so resource 0 is its dominant one. The symmetry constraints and equalities
+    are part of the base (gate 2 checks them satisfiable with the spec), never hypotheses a positive
+    control may drop, and the control still has to find an instance violating the property within
+    them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
     if prop == "sp":
         return _drf_sp_relaxed(mechanism, n, m, positive_demands)
+    if prop == "pm" and n > 1:  # (one user: nobody can leave, the generic encoding says so)
+        from fairlab.search.proof_drf_pm import drf_pm_relaxed  # it builds on this module
+
+        return drf_pm_relaxed(mechanism, n, m, positive_demands)
     sym, constraints, enc, reductions, hypothesis, base = encoding(mechanism, prop, n, m, options=options,
                                                                    positive_demands=positive_demands)
     fixed = list(enc.variables["tasks"])
@@ -469,7 +480,9 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
     A SAT answer is no refutation by itself (the relaxation may admit non-instances); like every
     refutation it is confirmed exactly on the concrete instance or reported `unknown`. The
     positive control is restricted to e_k = d_k (`Encoded.control_fix`): its model, the other users
-    keeping their bundles, is a model of the unrelaxed encoding too."""
+    keeping their bundles, is a model of the unrelaxed encoding too. With every demand positive it
+    is restricted to e_k = d_k / 2 instead (t'_k = 1/2, again a model of the unrelaxed encoding):
+    the others keeping their bundles leave the liar no room, so that control could never be SAT."""
     module = properties.get("sp")
     assert isinstance(module, DeviationProperty) and mechanism.spec is not None  # sp; DRF's spec
     sym = SymbolicInstance.unknown(n, m)
@@ -517,7 +530,12 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
         return (inst.to_dict() if inst else None), {"user": liar, "misreport": [number(model_value(model, x))
                                                                                for x in lie]}
 
-    fix = tuple((e[k][r], d[k][r]) for k in range(n) if k != liar for r in range(m))
+    # The control's restriction: the others keep their bundles (t'_k = 1) or, with every demand
+    # positive, halve them (t'_k = 1/2): keeping them leaves no room, since each user's truthful
+    # bottleneck is a saturated resource the liar uses too and must get more of.
+    scale = z3.RealVal("1/2") if positive_demands else z3.RealVal(1)
+    fix = tuple((e[k][r], d[k][r] if not positive_demands else scale * d[k][r])
+                for k in range(n) if k != liar for r in range(m))
     return Encoded(constraints, base, _is_hypothesis(names), read_model, reductions, control_fix=fix)
 
 
@@ -531,11 +549,11 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_dema
     reductions, linear for si, ef and pe, and it decides sp where the bundle coordinates of
     `fairlab.search.proof_drf` and the generic encoding ran out (measured by
     `benchmarks/bench_prove.py` against `baseline_strategies_for`). Otherwise the generic encoding.
-    Except sp with every demand positive: the relaxed encoding's positive control (the other users
-    keep their bundles) then finds no violation, so it could never pass gate 4; the baseline runs."""
+    With every demand positive as well (`positive_demands` is accepted for callers and kept for
+    the record): each reduction keeps demands positive, and sp's relaxed encoding restricts its
+    positive control to the others halving their bundles (`_drf_sp_relaxed`; keeping them could
+    never violate sp there, which is why the baseline ran before; `benchmarks/bench_prove_domain.py`)."""
     drf = (mechanism is mechanisms.get("drf") and not options and mechanism.scale_invariant and mechanism.anonymous)
-    if drf and prop == "sp" and positive_demands:
-        return ["drf-bundles", "generic"]
     if drf and prop in DRF_NORMALISED:
         return ["drf-normalised"]
     return ["generic"]
@@ -616,11 +634,16 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
     out["gates"]["core-uses-property"] = "passed"
     # Gate 4: the positive control.
     control = positive_control(encoded.constraints, [c for c in q.core if encoded.hypothesis(c)],
-                               encoded.read_model, budget, deadline, queries, fix=encoded.control_fix)
+                               encoded.read_model, budget, deadline, queries, fix=encoded.control_fix,
+                               hypothesis=encoded.hypothesis)
     if control is None:
         if queries and queries[-1]["result"] == "unknown (time)":
             out["stopped"] = "time"
             return _unknown(out, _time_reason("the positive control", budget), "positive-control")
+        if any(c.name == f"{prop}.violated" and z3.is_false(z3.simplify(c.expr)) for c in encoded.constraints):
+            return _unknown(out, f"UNSAT, but no positive control was satisfiable: ¬{prop} is false at this size as "
+                            "encoded (nothing can violate it, as srf with several resources or ef and pm with one "
+                            "user), so no control exists and nothing is proved", "positive-control", "failed")
         return _unknown(out, "UNSAT, but no positive control was satisfiable: the encoding may be vacuous",
                         "positive-control", "failed")
     out["gates"]["positive-control"] = "passed"
@@ -919,12 +942,17 @@ def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudg
 
 
 def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, deadline: float,
-                     queries: list[dict] | None = None, fix: tuple = ()):
+                     queries: list[dict] | None = None, fix: tuple = (), hypothesis=None):
     """Drop one mechanism hypothesis of the core at a time: the first SAT is the control, reported
     with the instance z3 builds for it. No hypothesis in the core at all means the property's
     encoding is contradictory on its own — no control, and so no proof. The hypotheses are tried
     in name order, each with the control schedule's first (seed, rlimit), then those that ran out
     with the next: deterministic, like every budget here.
+
+    If no single drop is satisfiable and `hypothesis` (name -> bool, `Encoded.hypothesis`) is
+    given, the control widens (`_widened_control`): the spec may imply the property through
+    several of its constraints at once (with every demand positive, any user's bottleneck
+    condition saturates a resource every user uses, so DRF's pe follows from each one alone).
 
     `fix`: (term, value) pairs the control queries substitute and assert (`Encoded.control_fix`):
     a restriction, so a model found is a model of the unrestricted control; the result names it."""
@@ -932,6 +960,7 @@ def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, d
     if fix:
         constraints = [Constraint(c.name, z3.substitute(c.expr, *fix)) for c in constraints]
         constraints += [Constraint(f"control.fix.{term}", term == value) for term, value in fix]
+    restricted = {"restricted_by": [f"{term} = {value}" for term, value in fix]} if fix else {}
     undecided = sorted(set(hypotheses))
     for seed, rlimit in budget.control_schedule():
         left = []
@@ -945,11 +974,47 @@ def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, d
                 left.append(dropped)
             if q.status != "sat":
                 continue
-            try:
-                instance, witness = read_model(q.model)
-            except Exception:  # the reader may rely on the dropped constraint
-                instance, witness = None, None
-            return {"dropped": dropped, "result": "sat", "instance": instance, "witness": witness,
-                    **({"restricted_by": [f"{term} = {value}" for term, value in fix]} if fix else {})}
+            return {"dropped": dropped, "result": "sat", **_read_control(read_model, q.model), **restricted}
         undecided = left
-    return None
+    if hypothesis is None or not hypotheses:
+        return None
+    return _widened_control(constraints, sorted(set(hypotheses))[0], hypothesis, read_model, budget, deadline,
+                            queries, restricted)
+
+
+def _read_control(read_model, model) -> dict:
+    try:
+        instance, witness = read_model(model)
+    except Exception:  # the reader may rely on a dropped constraint
+        instance, witness = None, None
+    return {"instance": instance, "witness": witness}
+
+
+def _widened_control(constraints, first: str, hypothesis, read_model, budget: ProveBudget, deadline: float,
+                     queries: list[dict], restricted: dict):
+    """The positive control when no single hypothesis can go: drop `first` (a hypothesis of the
+    proof's core), and while the rest is UNSAT add the first (by name) mechanism hypothesis of
+    that query's unsat core to the dropped set. It ends SAT — the control, with every hypothesis
+    dropped listed ("dropped_together") — or with a core that holds no mechanism hypothesis: then
+    the domain, the assumptions, the reductions and the negated property are contradictory without
+    any of the spec, and no control exists however much of the spec is dropped (a superset of the
+    dropped set keeps that core). Never dropped: the domain (e.g. every demand positive), the
+    reductions, the negated property, so the control's instance lies inside the proof's domain.
+    Each step runs the control schedule until z3 answers; deterministic like every budget here."""
+    dropped = [first]
+    while True:
+        kept = [c for c in constraints if c.name not in dropped]
+        for seed, rlimit in budget.control_schedule():
+            q = solve(kept, seed, rlimit, deadline, track=True, params=budget.z3_params)
+            _record(queries, "control", q, seed, rlimit, dropped=", ".join(dropped))
+            if q.status != "unknown":
+                break
+            if q.reason == "time":
+                return None
+        if q.status == "sat":
+            return {"dropped": dropped[0], "dropped_together": list(dropped), "result": "sat",
+                    **_read_control(read_model, q.model), **restricted}
+        more = sorted(c for c in q.core if hypothesis(c) and c not in dropped)
+        if q.status != "unsat" or not more:
+            return None
+        dropped.append(more[0])

@@ -2,6 +2,8 @@
 reductions are recorded, and the gates still bite (a wrong negation or a symmetry constraint that
 excludes every violation is no proof). No timings here: `benchmarks/bench_prove.py` measures."""
 
+from fractions import Fraction
+
 import pytest
 import z3
 
@@ -33,7 +35,8 @@ def test_drf_uses_the_normalised_encoding_and_records_its_reductions(prop):
 
 def test_other_mechanisms_and_options_keep_the_generic_encoding():
     assert P.strategies_for(mechanisms.get("asset"), "si", {}) == ["generic"]
-    assert P.strategies_for(mechanisms.get("drf"), "bf", {}) == ["generic"]
+    assert P.strategies_for(mechanisms.get("drf"), "rm", {}) == ["generic"]
+    assert P.strategies_for(mechanisms.get("drf"), "bf", {"weights": "x"}) == ["generic"]
     with pytest.raises(InputError):
         prove(mechanisms.get("drf"), "si", 2, 2, strategies=["nope"])
 
@@ -133,10 +136,11 @@ def test_drf_catalogue_entries_reach_four_by_four(prop):
 
 
 def test_drf_sp_with_positive_demands_is_still_proved():
-    """Found by an audit: the relaxed sp encoding's control cannot bite when every demand is
-    positive, so that case runs the baseline encodings (it was `unknown`, proved before issue 18)."""
-    from fairlab import mechanisms
-    from fairlab.search.proof import prove
-
+    """Found by an audit: the relaxed sp encoding's control (the others keep their bundles) cannot
+    bite when every demand is positive; with positive demands it is restricted to the others
+    halving their bundles instead (issue 27), so the relaxed encoding runs there too."""
     result = prove(mechanisms.get("drf"), "sp", 2, 2, positive_demands=True)
-    assert result.status == "proved" and "drf-normalised" not in result.details["reductions"][-1]
+    assert result.status == "proved" and result.details["reductions"][-1].startswith("encoding: drf-normalised")
+    control = result.certificate["control"]
+    assert control["restricted_by"] == ["sp.lie0.e1_0 = 1/2*d1_0", "sp.lie0.e1_1 = 1/2*d1_1"]
+    assert all(x > 0 for row in control["instance"]["demands"] for x in map(Fraction, row))

@@ -164,7 +164,8 @@ def print_proof(result) -> None:
         console.print(f"core ({len(core)}): {', '.join(c for c in core if not c.startswith('domain.'))}")
     if certificate.get("control"):
         control = certificate["control"]
-        console.print(f"positive control: without {control['dropped']} z3 finds a violation "
+        dropped = ", ".join(control.get("dropped_together") or [control["dropped"]])
+        console.print(f"positive control: without {dropped} z3 finds a violation "
                       f"(instance {control['instance']})")
     if result.witness:
         console.print(f"instance: {to_json(result.instance, versioned=False)}\n"
