@@ -30,7 +30,7 @@ import z3
 
 from fairlab import properties
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
-from fairlab.properties.property import DepartureWitness, Z3View
+from fairlab.properties.property import DepartureWitness, DeviationProperty, Z3View
 from fairlab.search import proof
 from fairlab.search.engines import model_instance
 
@@ -40,20 +40,23 @@ LEAVES, LOSES = 0, 1  # after the user symmetry: user 0 leaves, user 1 loses
 def drf_pm_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool) -> proof.Encoded:
     """The encoding (see the module docstring); n >= 2 (with one user nobody can leave)."""
     module = properties.get("pm")
+    assert isinstance(module, DeviationProperty), "pm is a deviation property (a user leaves)"
+    spec = mechanism.spec
+    assert spec is not None, "the caller (`_drf_normalised`) encodes DRF, which has a spec"
     sym = SymbolicInstance.unknown(n, m)
     d = sym.demands
     ones = [z3.RealVal(1)] * n
     base_constraints = list(sym.domain)
     if positive_demands:
         base_constraints += [Constraint(f"assume.positive[{i}][{r}]", d[i][r] > 0) for i in range(n) for r in range(m)]
-    own = list(mechanism.spec(sym, ones))
+    own = list(spec(sym, ones))
     [(tag, deviation, derived, dev_constraints)] = [found for found in module.derive_symbolic(sym, "pm", None)
                                                     if found[1] == LEAVES]
     stay = [k for k in range(n) if k != LEAVES]  # original index of each remaining user, in order
     tasks = [z3.Real(f"pm.{tag}.t{k}") for k in stay]
     e = [[z3.Real(f"pm.{tag}.e{k}_{r}") for r in range(m)] for k in stay]
     relaxed = SymbolicInstance(list(derived.capacities), e, list(derived.weights), list(derived.max_tasks))
-    run_spec = [Constraint(f"pm.{tag}:{c.name}", c.expr) for c in mechanism.spec(relaxed, ones[:len(stay)])]
+    run_spec = [Constraint(f"pm.{tag}:{c.name}", c.expr) for c in spec(relaxed, ones[:len(stay)])]
     relax = []
     for pos, k in enumerate(stay):
         t, row, bundle = tasks[pos], d[k], e[pos]
