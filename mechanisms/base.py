@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
 
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Exact, format_exact, z3_value
 from fairlab.core.instance import Instance
@@ -448,8 +449,20 @@ class Mechanism:
     #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
     setting: str = "pool"
     #: True if the mechanism declines a zero demand (its model assumes every d_ir > 0, e.g.
-    #: dynamic-drf): conformance samples then draw positive demands only
+    #: dynamic-drf): conformance samples then draw positive demands only. Kept for callers of
+    #: earlier versions; `domain` is the declaration (the two are made to agree)
     positive_demands: bool = False
+    #: the instances it is defined on (`fairlab.core.domain.Domain`; None: every instance, or
+    #: positive demands if `positive_demands`): the engines explore the asked domain ∩ this one
+    domain: Domain | None = None
+
+    def __post_init__(self):
+        if self.domain is None:
+            declared = Domain(demands="positive") if self.positive_demands else ALL
+            object.__setattr__(self, "domain", declared)
+        elif not isinstance(self.domain, Domain):
+            raise InputError(f"mechanism {self.name!r}: its domain {self.domain!r} is not a fairlab Domain")
+        object.__setattr__(self, "positive_demands", self.domain.demands == "positive")
 
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
