@@ -395,6 +395,14 @@ class SymbolicInstance:
         ones = [[z3.RealVal(1)] * m for _ in range(n)]
         return cls(cs, ds, ones, mt, domain)
 
+    def restrict(self, domain: Domain) -> SymbolicInstance:
+        """This symbolic instance with `domain`'s demand constraint added (every d_ir > 0 for
+        positive demands); its weights and caps are as built (`unknown`: unit weights, no caps)."""
+        if domain.demands == "positive":
+            self.domain += [Constraint(f"domain.demand[{i}][{r}]>0", d > 0)
+                            for i, row in enumerate(self.demands) for r, d in enumerate(row)]
+        return self
+
     def load(self, tasks: Sequence[z3.ArithRef], r: int) -> z3.ArithRef:
         return z3.Sum([tasks[i] * self.demands[i][r] for i in range(self.n)])
 

@@ -95,9 +95,8 @@ class Domain:
                 for r, c in enumerate(pool):
                     if c != 1:
                         return f"capacity of {inst.resources[r]} is {format_exact(c)}: {where} (capacities 1)"
-        if self.departures == "none" and inst.events is not None:
-            if any(kind == "depart" for kind, _ in inst.events):
-                return f"a user departs: {where} (arrivals only)"
+        if self.departures == "none" and inst.events is not None and any(k == "depart" for k, _ in inst.events):
+            return f"a user departs: {where} (arrivals only)"
         return None
 
     def check(self, instance, what: str = "instance") -> None:
