@@ -85,6 +85,8 @@ def summary(result: Result) -> str:
         return f"holds at {size}: {result.explanation}"
     if result.status == "n/a":
         return f"n/a (declined: {result.explanation})"
+    if result.status == "error":
+        return f"error (the mechanism raised): {result.explanation}"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
     tally = {key: sum((result.details.get(key) or {}).values())

@@ -948,3 +948,22 @@ def positive_control(constraints, hypotheses, read_model, budget: ProveBudget, d
                     **({"restricted_by": [f"{term} = {value}" for term, value in fix]} if fix else {})}
         undecided = left
     return None
+
+
+# --------------------------------------------------------------------------- the domain (entry point)
+#: the encodings' prover above; `prove` below is the entry point every caller uses
+prove_encoded = prove
+
+
+def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
+          positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
+          budget: ProveBudget | None = None, strategies: list[str] | None = None, domain=None) -> Result:
+    """`prove_encoded` on an instance domain (`fairlab.core.domain`; default ``all``, and
+    ``positive_demands=True`` narrows it to positive demands): the encodings get the domain's
+    demand assumption and the result records exactly the domain it is about
+    (`fairlab.search.proof_domain.prove_on`: a ``proved`` covers unit weights and no caps)."""
+    from fairlab.search.proof_domain import prove_on
+
+    return prove_on(prove_encoded, mechanism, prop, n, m, domain=domain, positive_demands=positive_demands,
+                    time_limit=time_limit, options=options, rlimit=rlimit, attempts=attempts, budget=budget,
+                    strategies=strategies)

@@ -25,7 +25,7 @@ from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
-from fairlab.core.results import report, to_json
+from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import plugin
@@ -70,6 +70,7 @@ def register(app: typer.Typer) -> None:
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture"),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):
         """Hunt a violation of PROPERTY by MECHANISM; shrink, verify exactly and store it as a fixture.
@@ -82,13 +83,14 @@ def register(app: typer.Typer) -> None:
             params.integer(candidates, "--candidates", 1, MAX_CANDIDATES)
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
+            asked = params.domain(domain)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before the search
             with plugin.time_limit(time_limit), _progress(fmt == "table") as bar:
                 task = bar.add_task(f"{mechanism} vs {prop}", total=None)
                 result = run_search(
                     mechanism, prop, users, resources, store=target,
                     engines=engine or engines.ENGINES, time_limit=time_limit, seed=seed, options=parse_options(option),
-                    candidates=candidates, rlimit=rlimit,
+                    candidates=candidates, rlimit=rlimit, domain=asked,
                     progress=lambda name, k: bar.update(task, description=f"{prop}: {k} candidates ({name})"),
                 )
         except InputError as exc:
@@ -195,15 +197,22 @@ def print_search(result) -> None:
                   f"{escape(headline)} in {result.seconds:.2f} s", highlight=False)
     if result.status == "holds":
         console.print(f"why: {result.explanation}", markup=False)
+    if result.domain:
+        console.print(f"domain: {domain_text(result.domain)}", markup=False)
     searched = (f", of which searched within their budget {d['searched']}"
                 if any((d.get("searched") or {}).values()) else "")
     console.print(f"candidates: evaluated {d['evaluated']}{searched}, declined {d['declined']}, "
                   f"undecided {d['undecided']}", markup=False, highlight=False)
     if result.instance is not None:
         console.print(f"instance: {_compact(to_json(result.instance, versioned=False))}", markup=False)
-        console.print(f"witness: {_compact(to_json(result.witness, versioned=False))}", markup=False)
-        console.print(f"why: {result.explanation}", markup=False)
-        console.print(f"fixture: {d.get('fixture') or '(not stored)'}", markup=False)
+        if result.status == "error":  # a crash: nothing is stored
+            where = (result.certificate or {}).get("where")
+            console.print(f"crash: {result.explanation}{'' if where else ' (no frame of the plug-in found)'}",
+                          markup=False)
+        else:
+            console.print(f"witness: {_compact(to_json(result.witness, versioned=False))}", markup=False)
+            console.print(f"why: {result.explanation}", markup=False)
+            console.print(f"fixture: {d.get('fixture') or '(not stored)'}", markup=False)
     if result.certificate and result.certificate.get("core"):
         console.print(f"unsat core: {', '.join(result.certificate['core'])}", markup=False)
     console.print(f"budget: {b['candidates']} candidates (schedule {b['schedule']}), seed {b['seed']}, "
