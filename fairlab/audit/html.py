@@ -40,6 +40,7 @@ STATUSES = {
     "none-found": ("○", "no counterexample among the candidates tried; not a proof"),
     "n/a": ("–", "the mechanism declines instances of this kind"),
     "unknown": ("?", "the budget ran out before a verdict"),
+    "error": ("!", "the mechanism raised on an instance: the smallest one found, its exception and file:line"),
 }
 #: how a counterexample was found, in words
 FOUND_BY = {"search": "by the search engines", "proof": "from a model of spec ∧ ¬property, checked exactly",
@@ -171,6 +172,10 @@ def _header(doc: dict, ids: str) -> str:
             f"{esc(seconds_text(doc.get('seconds')))}")
     about = doc.get("about") or {}
     out = [f"<header><h1>fairlab audit: <code>{esc(mech)}</code></h1>", f'<p class="summary">{line}</p>']
+    domain = doc.get("domain") or {}
+    if domain:
+        note = f" — {domain['note']}" if domain.get("note") else ""
+        out.append(f'<p class="summary">Instance domain: <b>{esc(domain.get("name"))}</b>{esc(note)}</p>')
     if tally:
         out.append(f'<p class="summary">{len(props)} properties: {esc(tally)}</p>')
     if about.get("title"):
