@@ -31,6 +31,7 @@ from fairlab.properties.base import (
     resolve_instance,
     resolve_mechanism,
     verdict,
+    within,
 )
 from fairlab.properties.property import ORDER, REGISTRY, Property, get, names, register
 
@@ -58,7 +59,8 @@ def check(mechanism, property: str, instance, **budget) -> Result:
     domain, is a one-line `InputError`; the result records it (default ``all``)."""
     asked = parse_domain(budget.pop("domain", None))
     mechanism, instance = in_domain(mechanism, instance, asked)
-    result = _check(mechanism, property, instance, **budget)
+    with within(asked.intersect(mechanism.domain)):  # deviations stay in the domain too
+        result = _check(mechanism, property, instance, **budget)
     return result.replace(domain=domain_record(asked, mechanism.domain))
 
 

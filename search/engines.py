@@ -385,7 +385,7 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
         try:
             verdict = properties.check(
                 mechanism, prop, instance, time_limit=left if left is not None else 1e9, options=options,
-                evaluations=evaluations, rlimit=rlimit, seed=seed,
+                evaluations=evaluations, rlimit=rlimit, seed=seed, domain=domain,
             )
         except PluginTimeout as exc:
             if exc.returned_before:  # it has returned before: slow, stopped by the outer limit
@@ -399,7 +399,7 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
             return "undecided", str(exc)
         except InputError as exc:
             return "declined", str(exc)  # the mechanism refuses this instance (e.g. maxmin with two resources)
-        if verdict.status == "violated" and Violation(prop, mechanism, instance, verdict.witness, options).verify():
+        if verdict.status == "violated" and _verified(prop, mechanism, instance, verdict.witness, options, domain):
             return "violated", verdict
         if verdict.status in ("holds", "none-found"):
             return "evaluated", verdict.status.value
@@ -410,6 +410,12 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
         return "undecided", verdict.explanation
 
     return classify
+
+
+def _verified(prop, mechanism, instance, witness, options, domain) -> bool:
+    """The witness re-verified from scratch, its deviation inside `domain`."""
+    with properties.base.within(domain):
+        return Violation(prop, mechanism, instance, witness, options).verify()
 
 
 def crash_fields(exc: PluginCrash) -> dict:
