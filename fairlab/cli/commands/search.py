@@ -151,6 +151,7 @@ def register(app: typer.Typer) -> None:
                                     help="pool | machines | dynamic: the mechanisms and properties of one setting"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         workers: Optional[int] = parallel.workers_option(),
         scheduler: Optional[str] = parallel.scheduler_option(),
         cluster: Optional[str] = parallel.cluster_option(),
@@ -168,6 +169,7 @@ def register(app: typer.Typer) -> None:
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
             where = parallel.check(workers, scheduler, cluster)
+            asked = params.domain(domain)
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
@@ -177,15 +179,15 @@ def register(app: typer.Typer) -> None:
             with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
-                                          write=not no_store, out=out,
+                                          write=not no_store, out=out, domain=asked,
                                           progress=parallel.bar_updater(bar, bar.add_task("matrix")))
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":
             emit_json(report("matrix", cells, users=users, resources=resources, candidates=candidates, seed=seed,
-                             rlimit=rlimit, time_limit=time_limit))
+                             rlimit=rlimit, time_limit=time_limit, domain=asked.to_dict()))
             return
-        print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit)
+        print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit, asked)
 
 
 # --------------------------------------------------------------------------- printing
@@ -251,8 +253,9 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
         console.print(f"fixtures in {target.path}; re-verified by `fairlab store verify`", markup=False)
 
 
-def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit) -> None:
-    table = Table(title=f"mechanism × property at {users} users × {resources} resources")
+def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit, domain=None) -> None:
+    where = f", domain {domain.label}" if domain is not None else ""
+    table = Table(title=f"mechanism × property at {users} users × {resources} resources{where}")
     table.add_column("mechanism")
     setting = mechs[0].setting if mechs else "pool"
     for prop in properties.names(setting):
@@ -280,6 +283,8 @@ def _cell_text(cell) -> str:
         return "[red]violated[/red]"
     if status == "holds":
         return "[green]holds[/green]"
+    if status == "error":
+        return "[magenta]error[/magenta]"
     if status == "none-found":
         return f"none found ({sum(cell.details['evaluated'].values())})"
     if status == "unknown":
