@@ -436,9 +436,12 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         inst = crash.instance if isinstance(crash.instance, Instance) else Instance.resolve(crash.instance)
         where = (crash.certificate or {}).get("where")
         words = printable(crash.explanation)
-        details.update(found_by=crash.details.get("engine"), shrink_steps=crash.details.get("shrink_steps"),
+        details.update(found_by="example" if crash.details.get("engine") == "example" else "search",
+                       shrink_steps=crash.details.get("shrink_steps"),
                        notes=list(crash.details.get("notes", [])), crash=dict(crash.certificate or {}))
         summary = f"error at {size_text((inst.n, inst.m))}: {words}" + ("" if where else " (no plug-in frame found)")
+        if budget.domain.demands != "positive" and any(d == 0 for row in inst.demands for d in row):
+            summary += "; the instance has a zero demand: --domain demands=positive audits where that cannot occur"
         return Result("audit", Status.ERROR, mechanism=mech.name, property=prop.name, instance=inst,
                       certificate=crash.certificate, budget=recorded, seconds=prop.seconds, explanation=words,
                       details={**details, "summary": summary}, domain=domain)
