@@ -64,6 +64,14 @@ def reference_columns(document: dict) -> list[str]:
 
 
 def status_word(row: dict) -> str:
+    word = _status_word(row)
+    domain = row.get("domain") or {}
+    if row["status"] == "proved" and "sub-domain" in (domain.get("note") or ""):  # proved on less than asked
+        word += f" (on {domain.get('name')})"
+    return word
+
+
+def _status_word(row: dict) -> str:
     status = row["status"]
     if status == "proved":
         largest = row.get("largest_proved")
