@@ -677,6 +677,9 @@ def search(
             pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete, domain=explored)
         classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
                                    domain=explored)
+        if asked != ALL and (explored.weights != "none" or explored.caps != "none"):
+            notes.append(f"domain {explored.label}: the engines draw unit weights and no task caps, the part of the "
+                         "domain a none-found covers")
         result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
         notes += result.details["notes"]
         if result.status in ("violated", "error"):
