@@ -72,6 +72,7 @@ table#properties td:first-child { white-space: nowrap; }
 .status-none-found { background: #ddf4ff; color: #0550ae; border-color: #80ccff; }
 .status-na { background: #eaeef2; color: #424a53; border-color: #afb8c1; }
 .status-unknown { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
+.status-error { background: #fbefff; color: #6e2b8b; border-color: #c297d8; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 20px; margin: 4px 0 0; padding: 0; list-style: none;
           font-size: 13px; color: var(--muted); }
 article { border: 1px solid var(--line); border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }

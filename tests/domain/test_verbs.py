@@ -120,3 +120,14 @@ def test_testing_and_strategies_take_a_domain(plugins):
         assert PAPER.contains(instance) is None
 
     inside()
+
+
+def test_reports_show_an_error_row_and_the_domain(plugins):
+    from fairlab.audit import html, markdown
+
+    mech = f"{plugins / 'domain_mechs.py'}:raw_drf"
+    document = audit(mech, 1, 2, candidates=20, time_limit=120, properties_=["si"]).to_dict()
+    page = html.render(document)
+    assert "status-error" in page and "domain_mechs.py:" in page and "Instance domain" in page
+    text = markdown.render(document)
+    assert "**error at 1×2**" in text and "## Crashes" in text and "Instance domain: **all**" in text
