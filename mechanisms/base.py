@@ -470,6 +470,8 @@ class Mechanism:
             object.__setattr__(self, "domain", declared)
         elif not isinstance(self.domain, Domain):
             raise InputError(f"mechanism {self.name!r}: its domain {self.domain!r} is not a fairlab Domain")
+        elif self.positive_demands:  # both said: the narrower (a declaration is never widened silently)
+            object.__setattr__(self, "domain", self.domain.intersect(Domain(demands="positive")))
         object.__setattr__(self, "positive_demands", self.domain.demands == "positive")
 
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
