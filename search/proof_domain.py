@@ -38,13 +38,13 @@ def prove_on(prove_encoded, mechanism, prop: str, n: int, m: int, *, domain=None
     explored = asked.intersect(declared)
     if mechanism.setting != "pool":
         if not declared.within(asked):
-            raise InputError(f"--domain {asked.label}: not available in the {mechanism.setting} setting (its prover "
-                             f"explores the mechanism's declared domain {declared.label}; drop the option)")
+            what = "--positive-demands" if positive_demands and domain is None else f"--domain {asked.label}"
+            raise InputError(f"{what}: not available in the {mechanism.setting} setting (its prover explores the "
+                             f"mechanism's declared domain {declared.label}; drop the option)")
         result = prove_encoded(mechanism, prop, n, m, **keywords)
-        covered = ENCODED if result.status == Status.PROVED else None  # never claim more than an encoding covers
-        return result.replace(domain=record(asked, declared, covered))
-    result = prove_encoded(mechanism, prop, n, m, positive_demands=explored.demands == "positive", **keywords)
-    if result.status == Status.PROVED:
+    else:
+        result = prove_encoded(mechanism, prop, n, m, positive_demands=explored.demands == "positive", **keywords)
+    if result.status == Status.PROVED:  # never claim more than an encoding covers
         return result.replace(domain=record(asked, declared, ENCODED))
     if result.status == Status.REFUTED and result.instance is not None:
         inst = result.instance if isinstance(result.instance, Instance) else Instance.from_dict(result.instance)
