@@ -450,7 +450,8 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     searched = [r for r in rows if r["candidates"]]
     parts = []
     if proved:
-        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile (unit weights, no task caps)")
+        covered = budget.domain.intersect(mech.domain).intersect(ENCODED)
+        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile ({covered.words})")
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
