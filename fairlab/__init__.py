@@ -42,6 +42,8 @@ _API = {
     "mechanism": ("fairlab.mechanisms", "get"),
     "conformance": ("fairlab.mechanisms.conformance", "check_sample"),
     "Instance": ("fairlab.core.instance", "Instance"),
+    "Domain": ("fairlab.core.domain", "Domain"),
+    "domain": ("fairlab.core.domain", "parse"),
     "Result": ("fairlab.core.results", "Result"),
     "Status": ("fairlab.core.results", "Status"),
     "to_json": ("fairlab.core.results", "to_json"),

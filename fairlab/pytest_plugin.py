@@ -3,7 +3,7 @@
 Registered as a ``pytest11`` entry point, so it is active in every pytest run of an environment
 where fairlab is installed (``pytest -p no:fairlab`` turns it off). It adds:
 
-* options ``--fairlab-seed K``, ``--fairlab-candidates N``, ``--fairlab-time-limit S`` and
+* options ``--fairlab-seed K``, ``--fairlab-candidates N``, ``--fairlab-time-limit S``, ``--fairlab-domain D`` and
   ``--fairlab-store DIR``: the defaults of `fairlab.testing.assert_satisfies` /
   `~fairlab.testing.assert_violates` during the run (an option not given keeps the engine's
   deterministic default; without ``--fairlab-store`` nothing is stored);
@@ -67,6 +67,9 @@ def pytest_addoption(parser):
                     help="candidate instances per size (default: the engine's)")
     group.addoption("--fairlab-time-limit", type=_seconds, default=None, metavar="S",
                     help="outer stop per assertion in seconds, then the property is unknown (default: the engine's)")
+    group.addoption("--fairlab-domain", default=None, metavar="DOMAIN",
+                    help="instance domain of the assertions: a preset (drf-paper, weighted, ...) or key=value,... "
+                         "(default: all)")
     group.addoption("--fairlab-store", default=None, metavar="DIR",
                     help="store found counterexamples in DIR (default: nothing is stored)")
 
@@ -74,7 +77,8 @@ def pytest_addoption(parser):
 def budget_of(config) -> Budget:
     """The run's `Budget` from its command line."""
     return Budget(seed=config.getoption("fairlab_seed"), candidates=config.getoption("fairlab_candidates"),
-                  time_limit=config.getoption("fairlab_time_limit"), store=config.getoption("fairlab_store"))
+                  time_limit=config.getoption("fairlab_time_limit"), store=config.getoption("fairlab_store"),
+                  domain=config.getoption("fairlab_domain"))
 
 
 def pytest_configure(config):
@@ -105,7 +109,7 @@ class Assertions:
 
     def _keywords(self, given: dict) -> dict:
         defaults = {"seed": self.budget.seed, "candidates": self.budget.candidates,
-                    "time_limit": self.budget.time_limit, "store": self.budget.store}
+                    "time_limit": self.budget.time_limit, "store": self.budget.store, "domain": self.budget.domain}
         return {**{k: v for k, v in defaults.items() if v is not None}, **given}
 
     def satisfies(self, mechanism, prop, up_to=(3, 3), **keywords):

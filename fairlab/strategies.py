@@ -10,17 +10,22 @@
 `instances(...)` draws valid `Instance` objects: every demand row has a positive entry, every
 capacity is positive, numbers are exact (ints or Fractions). Its keywords choose the size, the
 range of the numbers, and whether weights and task caps may appear; the defaults are small
-instances where exact solvers are fast. Requires hypothesis (the ``test`` extra).
+instances where exact solvers are fast. ``domain=`` (a `fairlab.core.domain.Domain`, a preset name
+or ``key=value,...``) keeps every drawn instance inside that domain: positive demands, no or scalar
+weights, no caps, unit capacities as it asks. Requires hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
 from fairlab.core.instance import Instance
+
+if TYPE_CHECKING:
+    from fairlab.core.domain import DomainLike
 
 __all__ = ["instances", "instance_dicts", "demand_rows"]
 
@@ -53,12 +58,21 @@ def instance_dicts(
     weights: bool = True,
     task_caps: bool = True,
     twins: bool = False,
+    domain: DomainLike = None,
 ) -> dict[str, Any]:
     """The JSON-shaped dict of an instance (what ``fairlab`` reads from a file).
 
     users, resources: an int, a ``(low, high)`` range or a strategy. capacities: ``(low, high)``
     integer range; `fractional_capacities` may divide them by 2 or 3. weights / task_caps: may
-    (not must) appear. twins: may append a copy of user 0 (exact ties)."""
+    (not must) appear. twins: may append a copy of user 0 (exact ties). domain: every instance
+    drawn lies in it (`fairlab.core.domain.parse`; it narrows the other keywords)."""
+    from fairlab.core.domain import parse
+
+    dom = parse(domain, "domain")
+    if dom.demands == "positive":
+        smallest_demand = max(smallest_demand, 1)
+    weights = weights and dom.weights != "none"
+    task_caps = task_caps and dom.caps != "none"
     n = draw(_size(users))
     m = draw(_size(resources))
     rows = [draw(demand_rows(m, largest_demand, smallest_demand)) for _ in range(n)]
@@ -68,8 +82,10 @@ def instance_dicts(
     caps: list = [draw(st.integers(*capacities)) for _ in range(m)]
     if fractional_capacities and draw(st.booleans()):
         caps = [Fraction(c, draw(st.integers(1, 3))) for c in caps]
+    if dom.capacities == "unit":
+        caps = [1] * m
     data: dict = {"capacities": caps, "demands": rows}
-    if weights and draw(st.booleans()):
+    if weights and draw(st.booleans()):  # one weight per user: inside every domain that allows weights
         data["weights"] = [draw(st.sampled_from([1, 2, 3, Fraction(1, 2)])) for _ in range(n)]
     if task_caps and draw(st.booleans()):
         data["max_tasks"] = [draw(st.none() | st.integers(0, 8).map(lambda x: Fraction(x, 2))) for _ in range(n)]

@@ -21,7 +21,14 @@ engine status   `assert_satisfies`          `assert_violates`
                 ``require="proof"``         K candidates"
 ``n/a``         fails: nothing was tested   fails: nothing was tested
 ``unknown``     fails: which budget ran out fails: which budget ran out
+``error``       fails: the mechanism raised fails: the mechanism raised
+                (its smallest such instance (its smallest such instance
+                and file:line)              and file:line)
 ==============  ==========================  ==========================
+
+``domain=`` (or ``--fairlab-domain``) chooses the instance domain: a preset such as ``"drf-paper"``
+or ``"demands=positive,weights=none"`` (`fairlab.core.domain`); the verdict is about that domain ∩
+the one the mechanism declares, and ``result.domain`` records it.
 
 Read a pass of `assert_satisfies` honestly: ``none-found`` means that the stated number of
 candidate instances was checked exactly and none violates the property — evidence, not a proof;
@@ -57,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 from fairlab import __version__
 
 if TYPE_CHECKING:  # not imported at run time: the engine loads on the first assertion
+    from fairlab.core.domain import DomainLike
     from fairlab.core.results import Result
     from fairlab.counterexamples.store import Store
     from fairlab.mechanisms.base import MechanismLike
@@ -82,6 +90,8 @@ class Budget:
     candidates: int | None = None
     time_limit: float | None = None
     store: str | None = None
+    #: the instance domain (a preset name or key=value,...; None: all)
+    domain: str | None = None
 
     def describe(self) -> str:
         """``"seed 3, candidates 20"`` — the fields set, or ``"engine defaults"``."""
@@ -118,7 +128,8 @@ class PropertyAssertionError(AssertionError):
 def assert_satisfies(mechanism: MechanismLike, prop: str, up_to: Size = (3, 3), *, seed: int | None = None,
                      candidates: int | None = None, time_limit: float | None = None, rlimit: int | None = None,
                      options: dict[str, Any] | None = None, store: Store | str | os.PathLike[str] | None = None,
-                     require: str = "no-violation") -> Result:
+                     require: str = "no-violation",
+                     domain: DomainLike = None) -> Result:
     """Assert that `mechanism` satisfies property `prop` at every size up to ``up_to = (users,
     resources)``; returns the engine's `Result`.
 
@@ -134,7 +145,8 @@ def assert_satisfies(mechanism: MechanismLike, prop: str, up_to: Size = (3, 3), 
     if require not in REQUIREMENTS:
         raise ValueError(f"require: expected one of {', '.join(REQUIREMENTS)}, got {require!r}")
     result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
-                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store)
+                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store,
+                                      domain=domain)
     status = _status(result)
     rows = (result.details or {}).get("sizes", [])
     declined = [f"{r['users']}×{r['resources']}" for r in rows if r.get("status") == "n/a"]
@@ -163,8 +175,8 @@ def assert_satisfies(mechanism: MechanismLike, prop: str, up_to: Size = (3, 3), 
 
 def assert_violates(mechanism: MechanismLike, prop: str, up_to: Size = (2, 2), *, seed: int | None = None,
                     candidates: int | None = None, time_limit: float | None = None, rlimit: int | None = None,
-                    options: dict[str, Any] | None = None, store: Store | str | os.PathLike[str] | None = None
-                    ) -> Result:
+                    options: dict[str, Any] | None = None, store: Store | str | os.PathLike[str] | None = None,
+                    domain: DomainLike = None) -> Result:
     """Assert that `mechanism` violates property `prop` at some size up to ``up_to``; returns the
     engine's `Result` (``.instance``, ``.witness`` and ``.explanation`` describe the smallest
     counterexample, which the engine re-verified exactly).
@@ -174,7 +186,8 @@ def assert_violates(mechanism: MechanismLike, prop: str, up_to: Size = (2, 2), *
     ``n/a`` and ``unknown``. Keywords as `assert_satisfies`."""
     __tracebackhide__ = True
     result, users, resources, given = _audit(mechanism, prop, up_to, seed=seed, candidates=candidates,
-                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store)
+                                      time_limit=time_limit, rlimit=rlimit, options=options, store=store,
+                                      domain=domain)
     status = _status(result)
     if status == "violated":
         return result
@@ -209,7 +222,8 @@ def _size(up_to: Any) -> tuple[int, int]:
 
 def _audit(mechanism: MechanismLike, prop: str, up_to: Size, *, seed: int | None, candidates: int | None,
            time_limit: float | None, rlimit: int | None, options: dict[str, Any] | None,
-           store: Store | str | os.PathLike[str] | None) -> tuple[Result, int, int, dict[str, Any]]:
+           store: Store | str | os.PathLike[str] | None,
+           domain: DomainLike = None) -> tuple[Result, int, int, dict[str, Any]]:
     """The engine's `Result` for one property, the run's defaults filling the keywords left at None."""
     users, resources = _size(up_to)
     run = current_budget()
@@ -223,6 +237,7 @@ def _audit(mechanism: MechanismLike, prop: str, up_to: Size, *, seed: int | None
         "rlimit": rlimit,
         "options": options,
         "store": store if store is not None else run.store,  # None: nothing is stored
+        "domain": domain if domain is not None else run.domain,  # None: all
     }
     # a keyword nobody set is not passed: the engine keeps its own deterministic default
     given = {k: v for k, v in given.items() if v is not None}
@@ -231,7 +246,7 @@ def _audit(mechanism: MechanismLike, prop: str, up_to: Size, *, seed: int | None
 
 def _status(result: Result) -> str:
     status = getattr(result.status, "value", result.status)
-    if status not in ("violated", "proved", "none-found", "n/a", "unknown"):
+    if status not in ("violated", "proved", "none-found", "n/a", "unknown", "error"):
         raise PropertyAssertionError(f"fairlab {__version__}: unexpected audit status {status!r} "
                                      f"for {result.property}", result)
     return status
@@ -358,7 +373,12 @@ def _why_no_proof(result: Result) -> str:
 
 
 def _undecided(result: Result, status: str) -> str:
-    """The message of ``n/a`` and ``unknown``: nothing was tested / which budget ran out."""
+    """The message of ``n/a``, ``error`` and ``unknown``: nothing was tested / the mechanism raised /
+    which budget ran out."""
+    if status == "error":
+        instance = _json(result.instance) if result.instance is not None else None
+        return ("error — the mechanism raised on an instance (the smallest found is shown).\n"
+                f"  {result.explanation}\n" + (f"  instance: {json.dumps(instance)}\n" if instance else ""))
     if status == "n/a":
         return (f"n/a — the mechanism declined every instance, so nothing was tested.\n"
                 f"  why: {result.explanation or _summary(result)}\n" + _sizes_block(result))

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import z3
 
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError, OptionError
 from fairlab.core.exact import Exact, format_exact, z3_value
 from fairlab.core.instance import Instance
@@ -396,6 +397,14 @@ class SymbolicInstance:
         ones = [[z3.RealVal(1)] * m for _ in range(n)]
         return cls(cs, ds, ones, mt, domain)
 
+    def restrict(self, domain: Domain) -> SymbolicInstance:
+        """This symbolic instance with `domain`'s demand constraint added (every d_ir > 0 for
+        positive demands); its weights and caps are as built (`unknown`: unit weights, no caps)."""
+        if domain.demands == "positive":
+            self.domain += [Constraint(f"domain.demand[{i}][{r}]>0", d > 0)
+                            for i, row in enumerate(self.demands) for r, d in enumerate(row)]
+        return self
+
     def load(self, tasks: Sequence[z3.ArithRef], r: int) -> z3.ArithRef:
         return z3.Sum([tasks[i] * self.demands[i][r] for i in range(self.n)])
 
@@ -450,8 +459,22 @@ class Mechanism:
     #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
     setting: str = "pool"
     #: True if the mechanism declines a zero demand (its model assumes every d_ir > 0, e.g.
-    #: dynamic-drf): conformance samples then draw positive demands only
+    #: dynamic-drf): conformance samples then draw positive demands only. Kept for callers of
+    #: earlier versions; `domain` is the declaration (the two are made to agree)
     positive_demands: bool = False
+    #: the instances it is defined on (`fairlab.core.domain.Domain`; default every instance, or
+    #: positive demands if `positive_demands`): the engines explore the asked domain ∩ this one
+    domain: Domain = ALL
+
+    def __post_init__(self) -> None:
+        if self.domain is None or self.domain == ALL:  # None: what an older caller may still pass
+            declared = Domain(demands="positive") if self.positive_demands else ALL
+            object.__setattr__(self, "domain", declared)
+        elif not isinstance(self.domain, Domain):
+            raise InputError(f"mechanism {self.name!r}: its domain {self.domain!r} is not a fairlab Domain")
+        elif self.positive_demands:  # both said: the narrower (a declaration is never widened silently)
+            object.__setattr__(self, "domain", self.domain.intersect(Domain(demands="positive")))
+        object.__setattr__(self, "positive_demands", self.domain.demands == "positive")
 
     def __call__(self, instance: Instance | Mapping[str, Any] | str | PathLike[str], **options: Any) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the

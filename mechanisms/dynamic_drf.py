@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import z3
 
+from fairlab.core.domain import Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import _dynamic
@@ -154,6 +155,6 @@ MECHANISM = register(
         scale_invariant=True,
         module=__name__,
         setting="dynamic",
-        positive_demands=True,
+        domain=Domain(demands="positive"),  # its model: every d_ir > 0 (declines a zero demand)
     )
 )

@@ -66,7 +66,8 @@ from typing import Any
 
 import z3
 
-from fairlab.core.errors import InputError, PluginError
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.errors import InputError, PluginCrash, PluginError
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
@@ -292,6 +293,8 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         raise InputError(f"mechanism {name!r}: its discrete attribute {declared!r} is not True or False")
     # whole tasks (placements checked integral) — the author's claim, read for the new settings only
     discrete = setting != "pool" and declared
+    # the instances it is defined on: a Domain, a preset name or key=value,... (`fairlab.core.domain.parse`)
+    domain = parse_domain(getattr(fn, "domain", None), flag=f"mechanism {name!r}: its domain attribute")
     return Mechanism(
         name=name,
         summary=doc[0] if doc else fallback_summary,
@@ -304,6 +307,7 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         anonymous=getattr(fn, "anonymous", False) is True,
         setting=setting,
         discrete=discrete,
+        domain=domain,
     )
 
 
@@ -405,6 +409,8 @@ def _allocator(name: str, call, discrete: bool = False):
         kind, value = call(instance, options)
         if kind == "refuses":  # the plug-in refuses this instance
             raise InputError(f"mechanism {name!r}: {value}")
+        if kind == "crashed":  # it raised on this instance: a finding, see `PluginCrash`
+            raise PluginCrash(*value)
         if kind != "ok":  # raised, exited, returned something unusable, or died
             raise PluginError(value)
         encoded, approximate, error_bound, shape = value
@@ -553,7 +559,11 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         return "refuses", str(exc)
     except KeyboardInterrupt:
         return "interrupt", ""
-    except BaseException as exc:  # the plug-in failed: one line, naming it
+    except Exception as exc:  # the plug-in raised on this instance: a finding (`PluginCrash`)
+        where = _own_frame(exc)
+        at = f" at {where}" if where else ""
+        return "crashed", (f"mechanism {name!r}: raised {_describe(exc)}{at}", _describe(exc), where)
+    except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     try:
         shape = _setting_parts(result, instance, name)
@@ -639,6 +649,27 @@ def _decode(value):
         [equation] = z3.parse_smt2_string(f"(declare-const v Real)(assert (= v {value[1]}))")
         return Algebraic.of(equation.arg(1))
     return value
+
+
+#: the lab's own package folders (a traceback frame in them is not the plug-in's)
+_LAB_DIRS = tuple(str(Path(__file__).resolve().parent.parent / d) + os.sep for d in
+                  ("fairlab", "mechanisms", "properties", "search", "counterexamples", "paper_checks", "dynamics"))
+
+
+def _own_frame(exc: BaseException) -> str | None:
+    """``file:line`` where the plug-in's own code raised: the first traceback frame outside the lab
+    names the plug-in's file; the innermost frame in that file is the line (None if none)."""
+    import traceback
+
+    own_file, own = None, None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = frame.filename or ""
+        resolved = str(Path(path).resolve()) if path and not path.startswith("<") else path
+        if own_file is None and not resolved.startswith(_LAB_DIRS):
+            own_file = path
+        if own_file is not None and path == own_file:
+            own = f"{path}:{frame.lineno}"
+    return own
 
 
 def _describe(exc: BaseException) -> str:

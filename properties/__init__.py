@@ -18,10 +18,14 @@ import pkgutil
 import time
 from typing import Any, Mapping
 
+from fairlab.core.domain import Domain
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
+from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, InstanceLike
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms import plugin
-from fairlab.mechanisms.base import MechanismLike
+from fairlab.mechanisms.base import Mechanism, MechanismLike
 from fairlab.properties.base import (
     DEFAULT_BUDGET,
     Encoding,
@@ -30,6 +34,7 @@ from fairlab.properties.base import (
     resolve_instance,
     resolve_mechanism,
     verdict,
+    within,
 )
 from fairlab.properties.property import ORDER, REGISTRY, Property, get, names, register
 
@@ -52,7 +57,31 @@ def check(mechanism: MechanismLike, property: str, instance: InstanceLike, **bud
     ``seed``, ``rlimit`` (z3 resource units per solver check), ``options`` (mechanism options),
     ``symbolic`` (use z3 when the mechanism has a spec, default True) decide the verdict;
     ``time_limit`` (seconds, default 30) is only the outer stop (status unknown, and a plug-in
-    call still running then is stopped: `fairlab.mechanisms.plugin.time_limit`)."""
+    call still running then is stopped: `fairlab.mechanisms.plugin.time_limit`). ``domain``
+    (`fairlab.core.domain.parse`): an instance outside it, or outside the mechanism's declared
+    domain, is a one-line `InputError`; the result records it (default ``all``)."""
+    asked = parse_domain(budget.pop("domain", None))
+    mech, inst = in_domain(mechanism, instance, asked)
+    with within(asked.intersect(mech.domain)):  # deviations stay in the domain too
+        result = _check(mech, property, inst, **budget)
+    return result.replace(domain=domain_record(asked, mech.domain))
+
+
+def in_domain(mechanism: MechanismLike, instance: InstanceLike, asked: Domain) -> tuple[Mechanism, Instance]:
+    """(the resolved mechanism, the resolved instance), or a one-line `InputError` when the
+    instance lies outside the asked domain or the mechanism's declared one."""
+    mech = resolve_mechanism(mechanism)
+    inst = resolve_instance(instance)
+    why = asked.contains(inst)
+    if why is None:
+        declared = mech.domain.contains(inst)
+        why = None if declared is None else f"{declared}, the domain {mech.name} declares"
+    if why is not None:
+        raise InputError(f"instance: {why}")
+    return mech, inst
+
+
+def _check(mechanism: MechanismLike, property: str, instance: InstanceLike, **budget: Any) -> Result:
     limit = budget.get("time_limit")
     try:
         seconds = float(DEFAULT_BUDGET["time_limit"] if limit is None else limit)
@@ -79,8 +108,7 @@ def check_all(mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -
     """`check` of every registered property in the registry's order (``fairlab check MECHANISM all
     INSTANCE``), each violation re-verified once more (`reverify`); same budget keywords, the time
     limit applying to each check."""
-    mech = resolve_mechanism(mechanism)
-    inst = resolve_instance(instance)
+    mech, inst = in_domain(mechanism, instance, parse_domain(budget.get("domain")))
     return [reverify(check(mech, name, inst, **budget), mech, inst, budget.get("options"))
             for name in names(mech.setting)]
 

@@ -30,6 +30,7 @@ reason; a witness whose re-verification would need an approximate allocation fai
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import time
 from dataclasses import dataclass, field
@@ -154,6 +155,28 @@ def resolve_instance(instance) -> Instance:
 #: Seconds an exact re-computation may take when no check has set a time limit (e.g. the
 #: re-verification of a stored fixture): the default time limit of a check.
 DEFAULT_EXACT_SECONDS: float = DEFAULT_BUDGET["time_limit"]
+
+
+#: the instance domain of the check under way (`within`): a deviation whose derived instance lies
+#: outside it (a misreport with a zero demand on positive demands, ...) is not one of its deviations
+_DOMAIN: contextvars.ContextVar = contextvars.ContextVar("fairlab_check_domain", default=None)
+
+
+@contextlib.contextmanager
+def within(domain):
+    """Checks inside this block consider only deviations whose derived instance lies in `domain`
+    (a `fairlab.core.domain.Domain`; None: every deviation)."""
+    token = _DOMAIN.set(domain)
+    try:
+        yield
+    finally:
+        _DOMAIN.reset(token)
+
+
+def outside_domain(instance: Instance) -> str | None:
+    """Why `instance` (a derived instance of a deviation) lies outside the current check's domain, or None."""
+    domain = _DOMAIN.get()
+    return None if domain is None else domain.contains(instance)
 
 
 def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:

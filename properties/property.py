@@ -52,6 +52,7 @@ from fairlab.properties.base import (
     fresh_tasks,
     model_index,
     model_value,
+    outside_domain,
     parse_budget,
     resolve_instance,
     resolve_mechanism,
@@ -535,8 +536,12 @@ class DeviationProperty(Property):
 
     def evaluate(self, mech: Mechanism, inst: Instance, tasks: Sequence[Exact], deviation: Any,
                  options: Mapping[str, Any]) -> Witness | None:
-        """The witness of a violation at `deviation` (a fresh exact run of the derived instance), or None."""
-        after = run(mech, self.derive(inst, deviation), options)
+        """The witness of a violation at `deviation` (a fresh exact run of the derived instance), or
+        None; None too for a derived instance outside the check's domain (`within`): not a deviation there."""
+        derived = self.derive(inst, deviation)
+        if outside_domain(derived) is not None:
+            return None
+        after = run(mech, derived, options)
         view = ExactView(inst, mech.discrete)
         for i, pos in self.compared(inst.n, deviation):
             if self.rule(view, i, tasks[i], after[pos], deviation):
@@ -591,6 +596,8 @@ class DeviationProperty(Property):
             return None
         deviation, i = parsed
         derived = self.derive(inst, deviation)  # validates the derived instance like any instance
+        if outside_domain(derived) is not None:  # not a deviation of the check's domain
+            return None
         pos = dict(self.compared(inst.n, deviation)).get(i)
         if pos is None:
             return None

@@ -41,8 +41,8 @@ def run_search(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, 
                store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
     """Hunt a violation of `property` by `mechanism` at n users × m resources (`engines.search`;
     budget keywords: ``engines``, ``candidates``, ``rlimit``, ``seed``, ``time_limit``,
-    ``options``, ...). A violation is stored in `store` if one is given (its file in
-    ``details["fixture"]``, None when nothing was written)."""
+    ``options``, ``domain`` (`fairlab.core.domain.parse`), ...). A violation is stored in `store`
+    if one is given (its file in ``details["fixture"]``, None when nothing was written)."""
     if store is not None:
         store = writable_store(store)  # a bad store: one line before any search
     mech = resolve_mechanism(mechanism)
@@ -58,7 +58,7 @@ def prove(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
           store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
     """Prove `property` of `mechanism` for every instance of n users × m resources, or refute it
     (`proof.prove`; keywords: ``time_limit``, ``rlimit``, ``attempts``, ``options``,
-    ``positive_demands``, ``budget``). A refutation is stored in `store` if one is given."""
+    ``positive_demands``, ``budget``, ``domain``). A refutation is stored in `store` if one is given."""
     if store is not None:
         store = writable_store(store)  # a bad store: one line before any proof
     mech = resolve_mechanism(mechanism)

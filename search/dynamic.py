@@ -38,6 +38,7 @@ from fractions import Fraction
 from typing import Iterator
 
 from fairlab import properties
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
@@ -188,16 +189,21 @@ def shrink(mechanism, prop, found: Result, options, seed, deadline, trials=SHRIN
 
 # --------------------------------------------------------------------------- search
 def search(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float = 120.0, seed: int = 0,
-           options: dict | None = None, candidates: int = 500, rlimit: int | None = None, progress=None) -> Result:
-    """See the module docstring. A ``search`` `Result`."""
+           options: dict | None = None, candidates: int = 500, rlimit: int | None = None, progress=None,
+           domain: Domain = ALL) -> Result:
+    """See the module docstring. A ``search`` `Result`. `domain`: positive demands raise the
+    streams' lowest entry to 1, ``departures=none`` drops the departures."""
     options = dict(options or {})
     _size(n, m)
+    if domain.capacities == "unit":
+        raise InputError("domain capacities=unit: the dynamic setting's search does not explore it (its capacities "
+                         "are the grid's top entry and 1..6)")
     if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
         raise InputError(f"candidates: expected a positive integer, got {candidates!r}")
     start = time.monotonic()
     deadline = start + time_limit
-    leaves = takes_departures(mechanism, options)
-    low = lowest(mechanism)
+    leaves = takes_departures(mechanism, options) and domain.departures != "none"
+    low = max(lowest(mechanism), 1 if domain.demands == "positive" else 0)
     streams = {"grid": grid(n, m, leaves, seed, low), "random": random_instances(n, m, leaves, seed, low)}
     counts = {name: {"evaluated": 0, "declined": 0, "undecided": 0} for name in streams}
     budget = {"size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates, "seed": seed,

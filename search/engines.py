@@ -47,7 +47,10 @@ from typing import Any, Callable, Iterator, Sequence
 import z3
 
 from fairlab import properties
-from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError
+from fairlab.core.domain import ALL, Domain
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
+from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginCrash, PluginError
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
@@ -82,6 +85,8 @@ def summary(result: Result) -> str:
         return f"holds at {size}: {result.explanation}"
     if result.status == "n/a":
         return f"n/a (declined: {result.explanation})"
+    if result.status == "error":
+        return f"error (the mechanism raised): {result.explanation}"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
     tally = {key: sum((result.details.get(key) or {}).values())
@@ -167,7 +172,7 @@ def _seconds_left(deadline: float | None) -> float | None:
 def symbolic_candidates(
     goal: Callable[[SymbolicInstance], list], n: int, m: int, notes: list, rlimit: int = DEFAULT_RLIMIT,
     seed: int = 0, deadline: float | None = None, capacities=None, hypotheses: set | None = None,
-    slices: int = SYMBOLIC_SLICES,
+    slices: int = SYMBOLIC_SLICES, domain: Domain = ALL,
 ) -> Iterator:
     """Models of `goal(sym)` (named constraints) on unknown demands, each blocked after use.
 
@@ -175,8 +180,9 @@ def symbolic_candidates(
     resource units: deterministic. Yields instances; `Unsat` if the first question is unsat;
     `TIME` if the wall-clock `deadline` stopped z3; `WORKING` after each of the `slices` smaller
     rlimits (rlimit / 2**k) a question was first asked with did not answer it. Ends when z3 gives
-    up (rlimit) or has no further model."""
-    sym = SymbolicInstance.unknown(n, m, capacities=capacities)
+    up (rlimit) or has no further model. `domain`: its demand constraints join the unknowns' (the
+    unknowns have unit weights and no caps, inside every domain)."""
+    sym = SymbolicInstance.unknown(n, m, capacities=capacities).restrict(domain)
     try:
         constraints = goal(sym)
     except (OptionError, PluginError):
@@ -249,7 +255,9 @@ def hunt(
     still finished (its `Unsat` is still heard; a model it gives is not evaluated).
 
     `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
-    ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why).
+    ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why) |
+    ("outside", why: not in the domain searched; counted apart, never evaluated) |
+    ("crashed", the `PluginCrash`: the mechanism raised; the answer is ``error`` at that instance).
     `on_unsat(Unsat)` -> ("holds", {"reason", "core", "control", "notes"}) | ("stopped", why) |
     ("no", note). The answer is a ``search`` `Result` without mechanism and property (the caller
     knows them)."""
@@ -259,6 +267,7 @@ def hunt(
     declined = {name: 0 for name in engines}
     undecided = {name: 0 for name in engines}
     searched = {name: 0 for name in engines}  # evaluated, but that candidate's own check was a finite search
+    outside = {name: 0 for name in engines}  # not in the domain searched: skipped
     refusals: Counter = Counter()
     notes: list = []
     live = list(engines)
@@ -268,10 +277,11 @@ def hunt(
     payload: Any  # what classify / on_unsat say with their kind: a verdict, a reason, a certificate
 
     def result(status, engine=None, explanation="", stopped=None, **fields):
-        used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values())
+        used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values()) + sum(outside.values())
         budget = {"candidates": candidates, "candidates_used": used, **({"stopped": stopped} if stopped else {})}
         details = {"engine": engine, "evaluated": evaluated, "declined": declined, "undecided": undecided,
-                   "searched": searched, "notes": notes}
+                   "searched": searched, "notes": notes,
+                   **({"outside_domain": outside} if any(outside.values()) else {})}
         return Result("search", status, budget=budget, details=details, explanation=explanation,
                       seconds=time.monotonic() - start, **fields)
 
@@ -318,6 +328,12 @@ def hunt(
                     evaluated[name] += 1
                     return result(Status.VIOLATED, engine=name, explanation=payload.explanation, instance=item,
                                   witness=payload.witness, exactness=getattr(payload, "exactness", None))
+                if kind == "crashed":  # the mechanism raised: a finding (`crash_result`)
+                    return result(Status.ERROR, engine=name, explanation=str(payload), instance=item,
+                                  **crash_fields(payload))
+                if kind == "outside":
+                    outside[name] += 1  # spends a candidate (the budget stays finite), never evaluated
+                    continue
                 if kind == "evaluated":
                     evaluated[name] += 1
                     if payload == "none-found":  # its check searched that instance within a budget, no proof
@@ -355,29 +371,36 @@ def hunt(
 
 
 def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: float | None,
-                    evaluations: int = CHECK_EVALUATIONS, rlimit: int = CHECK_RLIMIT, seed: int = 0):
-    """`classify(instance)` for `hunt`: the exact check of one candidate (see `hunt`)."""
+                    evaluations: int = CHECK_EVALUATIONS, rlimit: int = CHECK_RLIMIT, seed: int = 0,
+                    domain: Domain = ALL):
+    """`classify(instance)` for `hunt`: the exact check of one candidate (see `hunt`); an instance
+    outside `domain` is ``outside`` (never evaluated), a plug-in that raises ``crashed``."""
 
     def classify(instance: Instance):
         left = _seconds_left(deadline)
         if left is not None and left <= 0:
             return "stopped", "time"
+        why = domain.contains(instance)
+        if why is not None:
+            return "outside", why
         try:
             verdict = properties.check(
                 mechanism, prop, instance, time_limit=left if left is not None else 1e9, options=options,
-                evaluations=evaluations, rlimit=rlimit, seed=seed,
+                evaluations=evaluations, rlimit=rlimit, seed=seed, domain=domain,
             )
         except PluginTimeout as exc:
             if exc.returned_before:  # it has returned before: slow, stopped by the outer limit
                 return "stopped", f"stopped at the time limit while the mechanism was running ({exc})"
             raise  # it never returned at all: a broken plug-in
+        except PluginCrash as exc:  # it raised on this instance: a finding, the other instances go on
+            return "crashed", exc
         except (PluginError, OptionError):
             raise  # a broken plug-in or a bad option: stop the search, never report none-found
         except ExactTimeout as exc:  # no exact answer in time: not a refusal of the instance
             return "undecided", str(exc)
         except InputError as exc:
             return "declined", str(exc)  # the mechanism refuses this instance (e.g. maxmin with two resources)
-        if verdict.status == "violated" and Violation(prop, mechanism, instance, verdict.witness, options).verify():
+        if verdict.status == "violated" and _verified(prop, mechanism, instance, verdict.witness, options, domain):
             return "violated", verdict
         if verdict.status in ("holds", "none-found"):
             return "evaluated", verdict.status.value
@@ -388,6 +411,17 @@ def candidate_check(prop: str, mechanism: Mechanism, options: dict, deadline: fl
         return "undecided", verdict.explanation
 
     return classify
+
+
+def _verified(prop, mechanism, instance, witness, options, domain) -> bool:
+    """The witness re-verified from scratch, its deviation inside `domain`."""
+    with properties.base.within(domain):
+        return Violation(prop, mechanism, instance, witness, options).verify()
+
+
+def crash_fields(exc: PluginCrash) -> dict:
+    """The certificate of an ``error`` result: the exception and the plug-in's own file:line."""
+    return {"certificate": {"exception": exc.exception, "where": exc.where}}
 
 
 def property_predicate(prop: str, mechanism: Mechanism, options: dict, deadline: float | None = None, **check):
@@ -420,7 +454,8 @@ def _conforms(mechanism: Mechanism, instance: Instance, options: dict, rlimit: i
 
 
 def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, rlimit: int, seed: int,
-               deadline: float | None, capacities_note: str, capacities=None, user_focus: bool = False):
+               deadline: float | None, capacities_note: str, capacities=None, user_focus: bool = False,
+               domain: Domain = ALL):
     """`on_unsat` for `hunt`: claim `holds` only if (0) the encoding covers every instance of the
     size — capacities unknown (`capacities="unknown"`) or the mechanism declared scale-invariant, and
     no user focus unless the mechanism is declared anonymous — (1) the spec matches the allocator on
@@ -430,7 +465,7 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
 
     def gate(unsat: Unsat):
         # (0) the scope of the unsat: otherwise no claim, the search goes on with the other engines
-        if capacities != "unknown" and not mechanism.scale_invariant:
+        if capacities != "unknown" and not mechanism.scale_invariant and domain.capacities != "unit":
             return "no", (f"symbolic engine: z3 found no violation at {n}×{m} with capacities 1, but the mechanism is "
                           "not declared scale-invariant, so other capacities are not covered; holds not claimed")
         if user_focus and not mechanism.anonymous:
@@ -445,7 +480,7 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
 
         # (1) conformance on seeded instances of the size the mechanism accepts
         checked: list[Instance] = []
-        stream = space.random_instances(n, m, seed=seed)
+        stream = space.random_instances(n, m, seed=seed, domain=domain)
         for _ in range(20 * CONFORMANCE_INSTANCES):
             if len(checked) == CONFORMANCE_INSTANCES:
                 break
@@ -562,8 +597,14 @@ def search(
     progress=None,
     shrink_seconds: float | None = None,
     symbolic_slices: int = SYMBOLIC_SLICES,
+    domain: Domain | str | None = None,
 ) -> Result:
     """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
+
+    `domain` (`fairlab.core.domain.parse`; default ``all``): the engines explore it ∩ the
+    mechanism's declared domain, shrinking never leaves it, and the result records it (a ``holds``
+    covers unit weights and no caps: its recorded domain says so). A plug-in that raises on a
+    candidate ends the search with ``error`` at the smallest crashing instance found (shrunk).
 
     Deterministic budget: `candidates` (all engines, fixed schedule), `seed`, `rlimit` (z3 units per
     symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
@@ -575,10 +616,13 @@ def search(
     mechanism.check_options(options)
     engines = ENGINES if engines is None else tuple(engines)
     module = properties.get(prop)
+    asked = parse_domain(domain)
+    explored = asked.intersect(mechanism.domain)
     if module.setting != "pool" or mechanism.setting != "pool":
-        return setting_module(module, mechanism).search(
+        result = setting_module(module, mechanism).search(
             mechanism, prop, n, m, time_limit=time_limit, seed=seed, options=options, candidates=candidates,
-            rlimit=rlimit, progress=progress)
+            rlimit=rlimit, progress=progress, domain=explored)
+        return result.replace(domain=domain_record(asked, mechanism.domain))
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise InputError(f"engine {bad[0]!r}: unknown (known: {', '.join(ENGINES)})")
@@ -626,45 +670,63 @@ def search(
 
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
                                                        capacities=capacities, hypotheses=spec_names,
-                                                       slices=symbolic_slices)
+                                                       slices=symbolic_slices, domain=explored)
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
-                                      capacities=capacities)
+                                      capacities=capacities, domain=explored)
         if "grid" in engines:
-            pool["grid"] = space.grid(n, m, discrete=mechanism.discrete)
+            pool["grid"] = space.grid(n, m, discrete=mechanism.discrete, domain=explored)
         if "random" in engines:
-            pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete)
-        classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed)
+            pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete, domain=explored)
+        classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
+                                   domain=explored)
+        if asked != ALL and (explored.weights != "none" or explored.caps != "none"):
+            notes.append(f"domain {explored.label}: the engines draw unit weights and no task caps, the part of the "
+                         "domain a none-found covers")
         result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
         notes += result.details["notes"]
-        if result.status == "violated":
+        if result.status in ("violated", "error"):
             stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
-            result, details, tried, note = shrink_with(classify, result, shrink_trials, stop)
+            result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
+    covered = SYMBOLIC_DOMAIN if result.status == "holds" else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
         details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},
-        seconds=time.monotonic() - start,
+        seconds=time.monotonic() - start, domain=domain_record(asked, mechanism.domain, covered),
     )
 
 
-def shrink_with(classify, result: Result, trials: int, deadline: float) -> tuple[Result, dict, int, str | None]:
-    """Shrink the violation of `result` (`fairlab.search.shrink`), every step decided by
-    `classify` (`candidate_check`): (the result at the smallest instance found, with its re-checked
-    witness and words; details ``found_instance`` / ``shrink_steps``; trials used; a note when the
-    clock cut it short)."""
+#: what the symbolic unknowns range over (`SymbolicInstance.unknown`): unit weights, no task caps;
+#: a ``holds`` or a proof from them covers this sub-domain of the one asked
+SYMBOLIC_DOMAIN = Domain(weights="none", caps="none")
+
+
+def shrink_with(classify, result: Result, trials: int, deadline: float,
+                domain: Domain = ALL) -> tuple[Result, dict, int, str | None]:
+    """Shrink the violation (or, for an ``error`` result, the crash) of `result`
+    (`fairlab.search.shrink`, never leaving `domain`), every step decided by `classify`
+    (`candidate_check`): (the result at the smallest instance found, with its re-checked witness
+    and words; details ``found_instance`` / ``shrink_steps``; trials used; a note when the clock
+    cut it short)."""
+    wanted = "crashed" if result.status == Status.ERROR else "violated"
 
     def violates(instance):
         kind, payload = classify(instance)
         if kind == "stopped":
             raise _ShrinkStopped()
-        return payload if kind == "violated" else None
+        return payload if kind == wanted else None
 
     small, verdict, steps, tried, cut = shrink(result.instance, result, violates, trials=trials, deadline=deadline,
-                                              stop=_ShrinkStopped)
+                                              stop=_ShrinkStopped, domain=domain)
     details = {"found_instance": result.instance, "shrink_steps": steps}
-    shrunk = result.replace(instance=small, witness=verdict.witness, explanation=verdict.explanation,
-                            exactness=getattr(verdict, "exactness", None) or result.exactness)
+    if wanted == "crashed":
+        crash = {} if verdict is result or not isinstance(verdict, PluginCrash) else crash_fields(verdict)
+        shrunk = result.replace(instance=small, explanation=result.explanation if verdict is result else str(verdict),
+                                **crash)
+    else:
+        shrunk = result.replace(instance=small, witness=verdict.witness, explanation=verdict.explanation,
+                                exactness=getattr(verdict, "exactness", None) or result.exactness)
     note = (f"shrinking stopped by the time limit after {tried} trials: the instance is verified but may not be "
             "the smallest") if cut else None
     return shrunk, details, tried, note

@@ -26,6 +26,10 @@ exactly what the exact checks say, weights included (the weighted equal split of
 Allocations are task vectors (any bundle can be trimmed to the user's demand proportions without
 changing its Leontief utility). Every UNSAT claim comes with its positive controls.
 
+A domain (`fairlab.core.domain`, ``search(..., domain=)``) keeps every member of every family
+inside it (positive demands: the bases and the misreports draw from 1 up); an impossibility found on
+a domain holds on every larger one, and the result records the domain asked.
+
 Used for Theorem 6 of the DRF paper (no mechanism has si, pe and rm) and for the indivisible-task
 impossibility in the lecture (after Parkes, Procaccia & Shah: si, pe and sp are incompatible).
 """
@@ -40,6 +44,8 @@ from typing import Callable, Iterator, Sequence
 import z3
 
 from fairlab import properties as fairlab_properties
+from fairlab.core.domain import ALL, Domain, record
+from fairlab.core.domain import parse as parse_domain
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, z3_value
 from fairlab.core.instance import Instance
@@ -272,10 +278,11 @@ def check_family(family: Family, properties: Sequence[str], indivisible: bool, b
 
 
 # --------------------------------------------------------------------------- family generators
-def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2, m: int = 2) -> Iterator[Family]:
+def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2, m: int = 2,
+                               domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users, m resources of capacity 1, integer demands 0..max_entry, each base once up to
     symmetry (`fairlab.search.space.grid`); members: one resource's capacity multiplied by each factor."""
-    for base in space.grid(n, m, max_entry=max_entry):
+    for base in space.grid(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for r in range(m):
             for f in factors:
@@ -285,7 +292,7 @@ def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2
         yield Family(members)
 
 
-def misreport_families(max_capacity: int = 8, n: int = 2) -> Iterator[Family]:
+def misreport_families(max_capacity: int = 8, n: int = 2, domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users, one resource of capacity C, integer demands 1..C; members: each user alone
     declaring every other integer demand 1..C. Smallest capacities first."""
     for cap in range(1, max_capacity + 1):
@@ -301,9 +308,9 @@ def misreport_families(max_capacity: int = 8, n: int = 2) -> Iterator[Family]:
             yield Family(members)
 
 
-def departure_families(max_entry: int = 3, n: int = 3, m: int = 2) -> Iterator[Family]:
+def departure_families(max_entry: int = 3, n: int = 3, m: int = 2, domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users on m unit resources, each once up to symmetry; members: each user leaving."""
-    for base in space.grid(n, m, max_entry=max_entry):
+    for base in space.grid(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for k in range(n):
             rest = [list(r) for i, r in enumerate(base.demands) if i != k]
@@ -311,7 +318,7 @@ def departure_families(max_entry: int = 3, n: int = 3, m: int = 2) -> Iterator[F
         yield Family(members)
 
 
-GENERATORS: dict[str, Callable[[], Iterator[Family]]] = {
+GENERATORS: dict[str, Callable[..., Iterator[Family]]] = {
     "rm": capacity_increase_families,
     "sp": misreport_families,
     "pm": departure_families,
@@ -324,6 +331,7 @@ def search(
     time_limit: float = 30.0,
     families: Iterator[Family] | None = None,
     progress=None,
+    domain: Domain | str | None = None,
 ) -> Result:
     """Enumerate families (the generator for the relational property among `properties` unless
     given) until one makes the joint system UNSAT with every positive control SAT.
@@ -331,8 +339,10 @@ def search(
     A `Result` of kind "impossibility": status ``found`` (the `certificate` holds the family, its
     unsat core, the positive controls — property dropped -> "sat" — and their models), ``not-found``
     or ``unknown`` (a query or the time limit gave no answer); ``details`` the properties,
-    divisibility and the number of families tried."""
+    divisibility and the number of families tried. `domain`: only families whose every member lies
+    in it are asked (the result records it)."""
     properties = tuple(properties)
+    asked = parse_domain(domain)
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
         raise InputError(f"property {unknown[0]!r}: not supported by the impossibility search"
@@ -341,7 +351,7 @@ def search(
         relational = [p for p in properties if p in GENERATORS]
         if not relational:
             raise InputError("properties: the impossibility search needs one of rm, sp, pm to relate instances")
-        families = GENERATORS[relational[0]]()
+        families = GENERATORS[relational[0]](domain=asked)
     start = time.perf_counter()
     tried = 0
     saw_unknown = False
@@ -350,6 +360,8 @@ def search(
         if time.perf_counter() - start > time_limit:
             saw_unknown = stopped = True
             break
+        if any(asked.contains(member.instance) is not None for member in family.members):
+            continue  # a member outside the domain: not a family of this domain
         tried += 1
         if progress:
             progress(tried)
@@ -364,9 +376,10 @@ def search(
             small, core, controls, models = info
             if all(v == "sat" for v in controls.values()):
                 return _result(Status.FOUND, properties, indivisible, tried, time_limit, start, stopped,
-                               {"family": small, "core": core, "controls": controls, "control_models": models})
+                               {"family": small, "core": core, "controls": controls, "control_models": models}
+                               ).replace(domain=record(asked, ALL))
     return _result(Status.UNKNOWN if saw_unknown else Status.NOT_FOUND, properties, indivisible, tried, time_limit,
-                   start, stopped, None)
+                   start, stopped, None).replace(domain=record(asked, ALL))
 
 
 def _result(status, properties, indivisible, tried, time_limit, start, stopped, certificate) -> Result:

@@ -31,6 +31,7 @@ import time
 from typing import Iterator
 
 from fairlab import properties
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
@@ -157,8 +158,10 @@ def shrink_violation(classify, instance: Instance, verdict, trials: int, deadlin
 # --------------------------------------------------------------------------- search
 def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 120.0, seed: int = 0,
            options=None, candidates: int = DEFAULT_CANDIDATES, rlimit=None, progress=None,
-           check_evaluations: int = CHECK_EVALUATIONS, shrink_trials: int = SHRINK_TRIALS) -> Result:
-    """Hunt a violation of `prop` by `mechanism` on machines instances with n users × m resources."""
+           check_evaluations: int = CHECK_EVALUATIONS, shrink_trials: int = SHRINK_TRIALS,
+           domain: Domain = ALL) -> Result:
+    """Hunt a violation of `prop` by `mechanism` on machines instances with n users × m resources;
+    a candidate outside `domain` is skipped (counted apart), never evaluated."""
     options = dict(options or {})
     mechanism.check_options(options)
     _check_size(n, m)
@@ -170,7 +173,8 @@ def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 
     start = time.monotonic()
     deadline = start + time_limit
     check_rlimit = CHECK_RLIMIT if rlimit is None else rlimit
-    classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed)
+    classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
+                               domain=domain)
     pool = {"grid": grid(n, m), "random": random_instances(n, m, seed)}
     budget = {"size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates, "seed": seed,
               "rlimit": check_rlimit,

@@ -13,7 +13,11 @@ import os
 from typing import Any, Callable, Sequence
 
 from fairlab import mechanisms, properties
+from fairlab.core.domain import ALL, Domain
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.counterexamples import store as fixtures
 from fairlab.counterexamples.store import Store
@@ -40,16 +44,23 @@ def known_records(user_store: Store) -> list[tuple[str, dict, bool]]:
     return records + [(path.name, record, True) for path, record in user_store.load_all()]
 
 
-def known_violation(mechanism: Mechanism, prop: str, records) -> Result | None:
+def known_violation(mechanism: Mechanism, prop: str, records, domain: Domain = ALL) -> Result | None:
     """The cell's ``violated`` `Result` from the first record of `records` (`known_records`) that is
     a violation of `prop` by `mechanism`, or None. A record from the user's store is re-verified
     from scratch first (a plug-in's module beside it may have changed, or the file was edited):
-    one that does not re-verify is not a known violation. The shipped fixtures are re-verified by the test suite."""
+    one that does not re-verify is not a known violation. The shipped fixtures are re-verified by the test suite.
+    A record whose instance lies outside `domain` ∩ the mechanism's declared domain is not evidence there."""
     name, digest = _identity(mechanism)
+    explored = domain.intersect(mechanism.domain)
     for file_name, record, from_store in records:
         if record.get("kind") != "violation" or record.get("mechanism") != name or record.get("property") != prop:
             continue
         if digest is not None and (record.get("plugin") or {}).get("sha256") != digest:
+            continue
+        try:
+            if explored.contains(Instance.from_dict(record["instance"])) is not None:
+                continue
+        except (InputError, KeyError, TypeError):
             continue
         if from_store:
             try:
@@ -59,15 +70,18 @@ def known_violation(mechanism: Mechanism, prop: str, records) -> Result | None:
                 continue
         return Result("search", Status.VIOLATED, mechanism=mechanism.name, property=prop,
                       instance=record["instance"], witness=record.get("witness"),
-                      explanation=record.get("explanation", ""), details={"fixture": file_name, "known": True})
+                      explanation=record.get("explanation", ""), details={"fixture": file_name, "known": True},
+                      domain=domain_record(domain, mechanism.domain))
     return None
 
 
 def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2, m: int = 2,
            candidates: int = MATRIX_CANDIDATES, rlimit: int | None = None, seed: int = 0,
            time_limit: float = MATRIX_TIME_LIMIT, store: Store | str | os.PathLike | None = None, write: bool = True,
-           progress: Callable[[str], None] | None = None) -> list[Result]:
-    """Every mechanism (default: the registered ones) × every property, in the registries' order."""
+           progress: Callable[[str], None] | None = None, domain: Domain | str | None = None) -> list[Result]:
+    """Every mechanism (default: the registered ones) × every property, in the registries' order,
+    on `domain` (`fairlab.core.domain.parse`; default ``all``)."""
+    asked = parse_domain(domain)
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
@@ -77,11 +91,12 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
         for prop in properties.names(mech.setting):
             if progress:
                 progress(f"{mech.name} × {prop}")
-            known = known_violation(mech, prop, records)
+            known = known_violation(mech, prop, records, asked)
             if known is not None:
                 cells.append(known)
                 continue
-            cell = engines.search(mech, prop, n, m, time_limit=time_limit, seed=seed, candidates=candidates, **budget)
+            cell = engines.search(mech, prop, n, m, time_limit=time_limit, seed=seed, candidates=candidates,
+                                  domain=asked, **budget)
             if cell.status == "violated" and write:
                 cell = record_finding(cell, mech, user_store)
             cells.append(cell)

@@ -695,9 +695,10 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
 GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
 
 
-def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
-          positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
-          budget: ProveBudget | None = None, strategies: list[str] | None = None) -> Result:
+def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0,
+                  options: dict | None = None, positive_demands: bool = False, rlimit: int | None = None,
+                  attempts: int | None = None, budget: ProveBudget | None = None,
+                  strategies: list[str] | None = None) -> Result:
     """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
     rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
     an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
@@ -1018,3 +1019,20 @@ def _widened_control(constraints, first: str, hypothesis, read_model, budget: Pr
         if q.status != "unsat" or not more:
             return None
         dropped.append(more[0])
+
+
+# --------------------------------------------------------------------------- the domain (entry point)
+# `prove_encoded` above is the encodings' prover; `prove` below is the entry point every caller uses
+
+def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
+          positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
+          budget: ProveBudget | None = None, strategies: list[str] | None = None, domain=None) -> Result:
+    """`prove_encoded` on an instance domain (`fairlab.core.domain`; default ``all``, and
+    ``positive_demands=True`` narrows it to positive demands): the encodings get the domain's
+    demand assumption and the result records exactly the domain it is about
+    (`fairlab.search.proof_domain.prove_on`: a ``proved`` covers unit weights and no caps)."""
+    from fairlab.search.proof_domain import prove_on
+
+    return prove_on(prove_encoded, mechanism, prop, n, m, domain=domain, positive_demands=positive_demands,
+                    time_limit=time_limit, options=options, rlimit=rlimit, attempts=attempts, budget=budget,
+                    strategies=strategies)

@@ -17,6 +17,7 @@ import time
 from fractions import Fraction
 from typing import Callable, Iterable, Optional, TypeVar
 
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.search.budgets import SHRINK_TRIALS
@@ -25,10 +26,12 @@ from fairlab.search.space import integerise
 V = TypeVar("V")  # what a violation check answers (a Result, a witness, ...)
 
 
-def _try(candidate_builder, violates):
+def _try(candidate_builder, violates, domain: Domain = ALL):
     try:
         candidate = candidate_builder()
     except InputError:  # e.g. a row became all zero
+        return None
+    if domain.contains(candidate) is not None:  # a shrink never leaves the domain searched
         return None
     verdict = violates(candidate)
     return (candidate, verdict) if verdict is not None else None
@@ -58,6 +61,7 @@ def shrink(
     stop: type[BaseException] | None = None,
     seconds: float | None = None,
     smaller: Callable[[Instance], Iterable[Instance]] | None = None,
+    domain: Domain = ALL,
 ) -> tuple[Instance, V, int, int, bool]:
     """Returns (smallest instance found, its verdict, accepted steps, trials used, cut short by time):
     after integerising, the first smaller candidate that still violates is accepted and the walk
@@ -68,7 +72,8 @@ def shrink(
     integerising step.
 
     `deadline` (time.monotonic()) or `seconds` is the outer stop; `violates` may raise `stop` to
-    say the outer stop fired inside a check."""
+    say the outer stop fired inside a check. `domain`: a candidate outside it is never tried (the
+    shrunk instance stays in the domain the violation was found in)."""
     if seconds is not None:
         limit = time.monotonic() + seconds
         deadline = limit if deadline is None else min(deadline, limit)
@@ -87,7 +92,7 @@ def shrink(
     try:
         if smaller is None:
             tried += 1
-            result = _try(lambda: integerise(best), violates)
+            result = _try(lambda: integerise(best), violates, domain)
             if result:
                 (best, best_verdict), steps = result, 1
         changed = True
@@ -99,7 +104,7 @@ def shrink(
                 if out_of_time():
                     return best, best_verdict, steps, tried, True
                 tried += 1
-                result = _try(build, violates)
+                result = _try(build, violates, domain)
                 if result:
                     (best, best_verdict), steps, changed = result, steps + 1, True
                     break

@@ -15,6 +15,7 @@ import random
 from fractions import Fraction
 from typing import Iterator
 
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.instance import Instance
 from fairlab.counterexamples.store import canonical_form
 
@@ -23,12 +24,16 @@ def _rows(m: int, values) -> list[tuple[int, ...]]:
     return [row for row in itertools.product(values, repeat=m) if any(row)]
 
 
-def grid(n: int, m: int, max_entry: int = 4, discrete: bool = False, max_capacity: int = 8) -> Iterator[Instance]:
-    """Small instances, smallest largest-entry first, each once up to symmetry."""
+def grid(n: int, m: int, max_entry: int = 4, discrete: bool = False, max_capacity: int = 8,
+         domain: Domain = ALL) -> Iterator[Instance]:
+    """Small instances, smallest largest-entry first, each once up to symmetry, all in `domain`
+    (unit weights, no caps; demands from 1 up if it asks positive demands, capacities 1 if unit)."""
     seen: set = set()
+    low = 1 if domain.demands == "positive" else 0
     for bound in range(1, max_entry + 1):
-        rows = _rows(m, range(0, bound + 1))
-        cap_choices = [(1,) * m] if not discrete else list(itertools.product(range(1, max_capacity + 1), repeat=m))
+        rows = _rows(m, range(low, bound + 1))
+        cap_choices = [(1,) * m] if not discrete or domain.capacities == "unit" else \
+            list(itertools.product(range(1, max_capacity + 1), repeat=m))
         for combo in itertools.combinations_with_replacement(rows, n):
             if max(max(r) for r in combo) != bound:
                 continue
@@ -43,13 +48,18 @@ def grid(n: int, m: int, max_entry: int = 4, discrete: bool = False, max_capacit
                 yield inst
 
 
-def random_instances(n: int, m: int, seed: int = 0, max_entry: int = 12, discrete: bool = False) -> Iterator[Instance]:
-    """An endless seeded stream of random instances (integer demands 0..max_entry, some zeros)."""
+def random_instances(n: int, m: int, seed: int = 0, max_entry: int = 12, discrete: bool = False,
+                     domain: Domain = ALL) -> Iterator[Instance]:
+    """An endless seeded stream of random instances (integer demands 0..max_entry, some zeros; from
+    1 if `domain` asks positive demands; capacities 1 if it asks unit capacities; unit weights, no
+    caps). The stream of ``all`` is the one of earlier versions."""
     rng = random.Random(seed)
+    positive = domain.demands == "positive"
     while True:
         rows = []
         for _ in range(n):
-            row = [rng.choice([0] + list(range(1, max_entry + 1))) if rng.random() < 0.3 else rng.randint(1, max_entry)
+            row = [rng.randint(1, max_entry) if positive else
+                   rng.choice([0] + list(range(1, max_entry + 1))) if rng.random() < 0.3 else rng.randint(1, max_entry)
                    for _ in range(m)]
             if not any(row):
                 row[rng.randrange(m)] = rng.randint(1, max_entry)
@@ -58,6 +68,8 @@ def random_instances(n: int, m: int, seed: int = 0, max_entry: int = 12, discret
             caps = [rng.randint(max(max(r[j] for r in rows), 1), 4 * max_entry) for j in range(m)]
         else:
             caps = [rng.randint(1, max_entry) for _ in range(m)]
+        if domain.capacities == "unit":
+            caps = [1] * m
         yield Instance.build(caps, rows)
 
 

@@ -40,6 +40,7 @@ STATUSES = {
     "none-found": ("○", "no counterexample among the candidates tried; not a proof"),
     "n/a": ("–", "the mechanism declines instances of this kind"),
     "unknown": ("?", "the budget ran out before a verdict"),
+    "error": ("!", "the mechanism raised on an instance: the smallest one found, its exception and file:line"),
 }
 #: how a counterexample was found, in words
 FOUND_BY = {"search": "by the search engines", "proof": "from a model of spec ∧ ¬property, checked exactly",
@@ -71,6 +72,7 @@ table#properties td:first-child { white-space: nowrap; }
 .status-none-found { background: #ddf4ff; color: #0550ae; border-color: #80ccff; }
 .status-na { background: #eaeef2; color: #424a53; border-color: #afb8c1; }
 .status-unknown { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
+.status-error { background: #fbefff; color: #6e2b8b; border-color: #c297d8; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 20px; margin: 4px 0 0; padding: 0; list-style: none;
           font-size: 13px; color: var(--muted); }
 article { border: 1px solid var(--line); border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }
@@ -171,6 +173,10 @@ def _header(doc: dict, ids: str) -> str:
             f"{esc(seconds_text(doc.get('seconds')))}")
     about = doc.get("about") or {}
     out = [f"<header><h1>fairlab audit: <code>{esc(mech)}</code></h1>", f'<p class="summary">{line}</p>']
+    domain = doc.get("domain") or {}
+    if domain:
+        note = f" — {domain['note']}" if domain.get("note") else ""
+        out.append(f'<p class="summary">Instance domain: <b>{esc(domain.get("name"))}</b>{esc(note)}</p>')
     if tally:
         out.append(f'<p class="summary">{len(props)} properties: {esc(tally)}</p>')
     if about.get("title"):

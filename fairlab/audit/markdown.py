@@ -44,7 +44,17 @@ def reference_word(entry: dict | None) -> str:
     if not entry or entry["status"] == "not established":
         return "—"
     sizes = ", ".join(f"{n}×{m}" for n, m in entry.get("sizes") or [])
-    return f"{entry['status']} {sizes}".strip()
+    word = f"{entry['status']} {sizes}".strip()
+    inst = entry.get("instance")
+    if entry["status"] == "violated" and inst and any(str(d) == "0" for row in inst.get("demands", []) for d in row):
+        word += " (with a zero demand)"
+    restricted = [e.get("domain") for e in entry.get("evidence", []) if e.get("status") == "proved"
+                  and e.get("restriction")]
+    if entry["status"].startswith("proved") and restricted:
+        word += f" (on {restricted[0]})"
+    elif entry["status"] == "violated" and restricted:
+        word += f"; proved on {restricted[0]}"
+    return word
 
 
 def reference_columns(document: dict) -> list[str]:
@@ -54,6 +64,14 @@ def reference_columns(document: dict) -> list[str]:
 
 
 def status_word(row: dict) -> str:
+    word = _status_word(row)
+    domain = row.get("domain") or {}
+    if row["status"] == "proved" and "sub-domain" in (domain.get("note") or ""):  # proved on less than asked
+        word += f" (on {domain.get('name')})"
+    return word
+
+
+def _status_word(row: dict) -> str:
     status = row["status"]
     if status == "proved":
         largest = row.get("largest_proved")
@@ -63,9 +81,9 @@ def status_word(row: dict) -> str:
             return f"proved up to {largest[0]}×{largest[1]}"
         counted = [s for s in row["sizes"] if s["status"] != "vacuous"]
         return f"proved at {len(row['proved_sizes'])} of {len(counted)} sizes"
-    if status == "violated" and row.get("instance"):
+    if status in ("violated", "error") and row.get("instance"):
         inst = row["instance"]
-        return f"violated at {len(inst['demands'])}×{len(inst['capacities'])}"
+        return f"{status} at {len(inst['demands'])}×{len(inst['capacities'])}"
     if row.get("spec_proved_sizes"):
         return f"{status} (its spec proved at {len(row['spec_proved_sizes'])} sizes)"
     return status
@@ -80,6 +98,10 @@ def render(document: dict) -> str:
              f"Sizes up to {document['users']} users × {document['resources']} resources "
              f"({len(document['sizes'])} sizes), seed {document['seed']}, {document['seconds']:.1f} s"
              + (" — stopped by the time limit" if document["budget"].get("stopped") else "") + ".", "",
+             *([f"Instance domain: **{cell(document['domain']['name'])}**"
+                + (f" — {cell(document['domain']['note'])}" if document["domain"].get("note") else "")
+                + f"; reference columns on {cell(document['reference'].get('domain', 'all'))}.", ""]
+               if document.get("domain") else []),
              "| property | " + cell(short_name(mech)) + " | " + " | ".join(others) + " | summary |",
              "|---|---|" + "---|" * len(others) + "---|"]
     for row in document["properties"]:
@@ -89,7 +111,14 @@ def render(document: dict) -> str:
     lines += ["", f"Reference columns: {cell(document['reference']['note'])}. "
               "Statuses: violated (a verified counterexample), proved (for every demand profile at the sizes "
               "given), none-found (no violation among the candidates "
-              "evaluated), n/a (the mechanism declined), unknown (the budget ran out), — (not established)."]
+              "evaluated), n/a (the mechanism declined), unknown (the budget ran out), error (the mechanism raised: "
+              "its smallest crashing instance), — (not established)."]
+    crashed = [row for row in document["properties"] if row["status"] == "error"]
+    if crashed:
+        lines += ["", "## Crashes"]
+        for row in crashed:
+            lines += ["", f"### {row['property']}: {cell(row['title'])}", "", text(row["explanation"]), "",
+                      *fenced(json.dumps(row["instance"], ensure_ascii=False), "json")]
     found = [row for row in document["properties"] if row["status"] == "violated"]
     if found:
         lines += ["", "## Counterexamples"]

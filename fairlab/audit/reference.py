@@ -9,15 +9,23 @@ Read from two records kept as data, never recomputed by an audit:
 * the shipped fixtures (`fairlab.counterexamples`): verified counterexamples, re-verified from
   scratch by the test suite (``tests/counterexamples/test_fixtures.py``).
 
+Profiles are per instance domain (`fairlab.core.domain`): a fixture counts where its instance lies
+in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
+and positive demands for an entry that assumes them) and counts as ``proved`` on a domain inside
+it, ``proved (restricted)`` (with the restriction named) on a larger one; a refutation counts on a
+domain containing the entry's. So DRF's population monotonicity is ``proved`` on ``drf-paper`` and
+``violated`` on ``all`` (a counterexample with a zero demand at 3×2), each saying so.
+
 A property with neither is ``not established`` (nothing is claimed); a property with a verified
-counterexample is ``violated`` even when a restricted version is proved (DRF's population
-monotonicity holds with strictly positive demands only: both are listed).
+counterexample in the domain is ``violated`` even when a restricted version is proved (both are listed).
 """
 
 from __future__ import annotations
 
 from fairlab import mechanisms, properties
+from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
 from fairlab.counterexamples import store as fixtures
 from fairlab.search.catalogue import CATALOGUE
 
@@ -35,34 +43,46 @@ def _canonical(name: str) -> str | None:
         return None
 
 
-def _from_catalogue(mech: str, prop: str) -> list[dict]:
+def entry_domain(entry) -> Domain:
+    """The domain a catalogue entry's proofs range over (`fairlab.search.proof_domain.ENCODED`, with
+    positive demands if the entry assumes them)."""
+    return Domain(demands="positive" if entry.positive_demands else "nonnegative", weights="none", caps="none")
+
+
+def _from_catalogue(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
     rows = []
     for entry in CATALOGUE:
         if entry.property != prop or _canonical(entry.mechanism) != mech:
             continue
         checked = [list(s) for s in entry.fast]
-        restriction = "strictly positive demands" if entry.positive_demands else None
+        covered = entry_domain(entry)
+        restriction = None if domain.within(covered) else covered.words
         if entry.expected == "proved":
             if not checked:
                 continue  # claimed, but no size is decided by the test suite: not cited as proved
             rows.append({"status": "proved", "sizes": checked, "source": entry.source, "restriction": restriction,
-                         "options": dict(entry.options),
+                         "options": dict(entry.options), "domain": covered.label,
                          "evidence": f"theorem catalogue entry {entry.id}, proved at "
                                      f"{', '.join(f'{n}×{m}' for n, m in checked)} by the default test suite"})
-        elif checked:
-            rows.append({"status": "violated", "sizes": checked, "source": entry.source, "restriction": restriction,
-                         "options": dict(entry.options),
+        elif checked and covered.within(domain):  # its counterexamples lie in the entry's domain
+            rows.append({"status": "violated", "sizes": checked, "source": entry.source, "restriction": None,
+                         "options": dict(entry.options), "domain": covered.label,
                          "evidence": f"theorem catalogue entry {entry.id}, refuted at "
                                      f"{', '.join(f'{n}×{m}' for n, m in checked)} by the default test suite"})
     return rows
 
 
-def _from_fixtures(mech: str, prop: str) -> list[dict]:
+def _from_fixtures(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
     rows = []
     for file_name, record in fixtures.shipped():
         if record.get("kind") != "violation" or record.get("property") != prop:
             continue
         if _canonical(record.get("mechanism", "")) != mech:
+            continue
+        try:
+            if domain.contains(Instance.from_dict(record["instance"])) is not None:
+                continue  # its counterexample lies outside the domain
+        except InputError:
             continue
         n, m = len(record["instance"]["demands"]), len(record["instance"]["capacities"])
         rows.append({"status": "violated", "sizes": [[n, m]], "source": record.get("claim") or "found by the lab",
@@ -72,12 +92,13 @@ def _from_fixtures(mech: str, prop: str) -> list[dict]:
     return rows
 
 
-def profile(mech: str) -> dict:
-    """Property name -> {status: proved | violated | not established, evidence: [...]}; a violation
-    (a verified counterexample) decides the status, a proof under a restriction is listed beside it."""
+def profile(mech: str, domain: Domain = ALL) -> dict:
+    """Property name -> {status: proved | violated | not established, evidence: [...]} on `domain`;
+    a violation (a verified counterexample in the domain) decides the status, a proof under a
+    restriction (a smaller domain) is listed beside it."""
     out = {}
     for prop in properties.names():
-        evidence = _from_fixtures(mech, prop) + _from_catalogue(mech, prop)
+        evidence = _from_fixtures(mech, prop, domain) + _from_catalogue(mech, prop, domain)
         violated = [e for e in evidence if e["status"] == "violated"]
         proved = [e for e in evidence if e["status"] == "proved"]
         if violated:
@@ -95,6 +116,6 @@ def profile(mech: str) -> dict:
     return out
 
 
-def profiles(names=REFERENCE_MECHANISMS) -> dict:
-    """The reference block of an audit report."""
-    return {"note": NOTE, "mechanisms": {name: profile(name) for name in names}}
+def profiles(names=REFERENCE_MECHANISMS, domain: Domain = ALL) -> dict:
+    """The reference block of an audit report on `domain`."""
+    return {"note": NOTE, "domain": domain.label, "mechanisms": {name: profile(name, domain) for name in names}}

@@ -19,7 +19,15 @@ finding) decides it: larger sizes of that property are not run. A property is th
   ``proved_sizes`` (a search's ``holds`` at a size is such a proof too);
 * ``none-found`` — no violation among the candidates evaluated (counted per size);
 * ``n/a`` — the mechanism declined every instance it was given (its reason);
-* ``unknown`` — nothing decided within the budget.
+* ``unknown`` — nothing decided within the budget;
+* ``error`` — the mechanism (a plug-in) raised on an instance: the smallest crashing instance found
+  (shrunk like a counterexample), the exception and the plug-in's own file:line; nothing is stored,
+  and the other properties go on.
+
+Everything runs on one instance domain (`fairlab.core.domain`, ``domain=``; default ``all``) ∩
+the mechanism's declared one: the examples outside it are skipped, the proofs and searches get it,
+shrinking never leaves it, and each property's result records it (a ``proved`` the unit-weight,
+uncapped sub-domain its encodings cover). `audit_domains` gives one profile per asked domain.
 
 Budgets are deterministic: candidates per size and property, z3 resource limits, the proof
 schedule, the seed. ``time_limit`` is the outer stop of the whole audit: what it cuts short is
@@ -38,6 +46,9 @@ from typing import Any, Callable, Sequence
 from fairlab import mechanisms, properties
 from fairlab.audit import reference
 from fairlab.audit.allocations import involved_allocations
+from fairlab.core.domain import ALL, Domain
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.progress import Unit
@@ -52,6 +63,7 @@ from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, SHRINK_TRIALS
 from fairlab.search.findings import prepare_finding, writable_store
+from fairlab.search.proof_domain import ENCODED
 from fairlab.search.verify import plugin_identity
 
 #: search candidates per size and property (the deterministic search budget of an audit)
@@ -102,6 +114,8 @@ class AuditBudget:
     proof_attempts: int = proof.DEFAULT_ATTEMPTS
     seed: int = 0
     time_limit: float = AUDIT_TIME_LIMIT
+    #: the asked instance domain (the engines explore it ∩ the mechanism's declared one)
+    domain: Domain = ALL
 
     def __post_init__(self):
         for label, value in (("candidates", self.candidates), ("rlimit", self.rlimit),
@@ -138,6 +152,12 @@ class _Property:
     refused: list = field(default_factory=list)  # findings that did not re-verify (never reported)
     prepared: tuple | None = None  # the kept finding's fixture record and receipt, for the store
     fixture: str | None = None  # where it was stored
+    crash: Result | None = None  # the smallest instance the mechanism raised on (an ``error`` result)
+
+    def offer_crash(self, found: Result) -> None:
+        """Keep the crash `found` if it is the first or plainer than the one kept (never stored)."""
+        if self.crash is None or _plainness(found.instance) < _plainness(self.crash.instance):
+            self.crash = found
 
     @property
     def open(self) -> bool:
@@ -169,6 +189,9 @@ class _Property:
         """Whether `size` is still worth auditing: nothing violated yet, or only an example (shrunk)
         not smaller than `size` — a smaller (or, at its size, a plainer: unit weights, no caps)
         counterexample may exist there."""
+        if self.crash is not None and self.violation is None:
+            small = self.crash.instance  # a crash decides the property; only a smaller one is worth a look
+            return _order(size) < _order((small.n, small.m))
         if self.violation is None:
             return True
         if self.found_by != "example":
@@ -213,7 +236,7 @@ def _prove(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditB
         return None
     try:
         return proof.prove(mech, prop, *size, time_limit=seconds, options=options, rlimit=budget.proof_rlimit,
-                           attempts=budget.proof_attempts)
+                           attempts=budget.proof_attempts, domain=budget.domain)
     except InputError as exc:
         # no proof here (the property has no symbolic encoding, the plug-in's spec raised at this
         # size, ...): the search decides this size on the allocator itself, and a broken allocator
@@ -228,26 +251,33 @@ def _search(mech: Mechanism, prop: str, size: Size, options: dict, budget: Audit
     if seconds is None:
         return None
     return engines.search(mech, prop, *size, time_limit=seconds, seed=budget.seed, options=options,
-                          candidates=budget.candidates, rlimit=budget.rlimit, progress=progress)
+                          candidates=budget.candidates, rlimit=budget.rlimit, progress=progress, domain=budget.domain)
 
 
 def _classify(mech: Mechanism, prop: str, options: dict, budget: AuditBudget, deadline: float):
-    return engines.candidate_check(prop, mech, options, deadline, CHECK_EVALUATIONS, CHECK_RLIMIT, budget.seed)
+    return engines.candidate_check(prop, mech, options, deadline, CHECK_EVALUATIONS, CHECK_RLIMIT, budget.seed,
+                                   domain=budget.domain.intersect(mech.domain))
 
 
-def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result, engine: str, options: dict,
+def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result | None, engine: str, options: dict,
                 budget: AuditBudget, clock: _Clock) -> Result | None:
     """A violation found on one instance (an example, a proof's refutation), shrunk like a search
-    finding and shaped like one (kind ``search``), so it is stored and re-verified the same way."""
+    finding and shaped like one (kind ``search``), so it is stored and re-verified the same way.
+    An instance the mechanism raises on gives the shrunk crash instead (status ``error``)."""
     found = Result("search", Status.VIOLATED, mechanism=mech.name, property=prop, instance=instance,
-                   witness=verdict.witness, explanation=verdict.explanation, exactness=verdict.exactness,
+                   witness=getattr(verdict, "witness", None), explanation=getattr(verdict, "explanation", ""),
+                   exactness=getattr(verdict, "exactness", None),
                    budget={"seed": budget.seed, "size": size_text((instance.n, instance.m))},
                    details={"engine": engine, "options": options, "users": instance.n, "resources": instance.m})
     classify = _classify(mech, prop, options, budget, clock.deadline)
-    kind, _ = classify(instance)
-    if kind != "violated":  # re-checked exactly before anything else (it must be)
+    kind, payload = classify(instance)
+    if kind == "crashed":  # an example the mechanism raised on: a crash, shrunk the same way
+        found = found.replace(status=Status.ERROR, witness=None, exactness=None, explanation=str(payload),
+                              **engines.crash_fields(payload))
+    elif kind != "violated":  # re-checked exactly before anything else (it must be)
         return None
-    shrunk, details, tried, note = engines.shrink_with(classify, found, SHRINK_TRIALS, clock.deadline)
+    shrunk, details, tried, note = engines.shrink_with(classify, found, SHRINK_TRIALS, clock.deadline,
+                                                       domain=budget.domain.intersect(mech.domain))
     small = shrunk.instance
     return shrunk.replace(details={**found.details, **details, "users": small.n, "resources": small.m,
                                    "notes": [note] if note else []},
@@ -256,10 +286,11 @@ def _as_finding(mech: Mechanism, prop: str, instance: Instance, verdict: Result,
 
 def _check_examples(mech, props: dict[str, _Property], users, resources, options, budget, clock, progress, store):
     """The exact check of every shipped example that fits in users × resources."""
+    explored = budget.domain.intersect(mech.domain)
     for name, path in sorted(examples().items()):
         inst = Instance.resolve(path)
-        if inst.n > users or inst.m > resources or inst.setting != mech.setting:
-            continue
+        if inst.n > users or inst.m > resources or inst.setting != mech.setting or explored.contains(inst):
+            continue  # too large, another setting, or outside the domain audited
         for prop in props.values():
             if clock.share(1.0) is None:
                 return
@@ -269,9 +300,14 @@ def _check_examples(mech, props: dict[str, _Property], users, resources, options
             kind, payload = _classify(mech, prop.name, options, budget, clock.deadline)(inst)
             prop.seconds += time.monotonic() - start
             row = {"example": name, "users": inst.n, "resources": inst.m,
-                   "status": {"violated": "violated", "evaluated": payload, "declined": "n/a"}.get(kind, "unknown"),
+                   "status": {"violated": "violated", "evaluated": payload, "declined": "n/a",
+                              "crashed": "error"}.get(kind, "unknown"),
                    "explanation": (payload.explanation if kind == "violated" else str(payload))}
             prop.examples.append(row)
+            if kind == "crashed" and prop.open:
+                crash = _as_finding(mech, prop.name, inst, None, "example", options, budget, clock)
+                if crash is not None:
+                    prop.offer_crash(crash)
             if kind == "violated" and prop.open:
                 finding = _as_finding(mech, prop.name, inst, payload, "example", options, budget, clock)
                 if finding is not None:
@@ -327,7 +363,10 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
             return
         evaluated = sum(found.details.get("evaluated", {}).values())
         record.update(how="proof+search" if record["how"] else "search", candidates=evaluated)
-        if found.status == Status.VIOLATED and prop.offer(found, "search", mech, options, store):
+        if found.status == Status.ERROR:  # the mechanism raised: a finding, never stored
+            prop.offer_crash(found)
+            record.update(status="error", explanation=printable(found.explanation))
+        elif found.status == Status.VIOLATED and prop.offer(found, "search", mech, options, store):
             record.update(status="violated", explanation=found.explanation)
         elif found.status == Status.VIOLATED:
             record.update(status="unknown", explanation=f"a violation was found but {prop.refused[-1]}; no verdict")
@@ -373,6 +412,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         "scope": scope, "found_by": None, "fixture": None, "allocations": [], "core": None, "options": options,
     }
     recorded = {**budget.recorded(), **({"stopped": "time"} if stopped else {})}
+    domain = domain_record(budget.domain, mech.domain)
     if proved or spec_proved:
         largest = tuple(details["largest_proved"] or max(spec_proved, key=_order))
         core_proof = prop.proofs.get(largest)
@@ -388,15 +428,32 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
                        shrink_steps=finding.details.get("shrink_steps"), notes=notes)
         words = printable(finding.explanation)
         summary = f"violated at {size_text(size)}: {words}"
+        if prop.crash is not None:
+            notes.append(f"the mechanism also raised on an instance: {printable(prop.crash.explanation)}")
         return Result("audit", Status.VIOLATED, mechanism=mech.name, property=prop.name, instance=inst,
                       witness=finding.witness, exactness=finding.exactness, budget=recorded, seconds=prop.seconds,
-                      explanation=words, details={**details, "summary": summary})
+                      explanation=words, details={**details, "summary": summary}, domain=domain)
+    if prop.crash is not None:
+        crash = prop.crash
+        inst = crash.instance if isinstance(crash.instance, Instance) else Instance.resolve(crash.instance)
+        where = (crash.certificate or {}).get("where")
+        words = printable(crash.explanation)
+        details.update(found_by="example" if crash.details.get("engine") == "example" else "search",
+                       shrink_steps=crash.details.get("shrink_steps"),
+                       notes=list(crash.details.get("notes", [])), crash=dict(crash.certificate or {}))
+        summary = f"error at {size_text((inst.n, inst.m))}: {words}" + ("" if where else " (no plug-in frame found)")
+        if budget.domain.demands != "positive" and any(d == 0 for row in inst.demands for d in row):
+            summary += "; the instance has a zero demand: --domain demands=positive audits where that cannot occur"
+        return Result("audit", Status.ERROR, mechanism=mech.name, property=prop.name, instance=inst,
+                      certificate=crash.certificate, budget=recorded, seconds=prop.seconds, explanation=words,
+                      details={**details, "summary": summary}, domain=domain)
     na = [r for r in rows if r["status"] == "n/a"]
     vacuous = [r for r in rows if r["status"] == "vacuous"]
     searched = [r for r in rows if r["candidates"]]
     parts = []
     if proved:
-        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile (unit weights, no task caps)")
+        covered = budget.domain.intersect(mech.domain).intersect(ENCODED)
+        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile ({covered.words})")
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
@@ -412,7 +469,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     if prop.refused:
         parts.append(f"{len(prop.refused)} violation(s) found did not re-verify and are not reported "
                      f"({prop.refused[0]})")
-    decided = ("proved", "holds", "none-found", "vacuous", "n/a", "violated")
+    decided = ("proved", "holds", "none-found", "vacuous", "n/a", "violated", "error")
     open_rows = [r for r in rows if r["status"] not in decided]  # unknown, or a refutation left unconfirmed
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
@@ -431,8 +488,10 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         status = Status.UNKNOWN
     explanation = printable("; ".join(parts) or "nothing decided")
     summary = explanation if status in (Status.PROVED, Status.NONE_FOUND) else f"{status.value}: {explanation}"
+    if status == Status.PROVED and proved:  # a proof covers the sub-domain its encodings range over
+        domain = domain_record(budget.domain, mech.domain, ENCODED)
     return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
-                  explanation=explanation, details={**details, "summary": summary})
+                  explanation=explanation, details={**details, "summary": summary}, domain=domain)
 
 
 # --------------------------------------------------------------------------- the audit
@@ -452,6 +511,8 @@ class AuditReport:
     seconds: float
     command: str
     provenance: dict
+    #: the asked domain and the mechanism's declared one (`fairlab.core.domain.record`)
+    domain: dict | None = None
 
     def result(self, prop: str) -> Result:
         return next(r for r in self.results if r.property == prop)
@@ -471,13 +532,14 @@ class AuditReport:
                 "candidates": d["candidates"], "candidates_by_size": d["candidates_by_size"],
                 "sizes": to_json(d["sizes"], versioned=False), "examples": to_json(d["examples"], versioned=False),
                 "allocations": to_json(d["allocations"], versioned=False), "notes": d.get("notes", []),
-                "seconds": round(r.seconds, 3),
+                "seconds": round(r.seconds, 3), "domain": r.domain,
+                **({"crash": d["crash"]} if "crash" in d else {}),
             })
         return {"schema_version": 1, "kind": "audit", "mechanism": self.mechanism, "about": self.about,
                 "users": self.users, "resources": self.resources, "sizes": [list(s) for s in self.sizes],
                 "seed": self.budget["seed"], "budget": self.budget, "seconds": round(self.seconds, 3),
                 "command": self.command, "properties": rows, "reference": self.reference,
-                "provenance": self.provenance}
+                "domain": self.domain, "provenance": self.provenance}
 
 
 def about(mech: Mechanism) -> dict:
@@ -505,6 +567,8 @@ def command_line(mechanism: str, users: int, resources: int, budget: AuditBudget
         parts += ["--rlimit", str(budget.rlimit)]
     if float(budget.time_limit) != AUDIT_TIME_LIMIT:
         parts += ["--time-limit", f"{float(budget.time_limit):g}"]
+    if budget.domain != ALL:
+        parts += ["--domain", budget.domain.label]
     for key, value in options.items():
         text = json.dumps(value) if isinstance(value, (bool, type(None), list, dict)) else str(value)
         parts += ["--option", f"{key}={text}"]
@@ -534,14 +598,17 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
           candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
           proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
           store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
-          progress: Callable[[str | Unit], None] | None = None, with_examples: bool = True) -> AuditReport:
+          progress: Callable[[str | Unit], None] | None = None, with_examples: bool = True,
+          domain: Domain | str | None = None) -> AuditReport:
     """Audit `mechanism` (a name, ``file.py:function``, an entry point, a `Mechanism` or a callable)
-    against every registered property (or `properties_`) at every size up to users × resources.
+    against every registered property (or `properties_`) at every size up to users × resources, on
+    `domain` (`fairlab.core.domain.parse`, default ``all``) ∩ the mechanism's declared domain.
     A violation is stored in `store` if one is given (a folder or a `Store`). `progress` gets a
     text as each step starts, and a `fairlab.core.progress.Unit` as each property at one size (and
     the examples' check) ends, ``Unit(0, total)`` first."""
     options = dict(options or {})
     budget = AuditBudget(candidates=candidates, rlimit=rlimit, seed=seed, time_limit=time_limit,
+                         domain=parse_domain(domain),
                          proof_rlimit=proof.DEFAULT_RLIMIT if proof_rlimit is None else proof_rlimit,
                          proof_attempts=proof.DEFAULT_ATTEMPTS if proof_attempts is None else proof_attempts)
     sizes = sizes_up_to(users, resources)
@@ -579,9 +646,19 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
     recorded = {**budget.recorded(), "stopped": "time" if clock.stopped else None}
     return AuditReport(
         mechanism=mech.name, about=about(mech), users=users, resources=resources, sizes=tuple(sizes),
-        budget=recorded, results=results, reference=reference.profiles(), seconds=time.monotonic() - clock.start,
-        command=command_line(name, users, resources, budget, options, properties_), provenance=provenance(),
+        budget=recorded, results=results, reference=reference.profiles(domain=budget.domain),
+        seconds=time.monotonic() - clock.start, provenance=provenance(),
+        command=command_line(name, users, resources, budget, options, properties_),
+        domain=domain_record(budget.domain, mech.domain),
     )
+
+
+def audit_domains(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, domains: Sequence = (None,),
+                  **keywords) -> list[AuditReport]:
+    """One `audit` profile per asked domain (`domains`: names, ``key=value,...`` texts or `Domain`s;
+    each parsed before any work), in order; the keywords as `audit`'s (the time limit per profile)."""
+    asked = [parse_domain(d) for d in domains or (None,)]
+    return [audit(mechanism, users, resources, domain=d, **keywords) for d in asked]
 
 
 def audit_property(mechanism: MechanismLike, prop: str, users: int = 3, resources: int = 3, **keywords) -> Result:
@@ -589,5 +666,5 @@ def audit_property(mechanism: MechanismLike, prop: str, users: int = 3, resource
     return audit(mechanism, users, resources, properties_=[prop], **keywords).results[0]
 
 
-__all__ = ["audit", "audit_property", "AuditReport", "AuditBudget", "sizes_up_to", "AUDIT_CANDIDATES",
+__all__ = ["audit", "audit_domains", "audit_property", "AuditReport", "AuditBudget", "sizes_up_to", "AUDIT_CANDIDATES",
            "AUDIT_TIME_LIMIT"]

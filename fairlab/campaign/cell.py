@@ -98,6 +98,8 @@ def execute(description: dict, store: str | None) -> dict:
         claim = rediscover.get_claim(d["claim"])
         return to_json(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
     mech, options = _mechanism(d), dict(d["options"])
+    if d.get("domain") is not None:  # the sweep's domains axis (absent: all, as before it existed)
+        b["domain"] = d["domain"]
     result: Result | markov.MarkovResult
     with plugin.time_limit(seconds):
         if verb == "search":

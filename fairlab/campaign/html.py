@@ -163,7 +163,7 @@ def _facts(row: dict) -> str:
     for key in ("path", "sha256", "distribution", "version"):
         if mech.get(key):
             items.append((f"mechanism {key}", f"<code>{esc(mech[key])}</code>"))
-    for key in ("property", "size", "seed", "loads", "requirements"):
+    for key in ("property", "size", "seed", "loads", "requirements", "domain"):
         if c.get(key) is not None:
             items.append((key, esc(c[key])))
     instance = c.get("instance") or {}

@@ -22,6 +22,9 @@ from fairlab import mechanisms, properties
 from fairlab.campaign.cell import GRACE_SECONDS
 from fairlab.campaign.run import check_out_dir, run_cells
 from fairlab.campaign.spec import Cell, expand, make_cell
+from fairlab.core.domain import ALL
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError
 from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Result, Status
@@ -75,26 +78,31 @@ def one_setting(mechs) -> str:
 def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, rlimit: int, seed: int,
            time_limit: float, executor: concurrent.futures.Executor, store: Store | None = None,
            write: bool = True, out: str | Path | None = None, progress: Progress | None = None,
-           grace: float = GRACE_SECONDS) -> list[Result]:
+           grace: float = GRACE_SECONDS, domain=None) -> list[Result]:
     """`fairlab.search.matrix.matrix` as a campaign: every mechanism (a name or ``file.py:function``)
-    × every property; a cell with a known violation (shipped, or in the store) is not searched."""
+    × every property; a cell with a known violation (shipped, or in the store, inside the domain) is
+    not searched. `domain`: `fairlab.core.domain.parse` (default ``all``; then the cells are those
+    of earlier versions)."""
+    asked = parse_domain(domain)
     mechs = [mechanisms.get(name) for name in mechanism_names]
     setting = one_setting(mechs)
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
-    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(setting),
-                                        "sizes": [[n, m]], "seeds": [seed]},
+    sweep: dict[str, Any] = {"mechanisms": list(mechanism_names), "properties": properties.names(setting),
+                             "sizes": [[n, m]], "seeds": [seed], **({"domains": [asked.label]} if asked != ALL else {})}
+    spec: dict[str, Any] = {"verb": "search", "sweep": sweep,
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
     cells = expand(spec, Path.cwd())
     by_place = {(c.description["mechanism"]["name"], c.description["property"]): c for c in cells}
+    spec["sweep"].pop("domains", None)
     rows: list[tuple[Mechanism, str, Cell | Result]] = []
     for name, mech in zip(mechanism_names, mechs):
         for prop in properties.names(setting):
-            known = known_violation(mech, prop, records)
+            known = known_violation(mech, prop, records, asked)
             rows.append((mech, prop, by_place[(name, prop)] if known is None else known))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]
     sweep = {"verb": "matrix", "mechanisms": list(mechanism_names), "users": n, "resources": m, "seed": seed,
-             "budget": spec["budget"]}
+             "budget": spec["budget"], **({"domain": asked.label} if asked != ALL else {})}
     outcomes = _run(sweep, to_run, executor, user_store if write else None, out, progress, grace)
     results = []
     for mech, prop, cell in rows:
@@ -104,6 +112,7 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
         outcome = outcomes[cell.id]
         if outcome["outcome"] == "timeout":
             results.append(_killed("search", Status.UNKNOWN, outcome, mechanism=mech.name, property=prop,
+                                   domain=domain_record(asked, mech.domain),
                                    budget={**cell.description["budget"], "seed": seed, "stopped": "time"},
                                    details={"users": n, "resources": m, "notes": [outcome["error"]]}))
         else:

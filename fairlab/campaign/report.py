@@ -48,7 +48,8 @@ def labels(row: dict) -> tuple[str, str]:
     c = row["cell"]
     left = " ".join(x for x in (c["mechanism"]["name"], c.get("property") or "") if x)
     top = " ".join(str(x) for x in (c.get("size"), None if c.get("seed") is None else f"seed {c['seed']}",
-                                     (c.get("instance") or {}).get("name"), c.get("loads")) if x) or "—"
+                                     (c.get("instance") or {}).get("name"), c.get("loads"),
+                                     None if c.get("domain") is None else f"domain {c['domain']}") if x) or "—"
     return left, top
 
 

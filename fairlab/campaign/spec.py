@@ -8,6 +8,7 @@
     seeds = [0, 1]                       # search, audit
     instances = ["drf-paper", "my.json"] # check
     loads = ["0.2,0.2,0.2"]              # dynamics-rates (with requirements = "...")
+    domains = ["drf-paper", "all"]       # search, check, prove, audit: instance domains (fairlab.core.domain)
     [budget]                             # per cell, deterministic (time_limit: the cell's outer stop)
     candidates = 100
     time_limit = 60
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairlab import __version__, mechanisms, properties
+from fairlab.core.domain import parse as parse_domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.counterexamples.store import file_sha256
@@ -42,10 +44,10 @@ from fairlab.mechanisms.base import ALIASES
 VERBS = ("search", "check", "prove", "audit", "dynamics-rates")
 #: sweep keys each verb takes (the first ones are required)
 SWEEPS = {
-    "search": (("mechanisms", "properties", "sizes"), ("seeds",)),
-    "check": (("mechanisms", "properties", "instances"), ()),
-    "prove": (("mechanisms", "properties", "sizes"), ()),
-    "audit": (("mechanisms", "sizes"), ("properties", "seeds")),
+    "search": (("mechanisms", "properties", "sizes"), ("seeds", "domains")),
+    "check": (("mechanisms", "properties", "instances"), ("domains",)),
+    "prove": (("mechanisms", "properties", "sizes"), ("domains",)),
+    "audit": (("mechanisms", "sizes"), ("properties", "seeds", "domains")),
     "dynamics-rates": (("mechanisms", "loads"), ()),
 }
 #: budget keys each verb takes (all deterministic except time_limit, the outer stop of one cell)
@@ -226,15 +228,20 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
             raise InputError(f"campaign spec: sweep.seeds: expected non-negative integers, got {s!r}")
     instances: list[dict | None] = [_instance(i, base) for i in lists.get("instances", [])] or [None]
     loads = lists.get("loads") or [None]
+    # instance domains (`fairlab.core.domain.parse`: names or key=value,... texts), each checked now; a
+    # spec without the axis makes the cells of earlier versions (no domain key: the same ids)
+    domains: list[str | None] = [parse_domain(d, "campaign spec: sweep.domains").label or "all"
+                                 for d in lists.get("domains", [])]
     requirements = data.get("requirements")
     if verb == "dynamics-rates" and not isinstance(requirements, str):
         raise InputError("campaign spec: requirements (e.g. \"0.1,1;1,0.1\") is required for dynamics-rates")
-    count = len(mechs) * len(props) * len(sizes) * len(seeds) * len(instances) * len(loads)
+    count = len(mechs) * len(props) * len(sizes) * len(seeds) * len(instances) * len(loads) * max(len(domains), 1)
     if count > MAX_CELLS:
         raise InputError(f"campaign spec: {count} cells, more than {MAX_CELLS}")
     cells = []
-    for mech, prop, size, seed, inst, load in itertools.product(mechs, props, sizes, seeds, instances, loads):
-        cells.append(make_cell(verb=verb, mechanism=mech, property=prop,
+    for mech, prop, size, seed, inst, load, dom in itertools.product(mechs, props, sizes, seeds, instances, loads,
+                                                                     domains or [None]):
+        cells.append(make_cell(verb=verb, mechanism=mech, property=prop, **({} if dom is None else {"domain": dom}),
                                size=None if size is None else f"{size[0]}×{size[1]}",
                                users=None if size is None else size[0], resources=None if size is None else size[1],
                                seed=seed, instance=inst, loads=load,

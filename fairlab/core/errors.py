@@ -13,6 +13,18 @@ class PluginError(InputError):
     not a refusal of one instance, so searches stop on it instead of skipping the instance."""
 
 
+class PluginCrash(PluginError):
+    """A plug-in raised an exception on one instance: a finding about that instance (the property's
+    status ``error``, its smallest crashing instance shrunk like a counterexample), not the end of
+    the run. `exception` is ``Type: message``; `where` the plug-in's own ``file:line`` (the first
+    frame of the traceback outside the lab), or None."""
+
+    def __init__(self, message: str, exception: str = "", where: str | None = None):
+        super().__init__(message)
+        self.exception = exception
+        self.where = where
+
+
 class OptionError(InputError):
     """A mechanism option key or value is invalid: wrong on every instance, so searches stop on it."""
 

@@ -12,6 +12,8 @@ impossibility over a family, a published claim — ends in one frozen `Result`:
 * ``budget``: the deterministic budget allowed and used (seed, rlimit, candidate counts), and
   ``"stopped": "time"`` when the wall-clock outer stop cut the work short;
 * ``seconds``, ``explanation``, ``details`` (what a kind of result adds, e.g. per-engine counts);
+* ``domain``: the instance domain the verdict is about (`fairlab.core.domain.record`: the domain,
+  the asked and the mechanism's declared one), None for a result of no domain;
 * ``provenance``: the lab, Python and solver versions it was computed with (`provenance()`).
 
 A run that answers several questions writes one `report` document holding its results.
@@ -81,6 +83,9 @@ class Status(str, enum.Enum):
     FOUND = "found"
     NOT_FOUND = "not-found"
     OUT_OF_SCOPE = "out-of-scope"
+    # the mechanism raised on an instance (a plug-in's crash): the smallest crashing instance found,
+    # the exception and the plug-in's file:line; a finding, never stored as a fixture
+    ERROR = "error"
 
     def __str__(self) -> str:
         return self.value
@@ -107,6 +112,8 @@ class Result:
     seconds: float = 0.0
     explanation: str = ""
     details: Mapping = dataclasses.field(default_factory=dict)
+    #: the instance domain the verdict is about (`fairlab.core.domain.record`), None if it has none
+    domain: Mapping | None = None
     provenance: Mapping = dataclasses.field(default_factory=provenance, compare=False)
 
     def __post_init__(self) -> None:
@@ -134,6 +141,8 @@ class Result:
     def __str__(self) -> str:
         about = " ".join(x for x in (self.mechanism, self.property) if x)
         head = f"{self.kind} {about}: {self.status.value}".replace("  ", " ")
+        if self.domain:
+            head += f" [domain {domain_text(self.domain)}]"
         if self.witness is not None:
             head += f" (witness {json.dumps(to_json(self.witness, versioned=False), separators=(', ', ': '))})"
         return f"{head}\n  {self.explanation}" if self.explanation else head
@@ -144,6 +153,8 @@ class Result:
             value = getattr(self, name)
             if value is not None:
                 rows.append((name, html.escape(str(value))))
+        if self.domain:
+            rows.append(("domain", html.escape(domain_text(self.domain))))
         if self.witness is not None:
             rows.append(("witness", f"<code>{html.escape(json.dumps(to_json(self.witness, versioned=False)))}</code>"))
         if self.explanation:
@@ -152,6 +163,13 @@ class Result:
         body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
                        for k, v in rows)
         return f"<table><caption>fairlab {html.escape(self.kind)} result</caption>{body}</table>"
+
+
+def domain_text(record: Mapping) -> str:
+    """The domain of a result in a few words: its label, and the note when it is less than asked."""
+    label = record.get("name") or "all"
+    note = record.get("note")
+    return f"{label} ({note})" if note else label
 
 
 def exact_json(value: int | Fraction | Algebraic) -> int | str:

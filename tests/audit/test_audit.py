@@ -15,6 +15,7 @@ from fairlab import mechanisms, properties
 from fairlab.audit import markdown
 from fairlab.audit.reference import profiles
 from fairlab.audit.run import AuditBudget, audit, audit_property, sizes_up_to
+from fairlab.core.domain import PRESETS
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.schemas import validate
@@ -104,14 +105,18 @@ def test_same_audit_same_document(asset_audit):
 
 
 def test_reference_profiles_come_from_catalogue_and_fixtures():
-    ref = profiles()["mechanisms"]
+    ref = profiles()["mechanisms"]  # on the union domain (all)
     assert ref["asset"]["si"]["status"] == "violated" and "fixture" in ref["asset"]["si"]["evidence"][0]["evidence"]
-    assert ref["drf"]["si"]["status"] == "proved" and [2, 2] in ref["drf"]["si"]["sizes"]
+    # the catalogue's proofs range over unit weights and no caps: on the union they are restricted
+    assert ref["drf"]["si"]["status"] == "proved (restricted)" and [2, 2] in ref["drf"]["si"]["sizes"]
     assert ref["ceei"]["sp"]["status"] == "violated"
-    assert ref["bmf"]["sp"]["status"] == "violated" and ref["bmf"]["pe"]["status"] == "proved"
+    assert ref["bmf"]["sp"]["status"] == "violated" and ref["bmf"]["pe"]["status"] == "proved (restricted)"
+    unweighted = profiles(domain=PRESETS["unweighted"])["mechanisms"]
+    assert unweighted["drf"]["si"]["status"] == "proved" and unweighted["bmf"]["pe"]["status"] == "proved"
     # DRF's pm: violated with a zero demand (fixture), proved only with strictly positive demands
     assert ref["drf"]["pm"]["status"] == "violated"
-    assert any(e.get("restriction") == "strictly positive demands" for e in ref["drf"]["pm"]["evidence"])
+    assert any(e.get("domain") == "drf-paper" and e.get("restriction") for e in ref["drf"]["pm"]["evidence"])
+    assert profiles(domain=PRESETS["drf-paper"])["mechanisms"]["drf"]["pm"]["status"] == "proved"
 
 
 # --------------------------------------------------------------------------- plug-ins
@@ -199,8 +204,16 @@ def test_time_limit_gives_unknown_never_a_false_verdict():
             assert r.details["proved_sizes"]
 
 
-def test_broken_plugin_is_an_error_not_a_profile(plugins):
+def test_a_plugin_that_raises_is_an_error_row_not_the_end(plugins):
+    """A crash is a finding (issue 27): status error, the exception and the plug-in's own line."""
+    report = audit(f"{plugins / 'unfair.py'}:raises", 1, 1, properties_=["si", "pe"])
+    for r in report.results:
+        assert r.status == "error" and "RuntimeError: boom" in r.explanation
+        assert r.certificate["where"] == f"{plugins / 'unfair.py'}:28"
+
+
+def test_a_plugin_that_returns_nonsense_still_stops_the_audit(plugins):
     from fairlab.core.errors import PluginError
 
-    with pytest.raises(PluginError, match="boom"):
-        audit(f"{plugins / 'unfair.py'}:raises", 1, 1, properties_=["si"])
+    with pytest.raises(PluginError, match="task counts"):
+        audit(f"{plugins / 'unfair.py'}:wrong_length", 1, 1, properties_=["si"])

@@ -52,12 +52,20 @@ def test_require_proof_and_declined_sizes_fail_the_assertion(plugins):
     assert assert_satisfies("maxmin", "si", up_to=(2, 1), candidates=20).status == "proved"
 
 
-def test_a_plugin_that_breaks_later_stores_nothing(run_cli, assert_one_line_error, plugins, tmp_path):
+def test_a_plugin_that_breaks_later_is_an_error_row_and_stores_only_violations(run_cli, plugins, tmp_path):
+    """A crash is a finding (issue 27): the audit completes (exit 0), the properties it crashed on are
+    `error` at three users (never stored), the violations found at smaller sizes are stored."""
     store = tmp_path / "store"
     out = run_cli("audit", f"{plugins / 'breaks_at_three.py'}:breaks_at_three", "-n", "3", "-m", "1",
                   "--store", store, "--format", "json", timeout=300)
-    assert_one_line_error(out, "boom at three users")
-    assert not store.exists() or Store(store).load_all() == []
+    assert out.returncode == 0, out.stderr
+    rows = {row["property"]: row for row in json.loads(out.stdout)["properties"]}
+    errors = [row for row in rows.values() if row["status"] == "error"]
+    assert errors and all("boom at three users" in row["explanation"] and len(row["instance"]["demands"]) == 3
+                          and row["fixture"] is None for row in errors)
+    violated = {p for p, row in rows.items() if row["status"] == "violated"}
+    stored = {record["property"] for _, record in Store(store).load_all()}
+    assert violated and stored == violated
 
 
 def test_one_fixture_per_violated_property(tmp_path):

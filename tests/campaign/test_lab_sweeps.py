@@ -67,9 +67,16 @@ def test_a_cell_past_its_hard_limit_is_unknown_not_a_verdict(pool, plugins):
 
 
 def test_a_broken_plugin_ends_the_sweep_with_one_line(pool, plugins):
-    with pytest.raises(InputError, match="raises"):
-        lab_sweeps.matrix([f"{plugins / 'unfair.py'}:raises"], 2, 2, candidates=5, rlimit=1000, seed=0,
+    with pytest.raises(InputError, match="wrong_length"):
+        lab_sweeps.matrix([f"{plugins / 'unfair.py'}:wrong_length"], 2, 2, candidates=5, rlimit=1000, seed=0,
                           time_limit=5, executor=pool, write=False)
+
+
+def test_a_plugin_that_raises_gives_error_cells(pool, plugins):
+    """A crash is a finding (issue 27), in the campaign's cells too."""
+    cells = lab_sweeps.matrix([f"{plugins / 'unfair.py'}:raises"], 2, 2, candidates=5, rlimit=1000, seed=0,
+                              time_limit=5, executor=pool, write=False)
+    assert cells and all(c.status == "error" and "boom" in c.explanation for c in cells)
 
 
 def test_matrix_out_keeps_each_cell_and_resumes(run_cli, tmp_path):

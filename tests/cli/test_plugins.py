@@ -1,6 +1,7 @@
 """A failing plug-in or a bad mechanism option stops a search (never "none-found"); SystemExit in a
 plug-in is a one-line error; click usage errors are one line ``error: ...`` with exit 2."""
 
+import json
 import re
 import subprocess
 import sys
@@ -60,13 +61,17 @@ def one_line_error(out, needle):
 
 
 # --------------------------------------------------------------------------- failing plug-ins stop the search
-@pytest.mark.parametrize(
-    "fn, needle",
-    [("raises", "raised RuntimeError: boom"), ("garbage", "returned str"), ("flip", "raised RuntimeError: flip")],
-)
+@pytest.mark.parametrize("fn, needle", [("garbage", "returned str")])
 def test_a_failing_plugin_aborts_the_search(plug, fn, needle):
     with pytest.raises(PluginError, match=needle):
         engines.search(mechanisms.get(plug(fn)), "si", time_limit=5, shrink_seconds=0.5)
+
+
+@pytest.mark.parametrize("fn, needle", [("raises", "raised RuntimeError: boom"), ("flip", "raised RuntimeError: flip")])
+def test_a_plugin_that_raises_is_an_error_finding(plug, fn, needle):
+    """A crash is a finding (issue 27): status error at the crashing instance, never none-found."""
+    hunt = engines.search(mechanisms.get(plug(fn)), "si", time_limit=5, shrink_seconds=0.5)
+    assert hunt.status == "error" and needle in hunt.explanation and hunt.instance is not None
 
 
 def test_a_plugin_refusing_an_instance_is_still_skipped(plug):
@@ -85,14 +90,21 @@ def test_verification_does_not_hide_a_failing_plugin(plug):
 
 def test_cli_search_reports_a_failing_plugin(plug):
     out = run_cli("search", plug("raises"), "si", "--time-limit", "5", "--no-store")
+    assert out.returncode == 0, out.stderr
+    assert "error (the mechanism raised)" in out.stdout and "raised RuntimeError: boom" in out.stdout
+    out = run_cli("search", plug("garbage"), "si", "--time-limit", "5", "--no-store")
     assert out.returncode == 2 and out.stdout == ""
-    one_line_error(out, "raised RuntimeError: boom")
+    one_line_error(out, "returned str")
 
 
 def test_cli_matrix_reports_a_failing_plugin_instead_of_n_a_cells(plug):
-    out = run_cli("matrix", "--mechanism", plug("raises"), "--time-limit", "0.5", "--no-store", "--format", "json")
+    out = run_cli("matrix", "--mechanism", plug("raises"), "--time-limit", "5", "--no-store", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    cells = json.loads(out.stdout)["results"]
+    assert cells and all(c["status"] == "error" and "raised RuntimeError: boom" in c["explanation"] for c in cells)
+    out = run_cli("matrix", "--mechanism", plug("garbage"), "--time-limit", "5", "--no-store", "--format", "json")
     assert out.returncode == 2 and out.stdout == ""
-    one_line_error(out, "raised RuntimeError: boom")
+    one_line_error(out, "returned str")
 
 
 # --------------------------------------------------------------------------- bad options are rejected at once

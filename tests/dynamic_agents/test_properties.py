@@ -45,7 +45,7 @@ def test_no_takeback_of_drf_rerun_by_hand():
 
 def test_zero_demand_is_outside_dynamic_drf_so_no_dpo_verdict():
     # KPS assume positive demands; dynamic-drf declines the zero-demand instance: n/a, not violated
-    with pytest.raises(InputError, match="strictly positive"):
+    with pytest.raises(InputError, match="demands > 0"):  # outside the domain dynamic-drf declares
         check("dynamic-drf", "dynamic-dpo", ZERO)
     # a positive instance: step 1 A at 1/2 of r1 = k/n; step 2 both resources full
     assert check("dynamic-drf", "dynamic-dpo", TWO).status == "holds"

@@ -12,12 +12,16 @@ from fairlab.dynamics import shares_over_time
 from fairlab.search import prove
 
 
-@pytest.mark.parametrize("mechanism, prop", [("dynamic-drf", "dynamic-dpo"), ("drf-machines", "machines-si")])
-def test_positive_demands_is_refused_not_dropped(mechanism, prop):
-    """Audit F1: the settings' provers do not honour --positive-demands; dropping it silently gave a
-    refutation with a zero demand, outside the domain asked for."""
+def test_positive_demands_is_refused_not_dropped():
+    """Audit F1: a setting's prover that does not explore positive demands must refuse
+    --positive-demands; dropping it silently gave a refutation with a zero demand, outside the domain
+    asked for. dynamic-drf declares positive demands, so its prover explores exactly them (issue 27)."""
     with pytest.raises(InputError, match="--positive-demands: not available"):
-        prove(mechanism, prop, 2, 2, positive_demands=True)
+        prove("drf-machines", "machines-si", 2, 2, positive_demands=True)
+    result = prove("dynamic-drf", "dynamic-dpo", 2, 1, positive_demands=True, time_limit=60)
+    assert result.domain["demands"] == "positive"
+    if result.instance is not None:
+        assert all(d != "0" and d != 0 for row in result.instance["demands"] for d in row)
 
 
 @pytest.mark.skipif(os.geteuid() == 0 and not os.path.isdir("/proc/self"), reason="needs /proc")

@@ -112,3 +112,16 @@ def test_the_example_folder_passes_as_a_user_runs_it():
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "4 passed" in out.stdout
+
+
+def test_the_domain_option_reaches_the_assertions(pytester):
+    """--fairlab-domain: the assertions' instance domain (issue 27); the verdict records it."""
+    pytester.makepyfile("""
+        import fairlab.testing as t
+
+        def test_domain(fairlab_budget, fairlab):
+            assert fairlab_budget.domain == "drf-paper" and t.current_budget().domain == "drf-paper"
+            result = fairlab.satisfies("drf", "si", up_to=(1, 2), candidates=5)
+            assert result.domain["name"] == "drf-paper"
+    """)
+    run(pytester, "--fairlab-domain=drf-paper").assert_outcomes(passed=1)

@@ -64,3 +64,16 @@ def setting(value: str, flag: str = "--setting", every: bool = True) -> str | No
         known = ", ".join(SETTINGS + (("all",) if every else ()))
         raise InputError(f"{flag} {value!r}: unknown (known: {known})")
     return value
+
+
+#: the help of every verb's --domain
+DOMAIN_HELP = ("instance domain: a preset (all, drf-paper, weighted, bonald-roberts, pdrf, lecture, unweighted) or "
+               "key=value,... (demands=positive|nonnegative, weights=none|scalar|vector, caps=none|allowed, "
+               "capacities=unit|arbitrary, departures=none|allowed), or NAME,key=value; default all")
+
+
+def domain(value):
+    """A --domain value (`fairlab.core.domain.parse`): a `Domain`; None passes as ``all``."""
+    from fairlab.core.domain import parse
+
+    return parse(value, "--domain")

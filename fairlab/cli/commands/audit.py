@@ -32,7 +32,8 @@ from fairlab.search.findings import writable_store
 
 err_console = Console(stderr=True)
 
-COLOURS = {"violated": "red", "proved": "green", "none-found": "cyan", "n/a": "dim", "unknown": "yellow"}
+COLOURS = {"violated": "red", "proved": "green", "none-found": "cyan", "n/a": "dim", "unknown": "yellow",
+           "error": "magenta"}
 
 
 def register(app: typer.Typer) -> None:
@@ -55,6 +56,8 @@ def audit_cmd(
                                         help="folder of the fixture store (default: $FAIRLAB_STORE, else the "
                                              "per-user data folder)"),
     no_store: bool = typer.Option(False, "--no-store", help="do not store the counterexamples found"),
+    domain: Optional[List[str]] = typer.Option(None, "--domain", help=params.DOMAIN_HELP + "; repeatable: one "
+                                               "profile per domain"),
     fmt: str = typer.Option("table", "--format", help="table | json | markdown"),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html", help="also write the HTML report there"),
     progress: Optional[str] = progress_.option(),
@@ -75,30 +78,46 @@ def audit_cmd(
         progress = progress_.choose(progress)
         if out is not None:
             html.check_path(out)  # a bad --out: one line before any work
+        asked_domains: list[str | None] = list(domain) if domain else [None]
+        domains = [params.domain(d) for d in asked_domains]  # every --domain parsed before any work
         target = None if no_store else writable_store(Store(store))
-        with progress_.Reporter(progress, f"audit {markdown.short_name(mechanism)}") as shown:
-            report = audit(mechanism, users, resources, seed=seed, candidates=candidates, rlimit=rlimit,
-                           time_limit=time_limit, options=parse_options(option), store=target,
-                           properties_=prop or None, progress=shown)
-        document = report.to_dict()
+        documents = []
+        for asked in domains:
+            title = f"audit {markdown.short_name(mechanism)}" + (f" ({asked.label})" if len(domains) > 1 else "")
+            with progress_.Reporter(progress, title) as shown:
+                report = audit(mechanism, users, resources, seed=seed, candidates=candidates, rlimit=rlimit,
+                               time_limit=time_limit, options=parse_options(option), store=target,
+                               properties_=prop or None, domain=asked, progress=shown)
+            documents.append(report.to_dict())
+        written = []
         if out is not None:
-            html.write(document, out)
+            for document in documents:
+                path = out if len(documents) == 1 else out.with_suffix(f".{document['domain']['name']}.html".replace(
+                    "=", "-").replace(",", "_"))
+                html.write(document, path)
+                written.append(path)
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":
-        emit_json(document)
+        emit_json(documents[0] if len(documents) == 1 else
+                  {"schema_version": 1, "kind": "audit-domains", "mechanism": documents[0]["mechanism"],
+                   "profiles": documents})
     elif fmt == "markdown":
-        console.print(markdown.render(document), markup=False, highlight=False, soft_wrap=True)
+        console.print("\n".join(markdown.render(d) for d in documents), markup=False, highlight=False,
+                      soft_wrap=True)
     else:
-        print_table(document)
-    if out is not None:
-        err_console.print(f"report: {out}", markup=False, highlight=False)
+        for document in documents:
+            print_table(document)
+    for path in written:
+        err_console.print(f"report: {path}", markup=False, highlight=False)
 
 
 def print_table(document: dict) -> None:
     ref = document["reference"]["mechanisms"]
     others = markdown.reference_columns(document)
-    table = Table(title=f"audit of {escape(document['mechanism'])}: sizes up to {document['users']}×"
+    domain = document.get("domain") or {}
+    table = Table(title=f"audit of {escape(document['mechanism'])} on the domain {escape(domain.get('name', 'all'))}"
+                        f": sizes up to {document['users']}×"
                         f"{document['resources']}, seed {document['seed']}, {document['seconds']:.1f} s")
     table.add_column("property")
     table.add_column(escape(markdown.short_name(document["mechanism"])))
@@ -113,7 +132,12 @@ def print_table(document: dict) -> None:
     wide = Console()
     wide.width = max(wide.width, 140)
     wide.print(table)
+    if domain.get("note"):
+        wide.print(f"domain: {domain['note']}", markup=False, highlight=False)
     for row in document["properties"]:
+        if row["status"] == "error":
+            wide.print(f"{row['property']}: crashed on {markdown.compact(row['instance'])}; {row['explanation']}",
+                       markup=False, highlight=False)
         if row["status"] == "violated":
             wide.print(f"{row['property']}: instance {markdown.compact(row['instance'])}; "
                        f"witness {markdown.compact(row['witness'])}"

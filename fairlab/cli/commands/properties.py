@@ -23,7 +23,7 @@ from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import console, emit_json, listing
 from fairlab.core.errors import InputError
-from fairlab.core.results import report, to_json
+from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
 
@@ -66,6 +66,8 @@ def check_cmd(
     rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
     no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
+    domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP + "; an instance outside it (or "
+                                         "outside the mechanism's declared domain) is an error"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
 ):
     """Check PROPERTY of MECHANISM on INSTANCE: violated (with a verified witness), holds,
@@ -84,7 +86,7 @@ def check_cmd(
         module = None if every else properties.get(property)
         options = parse_options(option)
         budget = dict(time_limit=time_limit, evaluations=evaluations, seed=seed, options=options,
-                      symbolic=not no_z3, rlimit=rlimit)
+                      symbolic=not no_z3, rlimit=rlimit, domain=params.domain(domain))
         with plugin.time_limit(time_limit if not every else time_limit * len(properties.names())):
             # also stops a plug-in's import; properties.check: a plug-in still running at the limit
             # is unknown (time) if it has returned before, else a one-line error (it never returns)
@@ -110,8 +112,9 @@ def check_cmd(
 
 def print_all(results, inst) -> None:
     """One row per property: the verdict in colour and words, the witness in words."""
+    domain = f", domain {escape(domain_text(results[0].domain))}" if results[0].domain else ""
     table = Table(title=f"every property of {escape(results[0].mechanism)} on this instance "
-                        f"({inst.n} users × {inst.m} resources)")
+                        f"({inst.n} users × {inst.m} resources{domain})")
     for col in ("property", "verdict", "why"):
         table.add_column(col, overflow="fold")
     for r in results:
@@ -138,5 +141,7 @@ def print_verdict(result, inst) -> None:
                 named.append(f"{key} = {value}")
         console.print("witness: " + ", ".join(named), markup=False)
     console.print(result.explanation, markup=False)
+    if result.domain:
+        console.print(f"domain: {domain_text(result.domain)}", markup=False)
     spent = ", ".join(f"{k} {v}" for k, v in result.budget.items())
     console.print(f"budget: {spent}; {result.seconds:.2f} s", markup=False)

@@ -24,7 +24,7 @@ from fairlab.cli.commands.search import STORE_HELP
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import emit_json
 from fairlab.core.errors import InputError
-from fairlab.core.results import report, to_json
+from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.stdio import output_to_stderr
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
@@ -47,7 +47,9 @@ def register(app: typer.Typer) -> None:
                                         "10,000,000, doubling per attempt)"),
         attempts: int = typer.Option(None, "--attempts", show_default=False,
                                      help="proof attempts: seeds 0, 1, ... with the rlimit doubling (default 4)"),
-        positive: bool = typer.Option(False, "--positive-demands", help="assume every demand > 0"),
+        positive: bool = typer.Option(False, "--positive-demands",
+                                      help="assume every demand > 0 (the same as --domain demands=positive)"),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         catalogue: bool = typer.Option(False, "--catalogue", help="run the theorem catalogue"),
         fast: bool = typer.Option(False, "--fast", help="with --catalogue: only the sizes of the CI subset"),
@@ -76,6 +78,9 @@ def register(app: typer.Typer) -> None:
             if not catalogue and (workers, scheduler, cluster, out) != (None,) * 4:
                 raise InputError("--workers, --scheduler, --cluster and --out go with --catalogue (one proof runs "
                                  "in this process)")
+            asked = params.domain(domain)
+            if catalogue and domain is not None:
+                raise InputError("--domain: the catalogue's entries carry their own domains")
             if not catalogue:
                 params.size(users, resources)
                 target = None if no_store else writable_store(Store(store))  # a bad store: one line, up front
@@ -102,7 +107,7 @@ def register(app: typer.Typer) -> None:
             with output_to_stderr(), plugin_time_limit(time_limit):
                 result = prove(mechanism, prop, users, resources, store=target,
                                time_limit=time_limit, options=parse_options(option), positive_demands=positive,
-                               rlimit=rlimit, attempts=attempts)
+                               rlimit=rlimit, attempts=attempts, domain=asked)
         except InputError as exc:
             fail(str(exc))
         if fmt == "json":
@@ -147,6 +152,8 @@ def print_proof(result) -> None:
     console.print(f"[bold]{escape(result.mechanism)}[/bold] {result.property} at {d['users']} users × "
                   f"{d['resources']} resources: [{colour}]{result.status}[/{colour}] in {result.seconds:.2f} s")
     console.print(f"why: {escape(result.explanation)}")
+    if result.domain:
+        console.print(f"domain: {escape(domain_text(result.domain))}")
     if "gates" not in d:  # a setting without a symbolic proof (machines): an exhaustive finite grid
         _print_grid_proof(console, result)
         return

@@ -26,7 +26,7 @@ from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
 from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
-from fairlab.core.results import report, to_json
+from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import plugin
@@ -64,6 +64,7 @@ def register(app: typer.Typer) -> None:
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture"),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         fmt: str = typer.Option("table", "--format", help="table | json"),
         progress: Optional[str] = progress_.option(),
     ):
@@ -78,6 +79,7 @@ def register(app: typer.Typer) -> None:
             params.integer(rlimit, "--rlimit", 1)
             params.seed(seed)
             progress = progress_.choose(progress)
+            asked = params.domain(domain)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before the search
             shown = progress_.Reporter(progress, f"search {short_name(mechanism)}")
             with plugin.time_limit(time_limit), shown:
@@ -85,7 +87,7 @@ def register(app: typer.Typer) -> None:
                 result = run_search(
                     mechanism, prop, users, resources, store=target,
                     engines=engine or engines.ENGINES, time_limit=time_limit, seed=seed, options=parse_options(option),
-                    candidates=candidates, rlimit=rlimit,
+                    candidates=candidates, rlimit=rlimit, domain=asked,
                     progress=lambda name, k: shown.step(f"{prop} {users}×{resources}: {k} candidates ({name})"),
                 )
                 shown(progress_.Unit(1, 1, f"{prop} {users}×{resources}", str(result.status), result.seconds))
@@ -148,6 +150,7 @@ def register(app: typer.Typer) -> None:
                                     help="pool | machines | dynamic: the mechanisms and properties of one setting"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures for new violations"),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         workers: Optional[int] = parallel.workers_option(),
         scheduler: Optional[str] = parallel.scheduler_option(),
         cluster: Optional[str] = parallel.cluster_option(),
@@ -167,6 +170,7 @@ def register(app: typer.Typer) -> None:
             params.seed(seed)
             where = parallel.check(workers, scheduler, cluster)
             progress = progress_.choose(progress)
+            asked = params.domain(domain)
             user_store = Store(store)
             if not no_store:
                 user_store.check_writable()  # a bad store: one line, before any cell
@@ -176,14 +180,14 @@ def register(app: typer.Typer) -> None:
             with parallel.executor(where) as pool, progress_.Reporter(progress, "matrix") as shown:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
-                                          write=not no_store, out=out, progress=shown)
+                                          write=not no_store, out=out, domain=asked, progress=shown)
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":
             emit_json(report("matrix", cells, users=users, resources=resources, candidates=candidates, seed=seed,
-                             rlimit=rlimit, time_limit=time_limit))
+                             rlimit=rlimit, time_limit=time_limit, domain=asked.to_dict()))
             return
-        print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit)
+        print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit, asked)
 
 
 # --------------------------------------------------------------------------- printing
@@ -195,15 +199,22 @@ def print_search(result) -> None:
                   f"{escape(headline)} in {result.seconds:.2f} s", highlight=False)
     if result.status == "holds":
         console.print(f"why: {result.explanation}", markup=False)
+    if result.domain:
+        console.print(f"domain: {domain_text(result.domain)}", markup=False)
     searched = (f", of which searched within their budget {d['searched']}"
                 if any((d.get("searched") or {}).values()) else "")
     console.print(f"candidates: evaluated {d['evaluated']}{searched}, declined {d['declined']}, "
                   f"undecided {d['undecided']}", markup=False, highlight=False)
     if result.instance is not None:
         console.print(f"instance: {_compact(to_json(result.instance, versioned=False))}", markup=False)
-        console.print(f"witness: {_compact(to_json(result.witness, versioned=False))}", markup=False)
-        console.print(f"why: {result.explanation}", markup=False)
-        console.print(f"fixture: {d.get('fixture') or '(not stored)'}", markup=False)
+        if result.status == "error":  # a crash: nothing is stored
+            where = (result.certificate or {}).get("where")
+            console.print(f"crash: {result.explanation}{'' if where else ' (no frame of the plug-in found)'}",
+                          markup=False)
+        else:
+            console.print(f"witness: {_compact(to_json(result.witness, versioned=False))}", markup=False)
+            console.print(f"why: {result.explanation}", markup=False)
+            console.print(f"fixture: {d.get('fixture') or '(not stored)'}", markup=False)
     if result.certificate and result.certificate.get("core"):
         console.print(f"unsat core: {', '.join(result.certificate['core'])}", markup=False)
     console.print(f"budget: {b['candidates']} candidates (schedule {b['schedule']}), seed {b['seed']}, "
@@ -242,8 +253,9 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
         console.print(f"fixtures in {target.path}; re-verified by `fairlab store verify`", markup=False)
 
 
-def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit) -> None:
-    table = Table(title=f"mechanism × property at {users} users × {resources} resources")
+def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit, domain=None) -> None:
+    where = f", domain {domain.label}" if domain is not None else ""
+    table = Table(title=f"mechanism × property at {users} users × {resources} resources{where}")
     table.add_column("mechanism")
     setting = mechs[0].setting if mechs else "pool"
     for prop in properties.names(setting):
@@ -271,6 +283,8 @@ def _cell_text(cell) -> str:
         return "[red]violated[/red]"
     if status == "holds":
         return "[green]holds[/green]"
+    if status == "error":
+        return "[magenta]error[/magenta]"
     if status == "none-found":
         return f"none found ({sum(cell.details['evaluated'].values())})"
     if status == "unknown":

@@ -1,0 +1,39 @@
+"""Plug-ins of the domain tests (issue 27): a mechanism that ignores weights, one that crashes on
+part of the instance space, and one that declares its domain."""
+
+from fractions import Fraction
+
+
+def equal_split(instance):
+    """Every user gets 1/n of every resource (ignores weights): the most tasks its 1/n bundle runs."""
+    n = instance.n
+    return [min(c / n / d for c, d in zip(instance.capacities, row) if d > 0) for row in instance.demands]
+
+
+def raw_drf(instance):
+    """DRF by plain progressive filling (lab's test plug-in): every active user's dominant share grows
+    at the same rate until a resource it uses is full. Divides by zero when no active user needs a
+    resource (a zero demand column), as a careless implementation would."""
+    n, m = instance.n, instance.m
+    caps, dem = instance.capacities, instance.demands
+    share = [max(d / c for d, c in zip(row, caps)) for row in dem]  # dominant share per task
+    tasks = [Fraction(0)] * n
+    active = set(range(n))
+    while active:
+        rate = [sum(dem[i][r] / share[i] for i in active) / caps[r] for r in range(m)]
+        used = [sum(tasks[i] * dem[i][r] for i in range(n)) / caps[r] for r in range(m)]
+        step = min((1 - used[r]) / rate[r] for r in range(m))  # raises when some rate is 0
+        for i in active:
+            tasks[i] += step / share[i]
+        full = {r for r in range(m) if sum(tasks[i] * dem[i][r] for i in range(n)) >= caps[r]}
+        active = {i for i in active if not any(dem[i][r] > 0 for r in full)}
+    return tasks
+
+
+def positive_only(instance):
+    """Declares positive demands (its domain attribute) and refuses anything else loudly."""
+    assert all(d > 0 for row in instance.demands for d in row), "a zero demand reached a positive-only mechanism"
+    return equal_split(instance)
+
+
+positive_only.domain = "demands=positive"
