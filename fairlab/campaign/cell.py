@@ -9,7 +9,10 @@ An outcome is ``{"outcome": "done" | "error" | "timeout" | "crashed", "status": 
 ..., "error": ..., "seconds": ...}``: ``done`` with the verb's JSON document (its ``status`` is the
 verdict), ``error`` with the one-line message of bad input or a broken plug-in (or of an internal
 error, a bug in fairlab: then also ``"internal": true``), ``timeout`` when
-the hard limit killed it, ``crashed`` when the process died without an answer.
+the hard limit killed it, ``crashed`` when the process died without an answer. A plug-in's cell
+also records ``"files"``: every source file the plug-in loaded (its own, its helpers wherever they
+are) with its sha256 (`fairlab.mechanisms.plugin.loaded_files`); `fairlab.campaign.run` runs a
+cell again when one of them changed.
 """
 
 from __future__ import annotations
@@ -156,6 +159,9 @@ def _answer(description: dict, store: str | None) -> dict:
                    "error": printable(" ".join(f"{type(exc).__name__}: {exc}{INTERNAL}".split()))}
     outcome["seconds"] = round(time.monotonic() - start, 3)
     outcome["provenance"] = provenance()  # where it ran: the worker's versions
+    path = (description.get("mechanism") or {}).get("path")
+    if path:  # every source file the plug-in loaded, with its hash: a resumed campaign reruns if one changed
+        outcome["files"] = plugin.loaded_files(path)
     return outcome
 
 
