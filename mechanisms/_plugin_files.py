@@ -24,20 +24,14 @@ LOADED: dict[str, set[str]] = {}
 
 
 def _outside() -> tuple[str, ...]:
-    """Folders whose modules are never a plug-in's own: the standard library, site-packages, the lab."""
+    """Folders whose modules are never a plug-in's own: the standard library and site-packages."""
     paths = sysconfig.get_paths()
     folders = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
     try:
         folders += site.getsitepackages() + [site.getusersitepackages()]
     except AttributeError:  # a virtualenv's old site module
         pass
-    import fairlab
-
-    folders += [str(Path(p)) for p in fairlab.__path__]
-    for name in ("mechanisms", "properties", "search", "counterexamples", "paper_checks", "dynamics"):
-        module = sys.modules.get(f"fairlab.{name}")
-        folders += [str(Path(p)) for p in getattr(module, "__path__", ())]
-    return tuple(sorted({str(Path(f).resolve()) for f in folders if f}))
+    return tuple(sorted({str(Path(f).resolve()) for f in folders if f}))  # the lab: by its modules' names
 
 
 _OUTSIDE: tuple[str, ...] | None = None
