@@ -105,3 +105,20 @@ def test_a_failed_cell_is_re_raised_with_its_origin(outcome, mechanism, raised):
         raise_failure(_cell(mechanism), outcome)
     assert not (raised is InternalError and "(internal error)" in str(caught.value))  # said once, by the CLI
     raise_failure(_cell(mechanism), {"outcome": "done"})  # a finished cell is no failure
+
+
+def test_a_builtin_spec_that_raises_is_internal_a_plugins_is_bad_input(plugins, tmp_path):
+    """A spec raising TypeError: the lab's own mechanism has a bug (exit 3); a researcher's plug-in
+    is broken (exit 2)."""
+    builtin = run_patched("from fairlab import mechanisms\n"
+                          "def boom(*a, **k): raise TypeError('spec bug')\n"
+                          "object.__setattr__(mechanisms.get('drf'), 'spec', boom)",
+                          "prove", "drf", "si", "-n", "2", "-m", "2", "--format", "json")
+    assert builtin.returncode == 3, builtin
+    assert one_error_line(builtin.stderr).startswith("error: TypeError: spec bug (internal error")
+    mine = tmp_path / "mine.py"
+    mine.write_text((plugins / "half_drf.py").read_text()
+                    + "\n\ndef _spec(sym, tasks):\n    raise TypeError('spec bug')\n\n\nhalf_drf.spec = _spec\n")
+    plugin = run_patched("", "prove", f"{mine}:half_drf", "si", "-n", "2", "-m", "2", "--format", "json")
+    assert plugin.returncode == 2, plugin
+    assert "its spec raised TypeError: spec bug" in one_error_line(plugin.stderr)
