@@ -29,7 +29,7 @@ from fairlab.core.results import Result, Status
 from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms.base import Mechanism, SymbolicInstance
-from fairlab.mechanisms.registry import get
+from fairlab.mechanisms.registry import get, is_builtin
 
 #: resource limit of each conformance query (measured: the registry's mechanisms need at most a few
 #: hundred thousand units per query at 4 users × 4 resources; CEEI's KKT conditions the most).
@@ -96,7 +96,9 @@ def _spec(mechanism: Mechanism, sym: SymbolicInstance, tasks, options: dict):
         return list(mechanism.spec(sym, tasks, **options))
     except InputError:
         raise
-    except Exception as exc:  # a researcher's spec: report it on one line
+    except Exception as exc:  # a researcher's spec: report it on one line (the lab's own: a bug, exit 3)
+        if is_builtin(mechanism):
+            raise
         raise PluginError(f"mechanism {mechanism.name!r}: its spec raised {type(exc).__name__}: {exc}") from None
 
 

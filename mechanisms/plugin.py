@@ -72,6 +72,7 @@ from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
+from fairlab.mechanisms import _plugin_files as plugin_files
 from fairlab.mechanisms.base import (
     REGISTRY,
     Allocation,
@@ -197,7 +198,7 @@ def load(name: str) -> Mechanism:
         raise InputError(f"mechanism {name!r}: {str(path)!r} defines no function {function!r}")
     if not callable(fn):
         raise InputError(f"mechanism {name!r}: {function!r} in {str(path)!r} is not callable")
-    worker = _Worker(name, fn)
+    worker = _Worker(name, fn, resolved)
     mechanism = _wrap(fn, name, f"plug-in {function} from {path.name}", str(path), module.__name__, worker.call)
     mechanism.allocate.worker = worker  # type: ignore[attr-defined]  # the worker lives as long as its mechanism
     _CACHE[key] = mechanism
@@ -318,6 +319,7 @@ def _import(path: Path, name: str):
     if spec is None or spec.loader is None:
         raise InputError(f"mechanism {name!r}: cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
+    before = set(sys.modules)
     try:
         sys.modules[module_name] = module
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries results only
@@ -328,7 +330,23 @@ def _import(path: Path, name: str):
     except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
         sys.modules.pop(module_name, None)
         raise PluginError(f"mechanism {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
+    plugin_files.record_import(path, module, before)
     return module
+
+
+def loaded_files(name: str) -> dict[str, str]:
+    """Resolved file -> sha256 of every source file the plug-in ``path/file.py:function`` loaded in
+    this process so far (its own file, the modules of the researcher's it imported, also from its
+    calls): what identifies the plug-in by content (`fairlab.mechanisms._plugin_files`)."""
+    path, _ = parse(name)
+    return plugin_files.digests(plugin_files.loaded(path.resolve()))
+
+
+def changed_files(recorded: dict[str, str]) -> list[str]:
+    """The files of `recorded` (`loaded_files` of an earlier run) whose content is not the recorded
+    one now (edited, or gone)."""
+    now = plugin_files.digests(recorded)
+    return [file for file, digest in recorded.items() if now.get(file) != digest]
 
 
 _IMPORTED, _FAILED = 97, 98  # exit codes of the import probe
@@ -449,8 +467,8 @@ def _allocator(name: str, call, discrete: bool = False):
 class _Worker:
     """One forked process running a plug-in's calls, so a call that never returns can be killed."""
 
-    def __init__(self, name: str, fn):
-        self.name, self.fn = name, fn
+    def __init__(self, name: str, fn, path: Path | None = None):
+        self.name, self.fn, self.path = name, fn, path  # path: the plug-in's file (its calls' imports are its)
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
 
@@ -488,6 +506,10 @@ class _Worker:
                 self.stop()
                 raise _timeout(self.name, limit)
             reply = conn.recv()
+            while reply[0] == "loaded":  # modules the call imported (the reply follows at once)
+                if self.path is not None:
+                    plugin_files.add(self.path, reply[1])
+                reply = conn.recv()
         except (EOFError, OSError):
             code = self.process.exitcode if self.process is not None else None
             self.stop()
@@ -535,6 +557,7 @@ def _serve(conn, fn, name: str) -> None:
     sys.stdout.flush()
     os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only
     sys.stdout = sys.stderr
+    known, count = set(sys.modules), len(sys.modules)  # what the call imports is new since here
     while True:
         try:
             instance, options = conn.recv()
@@ -542,6 +565,10 @@ def _serve(conn, fn, name: str) -> None:
             os._exit(0)
         try:
             reply = _run(fn, instance, name, options)
+            if len(sys.modules) != count:  # the call imported something: the parent records its files
+                count, fresh = len(sys.modules), plugin_files.new_since(known)
+                if fresh:
+                    conn.send(("loaded", fresh))
             conn.send(reply)
         except BaseException as exc:  # e.g. an unpicklable value in the reply
             try:

@@ -252,7 +252,9 @@ def hunt(
     An engine may answer a pull with `WORKING` (a slice of counted work done, no answer yet): its
     turn ends there, so an expensive engine never starves a cheap one, and the schedule depends on
     counted work only (deterministic). When the candidates are spent, a question under way is
-    still finished (its `Unsat` is still heard; a model it gives is not evaluated).
+    still finished (its `Unsat` is still heard; a model it gives is not evaluated); the time limit
+    stopping that question leaves the verdict to the candidates, all evaluated (not ``unknown``:
+    only a candidate left undone makes the time limit's ``unknown``).
 
     `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
     ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why) |
@@ -273,6 +275,7 @@ def hunt(
     live = list(engines)
     taken = 0
     stopped = None
+    cut = False  # the time limit stopped a candidate's own check: a candidate of the budget left undecided
     pending: set = set()  # engines in the middle of a question (their last pull was WORKING)
     payload: Any  # what classify / on_unsat say with their kind: a verdict, a reason, a certificate
 
@@ -344,12 +347,19 @@ def hunt(
                 elif kind == "undecided":
                     undecided[name] += 1
                 else:  # "stopped": the outer time limit fired inside the check
-                    stopped = "time"
+                    stopped, cut = "time", True
                     if payload != "time":
                         notes.append(f"candidate {taken} ({name}): {payload}")
                 if progress:
                     progress(name, taken)
     done = sum(evaluated.values())
+    if stopped and taken >= candidates and not cut:
+        # every candidate of the budget was taken and decided: the stop cut only a question still under
+        # way, whose model would not be evaluated (only its unsat could have said holds). Work left undone
+        # makes a verdict unknown, not the clock alone: the verdict is the candidates' (issue 26)
+        notes.append("the time limit stopped a z3 question still under way after the last candidate (it could "
+                     "only have proved holds)")
+        stopped = None
     why_end = ("every engine exhausted its space" if not live and stopped is None
                else f"candidate budget spent ({taken} of {candidates})" if stopped is None else None)
     if why_end:

@@ -10,6 +10,7 @@ budget, and a new violation is stored in the user's store unless ``write=False``
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from fairlab import mechanisms, properties
@@ -21,20 +22,21 @@ from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.counterexamples import store as fixtures
 from fairlab.counterexamples.store import Store
+from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Mechanism
 from fairlab.search import engines
 from fairlab.search.budgets import MATRIX_CANDIDATES, MATRIX_TIME_LIMIT
 from fairlab.search.findings import record_finding, store_of, writable_store
-from fairlab.search.verify import plugin_identity, reverify
+from fairlab.search.verify import _plugin_record_ok, changed_plugin_file, plugin_identity, reverify
 
 
-def _identity(mechanism: Mechanism) -> tuple[str, str | None]:
-    """(name as recorded in a fixture, plug-in file hash or None)."""
+def _identity(mechanism: Mechanism) -> tuple[str, Path | None]:
+    """(name as recorded in a fixture, the plug-in's file or None)."""
     try:
         found = plugin_identity(mechanism)
     except InputError:
         return mechanism.name, None
-    return (mechanism.name, None) if found is None else (found["name"], found["sha256"])
+    return (mechanism.name, None) if found is None else (found["name"], plugin.parse(mechanism.name)[0])
 
 
 def known_records(user_store: Store) -> list[tuple[str, dict, bool]]:
@@ -50,13 +52,14 @@ def known_violation(mechanism: Mechanism, prop: str, records, domain: Domain = A
     from scratch first (a plug-in's module beside it may have changed, or the file was edited):
     one that does not re-verify is not a known violation. The shipped fixtures are re-verified by the test suite.
     A record whose instance lies outside `domain` ∩ the mechanism's declared domain is not evidence there."""
-    name, digest = _identity(mechanism)
+    name, path = _identity(mechanism)
     explored = domain.intersect(mechanism.domain)
     for file_name, record, from_store in records:
         if record.get("kind") != "violation" or record.get("mechanism") != name or record.get("property") != prop:
             continue
-        if digest is not None and (record.get("plugin") or {}).get("sha256") != digest:
-            continue
+        wanted = record.get("plugin")
+        if path is not None and not (_plugin_record_ok(wanted) and changed_plugin_file(wanted, path) is None):
+            continue  # another version of the plug-in (its file, or a file it loaded)
         try:
             if explored.contains(Instance.from_dict(record["instance"])) is not None:
                 continue

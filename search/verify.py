@@ -14,11 +14,13 @@ The canonical hash is recomputed too, so a fixture cannot drift from its instanc
 `fairlab.counterexamples.store.Verified` receipt, the only thing the store accepts a record with.
 
 A plug-in mechanism is recorded by its name ``file.py:function`` and the sha256 of its file, not
-by a path on one machine (`plugin_identity`); re-verifying its fixture needs the file supplied
-(``plugins=[path, ...]``, ``fairlab store verify --plugin PATH``), and a file whose hash differs is
-a one-line `InputError`, not a verdict. The record's ``mechanism`` must be the plug-in's recorded
-name, and a record naming a file (``path.py:f``) without a ``plugin`` record is refused: a fixture
-never makes the lab import a file unchecked.
+by a path on one machine, with every other source file it loaded (``files``: path relative to its
+folder -> sha256, e.g. a ``helpers/impl.py`` it imports; `plugin_identity`); re-verifying its
+fixture needs the file supplied (``plugins=[path, ...]``, ``fairlab store verify --plugin PATH``)
+with those files beside it, and a file whose hash differs is a one-line `InputError`, not a
+verdict. The record's ``mechanism`` must be the plug-in's recorded name, and a record naming a file
+(``path.py:f``) without a ``plugin`` record is refused: a fixture never makes the lab import a file
+unchecked.
 
 A record is checked for its shape first (`check_record`, by hand: the fields re-verification
 reads, of the types it reads them as); a malformed one is a one-line `InputError` naming the file
@@ -60,7 +62,27 @@ def plugin_identity(mechanism: Mechanism) -> dict | None:
         raise InputError(f"mechanism {mechanism.name!r}: not a registered mechanism, entry point or "
                          "file.py:function plug-in, so a fixture of it could not be re-verified later")
     path, function = plugin.parse(mechanism.name)
-    return {"name": f"{path.name}:{function}", "sha256": store.file_sha256(path)}
+    identity = {"name": f"{path.name}:{function}", "sha256": store.file_sha256(path)}
+    folder = path.resolve().parent
+    others = {Path(os.path.relpath(file, folder)).as_posix(): digest
+              for file, digest in plugin.loaded_files(mechanism.name).items() if Path(file) != path.resolve()}
+    return {**identity, "files": others} if others else identity
+
+
+def changed_plugin_file(wanted: dict, path: Path) -> str | None:
+    """Why the plug-in file `path` is not the version a record's ``plugin`` (`wanted`) names: its
+    own hash, or one of the other source files it loaded (``files``, relative to its folder), or None."""
+    digest = store.file_sha256(path)
+    if digest != wanted["sha256"]:
+        return f"sha256 {digest[:12]}… does not match the fixture's {wanted['sha256'][:12]}…"
+    for relative, recorded in sorted((wanted.get("files") or {}).items()):
+        try:
+            found = store.file_sha256(path.parent / relative)
+        except OSError:
+            return f"{relative}, a file it loaded, is not beside it"
+        if found != recorded:
+            return f"{relative}, a file it loaded, has sha256 {found[:12]}…, the fixture's {recorded[:12]}…"
+    return None
 
 
 def recorded_name(mechanism: Mechanism) -> str:
@@ -93,14 +115,14 @@ def resolve(record: dict, plugins: Sequence[str | os.PathLike] = ()) -> Mechanis
     if not candidates:
         raise InputError(f"fixture of plug-in {wanted['name']}: supply its file (--plugin PATH/{file_name}, "
                          f"sha256 {wanted['sha256'][:12]}…)")
+    why = None
     for path in candidates:
         if not path.is_file():
             raise InputError(f"--plugin {str(path)!r}: no such file")
-        digest = store.file_sha256(path)
-        if digest == wanted["sha256"]:
+        why = changed_plugin_file(wanted, path)
+        if why is None:
             return mechanisms.get(f"{path}:{function}")
-    raise InputError(f"plug-in {str(candidates[0])!r}: sha256 {digest[:12]}… does not match the fixture's "
-                     f"{wanted['sha256'][:12]}… (a different version of {file_name})")
+    raise InputError(f"plug-in {str(candidates[0])!r}: {why} (a different version of {file_name})")
 
 
 # --------------------------------------------------------------------------- a record's shape
@@ -122,9 +144,13 @@ def _exact_json(value) -> bool:
 
 
 def _plugin_record_ok(value) -> bool:
-    return (isinstance(value, dict) and set(value) == {"name", "sha256"}
+    files = value.get("files", {}) if isinstance(value, dict) else None
+    return (isinstance(value, dict) and set(value) - {"files"} == {"name", "sha256"}
             and isinstance(value["name"], str) and _PLUGIN_NAME.fullmatch(value["name"]) is not None
-            and isinstance(value["sha256"], str) and _SHA256.fullmatch(value["sha256"]) is not None)
+            and isinstance(value["sha256"], str) and _SHA256.fullmatch(value["sha256"]) is not None
+            and isinstance(files, dict) and all(isinstance(k, str) and k and not Path(k).is_absolute()
+                                                and isinstance(v, str) and _SHA256.fullmatch(v) is not None
+                                                for k, v in files.items()))
 
 
 def _field_error(record) -> str | None:
@@ -145,7 +171,8 @@ def _field_error(record) -> str | None:
         if record.get("options") is not None and not isinstance(record["options"], dict):
             return "field 'options': not an object"
         if record.get("plugin") is not None and not _plugin_record_ok(record["plugin"]):
-            return "field 'plugin': must be {\"name\": \"file.py:function\", \"sha256\": 64 hex digits}"
+            return ("field 'plugin': must be {\"name\": \"file.py:function\", \"sha256\": 64 hex digits"
+                    ", optional \"files\": {relative path: 64 hex digits}}")
     elif kind == "nonunique":
         witness = record.get("witness")
         allocations = witness.get("allocations") if isinstance(witness, dict) else None

@@ -7,8 +7,12 @@ pickle), so the same function serves a local process pool and a Dask worker.
 
 An outcome is ``{"outcome": "done" | "error" | "timeout" | "crashed", "status": ..., "result":
 ..., "error": ..., "seconds": ...}``: ``done`` with the verb's JSON document (its ``status`` is the
-verdict), ``error`` with the one-line message of bad input or a broken plug-in, ``timeout`` when
-the hard limit killed it, ``crashed`` when the process died without an answer.
+verdict), ``error`` with the one-line message of bad input or a broken plug-in (or of an internal
+error, a bug in fairlab: then also ``"internal": true``), ``timeout`` when
+the hard limit killed it, ``crashed`` when the process died without an answer. A plug-in's cell
+also records ``"files"``: every source file the plug-in loaded (its own, its helpers wherever they
+are) with its sha256 (`fairlab.mechanisms.plugin.loaded_files`); `fairlab.campaign.run` runs a
+cell again when one of them changed.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ from fairlab.search.proof import ProveBudget
 
 #: seconds a cell may run past its own time limit (its outer stop) before it is killed
 GRACE_SECONDS = 10.0
+
+#: the end of an internal error's message in a cell's outcome (which also has ``"internal": true``)
+INTERNAL = " (internal error)"
 
 
 def _unchanged(what: str, path: str, sha256: str) -> None:
@@ -152,11 +159,14 @@ def _answer(description: dict, store: str | None) -> dict:
         outcome = {"outcome": "error", "status": None, "result": None, "error": printable(" ".join(str(exc).split()))}
     except KeyboardInterrupt:  # the campaign is being interrupted: no answer
         raise
-    except BaseException as exc:  # a bug: recorded, the campaign goes on
-        outcome = {"outcome": "error", "status": None, "result": None,
-                   "error": printable(f"{type(exc).__name__}: {exc} (internal error)")}
+    except BaseException as exc:  # a bug: recorded (``internal``: exit 3 where it is re-raised), the campaign goes on
+        outcome = {"outcome": "error", "status": None, "result": None, "internal": True,
+                   "error": printable(" ".join(f"{type(exc).__name__}: {exc}{INTERNAL}".split()))}
     outcome["seconds"] = round(time.monotonic() - start, 3)
     outcome["provenance"] = provenance()  # where it ran: the worker's versions
+    path = (description.get("mechanism") or {}).get("path")
+    if path:  # every source file the plug-in loaded, with its hash: a resumed campaign reruns if one changed
+        outcome["files"] = plugin.loaded_files(path)
     return outcome
 
 

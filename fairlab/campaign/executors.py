@@ -98,7 +98,7 @@ def _dask():
 def parse_cluster(text: str) -> int:
     """``local:N`` -> N (the number of single-thread worker processes)."""
     kind, _, count = text.partition(":")
-    if kind != "local" or not count.isdigit() or not 1 <= int(count) <= 256:
+    if kind != "local" or not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= 256:
         raise InputError(f"--cluster: expected local:N with N in 1..256, got {text!r}")
     return int(count)
 

@@ -37,7 +37,7 @@ from fairlab.core.errors import InputError
 
 #: outcome of a cell that did not finish -> (mark, what it means); the order of the legend
 OUTCOMES = {
-    "error": ("!", "bad input or a broken plug-in: the cell's one-line error"),
+    "error": ("!", "bad input, a broken plug-in or an internal error: the cell's one-line error"),
     "timeout": ("!", "killed at its hard time limit (its time_limit + 10 s)"),
     "crashed": ("!", "its process died without an answer"),
     "missing": ("…", "no result file yet: the campaign was interrupted before this cell finished"),

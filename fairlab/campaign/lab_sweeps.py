@@ -7,7 +7,8 @@ running them one after another (`fairlab.search.matrix.matrix`, `catalogue.run_c
 With `out`, every finished cell's result is also kept in ``OUT/cells/<id>.json`` (with
 ``OUT/campaign.json``: `fairlab campaign report OUT` reads it), and the same command resumes with
 the cells that are missing. A cell that fails with bad input or a broken plug-in
-ends the sweep with its one-line error (the table would lie); a cell killed at its hard limit is
+ends the sweep with its one-line error (the table would lie; exit 2), one that fails with a bug in
+fairlab ends it as an internal error (exit 3); a cell killed at its hard limit is
 ``unknown`` (time) for a search, ``unknown`` for a catalogue entry, and ``not-found`` for a
 claim, with the reason.
 """
@@ -19,13 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from fairlab import mechanisms, properties
-from fairlab.campaign.cell import GRACE_SECONDS
+from fairlab.campaign.cell import GRACE_SECONDS, INTERNAL
 from fairlab.campaign.run import check_out_dir, run_cells
 from fairlab.campaign.spec import Cell, expand, make_cell
 from fairlab.core.domain import ALL
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
-from fairlab.core.errors import InputError
+from fairlab.core.errors import InputError, InternalError
 from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Result, Status
 from fairlab.counterexamples.store import Store, write_atomic
@@ -52,12 +53,22 @@ def _run(sweep: dict, cells: Sequence[Cell], executor, store: Store | None, out:
         write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": sweep,
                                               "cells": [{"id": c.id, **c.description} for c in cells]})
     for cell in cells:  # in the sweep's order: the first failure is the one reported
-        outcome = outcomes[cell.id]
-        if outcome["outcome"] == "error":
-            raise InputError(outcome["error"])
-        if outcome["outcome"] == "crashed":
-            raise InputError(f"{cell.label()}: {outcome['error']}")
+        raise_failure(cell, outcomes[cell.id])
     return outcomes
+
+
+def raise_failure(cell: Cell, outcome: dict) -> None:
+    """Re-raise a cell's failure here with its origin: bad input or a broken plug-in as `InputError`
+    (exit 2), a bug in fairlab as `InternalError` (exit 3). A crashed process is a bug, unless the
+    cell runs a plug-in (imported in the cell's process, it may have ended it)."""
+    if outcome["outcome"] == "error":
+        if outcome.get("internal"):
+            raise InternalError(f"{cell.label()}: {outcome['error'].removesuffix(INTERNAL)}")
+        raise InputError(outcome["error"])
+    if outcome["outcome"] == "crashed":
+        if (cell.description.get("mechanism") or {}).get("path"):
+            raise InputError(f"{cell.label()}: {outcome['error']} (the plug-in may have ended it)")
+        raise InternalError(f"{cell.label()}: {outcome['error']}")
 
 
 def _killed(kind: str, status: Status, outcome: dict, **fields) -> Result:

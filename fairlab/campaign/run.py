@@ -2,11 +2,12 @@
 
 `run(spec_path, out_dir, workers=2)` expands the spec (`fairlab.campaign.spec`), writes
 ``OUT/campaign.json`` (the spec and its cells), and runs every cell that has no result file yet
-(or whose outcome is in `retry`) on an executor: a standard-library process pool by default, or
-any `concurrent.futures.Executor` given (`fairlab.campaign.executors`). Each cell runs in a
-process of its own with a hard time limit (`fairlab.campaign.cell.run_isolated`). The driver
-alone writes ``OUT/cells/<id>.json``, atomically, as results arrive, so an interrupted campaign
-leaves only complete files and the same command resumes with the cells that are missing.
+(or whose outcome is in `retry`, or a source file of whose plug-in changed since it ran) on an
+executor: a standard-library process pool by default, or any `concurrent.futures.Executor` given
+(`fairlab.campaign.executors`). Each cell runs in a process of its own with a hard time limit
+(`fairlab.campaign.cell.run_isolated`). The driver alone writes ``OUT/cells/<id>.json``,
+atomically, as results arrive, so an interrupted campaign leaves only complete files and the same
+command resumes with the cells that are missing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.progress import Unit
 from fairlab.core.results import SCHEMA_VERSION, Status, provenance
 from fairlab.counterexamples.store import Store, check_outside_package, write_atomic
+from fairlab.mechanisms import plugin
 
 OUTCOMES = ("done", "error", "timeout", "crashed")
 
@@ -78,6 +80,9 @@ def _damage(path: Path, document) -> str | None:
         return "its cell's description is not JSON"
     if outcome not in OUTCOMES or not (status is None or isinstance(status, str)):
         return "no valid outcome or status"
+    files = document.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        return "its files are not a map of file to sha256"
     if outcome != "done":
         return None if status is None and isinstance(document.get("error"), str) else "an unfinished cell with a status"
     result = document.get("result")
@@ -137,6 +142,15 @@ def _stored(document: dict, store: Store | None) -> bool:
     return path.is_file() and Path(store.path).resolve() in path.resolve().parents
 
 
+def _edited(document: dict) -> bool:
+    """True (with a warning) when a source file the cell's plug-in loaded changed since it ran."""
+    changed = plugin.changed_files(document.get("files") or {})
+    if changed:
+        _warn(f"cell {document['id']}: {changed[0]} changed since it ran"
+              f"{f' (and {len(changed) - 1} more)' if len(changed) > 1 else ''}; it runs again")
+    return bool(changed)
+
+
 def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor, store: Store | None = None,
               out: Path | None = None, retry: Iterable[str] = (),
               progress: Callable[[Unit], None] | None = None,
@@ -154,7 +168,7 @@ def run_cells(cells: Sequence[specs.Cell], executor: concurrent.futures.Executor
 
     def wanted(cell) -> bool:
         old = done.get(cell.id)
-        if old is None or "all" in retry or old["outcome"] in retry or not _stored(old, store):
+        if old is None or "all" in retry or old["outcome"] in retry or not _stored(old, store) or _edited(old):
             return True
         return old["outcome"] == "done" and bool(_statuses(old) & retry)
 

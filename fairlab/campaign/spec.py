@@ -19,7 +19,9 @@ A cell's id is the hash of its canonical description, which includes the lab's v
 hash of every plug-in file (and of the Python files beside it) and instance file it reads, and an
 installed mechanism's distribution and version: editing a plug-in or upgrading gives new cells,
 never an old result. (An installed package is known by its version only: after editing an
-editable install, run the campaign again with ``--retry all``.)
+editable install, run the campaign again with ``--retry all``.) A plug-in may load files from
+anywhere (``helpers/impl.py``): the cell's result records each with its hash (`fairlab.campaign.cell`)
+and `fairlab.campaign.run` runs the cell again when one changed.
 Relative paths are read from the spec's folder.
 """
 

@@ -14,7 +14,7 @@ import traceback
 import typer
 
 from fairlab.cli.app import app
-from fairlab.core.errors import InputError
+from fairlab.core.errors import InputError, InternalError
 from fairlab.core.stdio import printable, results_only_on_stdout
 
 INTERNAL_ERROR_EXIT = 3  # an exception no verb expected: a bug in fairlab (2 stays "bad input")
@@ -56,10 +56,9 @@ def dispatch() -> int:
     except Exception as exc:
         if os.environ.get("FAIRLAB_DEBUG"):
             traceback.print_exc()
-        error_line(
-            f"{type(exc).__name__}: {exc} (internal error: a bug in fairlab, please report it; "
-            "FAIRLAB_DEBUG=1 shows the traceback)"
-        )
+        # an InternalError carries another process's message, its exception's name included
+        what = str(exc) if isinstance(exc, InternalError) else f"{type(exc).__name__}: {exc}"
+        error_line(f"{what} (internal error: a bug in fairlab, please report it; FAIRLAB_DEBUG=1 shows the traceback)")
         return INTERNAL_ERROR_EXIT
     if code == 130:  # typer turns Ctrl-C into a silent Exit(130)
         error_line("interrupted")

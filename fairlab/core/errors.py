@@ -1,4 +1,5 @@
-"""The one error type for bad input, so the CLI can print one line and exit 2."""
+"""The one error type for bad input, so the CLI can print one line and exit 2; and the one for an
+internal error that happened in another process (a cell's), so the CLI still exits 3."""
 
 
 class InputError(ValueError):
@@ -43,3 +44,12 @@ class InexactAllocation(Exception):
     answers ``unknown`` with this reason, a witness that needs it fails verification, and no
     fixture is stored from it. Deliberately not an `InputError`: it is not a fact about the input,
     and it must never be read as "the mechanism refuses this instance"."""
+
+
+class InternalError(RuntimeError):
+    """An internal error (a bug in fairlab, not bad input) that happened in another process, e.g. a
+    campaign cell's, and is re-raised here with that process's one-line message: the CLI reports it
+    as it reports any unexpected exception (exit 3), never as bad input."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))

@@ -6,6 +6,8 @@ Every verdict of the lab is decided with these types; floats only ever guide a s
   float ``0.1`` is 1/10, and rejects NaN, infinities, booleans and written numbers outside the
   exact range (`in_exact_range`: magnitudes 1e-1000 to 1e+1000, at most 1000 significant digits;
   checked before the integers are built, so ``1e1000000000`` cannot hang) with an `InputError`.
+  Text has ASCII digits only (`RATIONAL_PATTERN`, the schema's); the range applies to the value of
+  ``"p/q"`` (``"1e-1000/1000000"`` is 1e-1006: refused) and to p and q each.
 * `Algebraic` wraps a real algebraic number computed by z3 (e.g. the CEEI optimum of Theorem 5 of
   the DRF paper, a root of 63x^2 - 6250x + 62500). It supports exact arithmetic and comparison
   with `Fraction`s and other `Algebraic`s and collapses to a `Fraction` whenever the value is
@@ -33,9 +35,18 @@ import z3
 
 from fairlab.core.errors import ExactTimeout, InputError
 
-_RATIONAL_TEXT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*(/\s*\d+\s*)?$")
+#: a number written as text, as the shipped schema's pattern says it (fairlab/schemas/instance.schema.json,
+#: tests/core/test_number_text.py keeps the two equal): ASCII digits and JSON's whitespace only, which
+#: ECMA-262 and Python regexes read alike (``\d`` and ``\s`` would let Python accept "٣" or "３/７");
+#: a denominator is a positive integer
+RATIONAL_PATTERN = (r"^[ \t\n\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t\n\r]*"
+                    r"(/[ \t\n\r]*0*[1-9][0-9]*[ \t\n\r]*)?$")
+_RATIONAL_TEXT = re.compile(RATIONAL_PATTERN)
+_JSON_SPACE = " \t\n\r"
 MAX_EXPONENT = 1000  # written numbers: 10**-1000 <= |x| < 10**1001 (or 0) ...
 MAX_DIGITS = 1000  # ... with at most this many significant digits (exact arithmetic stays fast)
+#: the magnitudes of the exact range, for the value of a "p/q" text
+SMALLEST, BEYOND = Fraction(1, 10**MAX_EXPONENT), Fraction(10 ** (MAX_EXPONENT + 1))
 
 
 def in_exact_range(value: Decimal) -> bool:
@@ -90,19 +101,22 @@ def to_fraction(value, field: str) -> Fraction:
             raise range_error(field, str(value))
         return Fraction(value)
     if isinstance(value, str):
-        text = value.strip()
-        if not _RATIONAL_TEXT.match(text):
+        if not _RATIONAL_TEXT.fullmatch(value):
             raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
+        text = value.strip(_JSON_SPACE)
         num, _, den = text.partition("/")
         try:
-            top, bottom = Decimal(num.strip()), Decimal(den.strip() or 1)
+            top, bottom = Decimal(num.strip(_JSON_SPACE)), Decimal(den.strip(_JSON_SPACE) or 1)
         except InvalidOperation:  # an exponent too long even for Decimal
             raise range_error(field, text) from None
-        if not (in_exact_range(top) and in_exact_range(bottom)):
+        if not (in_exact_range(top) and in_exact_range(bottom)):  # each part too (its integer is then small)
             raise range_error(field, text)
         if bottom == 0:
             raise InputError(f"{field}: expected a number such as 3, 0.75 or 2/3, got {short_text(value)}")
-        return Fraction(top) / Fraction(bottom)
+        quotient = Fraction(top) / Fraction(bottom)
+        if quotient and not SMALLEST <= abs(quotient) < BEYOND:  # the range is about the value p/q
+            raise range_error(field, text)
+        return quotient
     raise InputError(f"{field}: expected a number, got {short_text(value)}")
 
 

@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from math import gcd
 from operator import attrgetter
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping, NoReturn, Sequence
@@ -300,24 +299,15 @@ _numerator = attrgetter("numerator")
 
 
 def _new_fraction(numerator: int, denominator: int) -> Fraction:
-    """Fraction(numerator, denominator) for Python ints already in lowest terms with denominator > 0,
-    without `Fraction.__new__`'s generic dispatch and gcd (the same object state;
-    tests/core/test_instance_fast.py checks it against `Fraction`)."""
-    out = _object_new(Fraction)
-    out._numerator = numerator  # type: ignore[attr-defined]  # Fraction's own slots (the fast path above)
-    out._denominator = denominator  # type: ignore[attr-defined]
-    return out
-
-
-_object_new = object.__new__
+    """Fraction(numerator, denominator) for Python ints already in lowest terms with denominator > 0.
+    The public constructor: filling a bare object's ``_numerator``/``_denominator`` would skip its
+    gcd, but those are private attributes of the standard library (no private API, issue 26)."""
+    return Fraction(numerator, denominator)
 
 
 def _int_fraction(value: int) -> Fraction:
-    """Fraction(value) for a Python int."""
-    out = _object_new(Fraction)
-    out._numerator = value  # type: ignore[attr-defined]  # as in _new_fraction
-    out._denominator = 1  # type: ignore[attr-defined]
-    return out
+    """Fraction(value) for a Python int (the constructor's quickest path: an int alone)."""
+    return Fraction(value)
 
 
 #: Fraction(k) for the small non-negative integers most demands are (Fractions are immutable: shared)
@@ -576,10 +566,7 @@ class _Decimals(dict):
             whole, _, decimals = text.partition(".")
             digits = int(whole + decimals)
             scale = _POWERS_OF_TEN[len(decimals)]
-            common = gcd(digits, scale)
-            value = _object_new(Fraction)  # as `_new_fraction`, inlined
-            value._numerator = digits // common  # type: ignore[attr-defined]  # as in _new_fraction
-            value._denominator = scale // common  # type: ignore[attr-defined]
+            value = Fraction(digits, scale)  # the public constructor reduces it (no private attributes)
         else:
             value = self.slow(text)
         if len(self) < DECIMAL_CACHE_SIZE:  # beyond it the tokens hardly repeat: keep the dict small
