@@ -5,6 +5,7 @@ is an internal error, exit 3, with one line on stderr; also when it happened in 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,8 @@ def run_patched(patch: str, *argv: str) -> subprocess.CompletedProcess:
 
 
 def one_error_line(err: str) -> str:
-    lines = err.splitlines()
+    """The one ``error:`` line (after `--progress plain`'s lines of the units that finished first)."""
+    lines = [line for line in err.splitlines() if not re.match(r"\[\d+/\d+\] ", line)]
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     return lines[0]
 
