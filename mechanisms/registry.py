@@ -38,7 +38,7 @@ _ENTRY_POINTS: dict[str, Mechanism] = {}
 MODULES = {
     "asset": "asset", "bmf": "bmf", "ceei": "ceei", "nash": "ceei", "pf": "ceei", "drf": "drf",
     "drf-tasks": "drf_tasks", "drf-loop": "drf_tasks", "ks": "ks", "maxmin": "maxmin", "pdrf": "pdrf",
-    "dynamic-drf": "dynamic_drf", "drf-rerun": "drf_rerun",
+    "dynamic-drf": "dynamic_drf", "drf-rerun": "drf_rerun", "sequential-minmax": "sequential_minmax",
     "drf-machines": "drf_machines",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
