@@ -73,3 +73,19 @@ def test_worst_ratio_one_resource():
     assert worst_ratio("drf-rerun", 3)["ratio"] == 1
     kps = worst_ratio("dynamic-drf", 3, departures=False)
     assert kps["ratio"] == F(1, 3)  # it reserves: the first of n = 3 agents gets 1/3, ideal 1
+
+
+def test_audit_draws_a_dynamic_sp_violation():
+    """The audit's figures of a dynamic-sp finding (the example the 3 x 2 audit of controlled-drf checks):
+    the truthful run and the misreport's (before the fix: AttributeError, exit 3)."""
+    from fairlab import properties
+    from fairlab.audit.allocations import involved_allocations
+    from fairlab.core.instance import Instance
+    from fairlab.mechanisms import get
+
+    inst = Instance.build(capacities=[1, 1], demands=[[1, 2], [1, 0], [1, 0]], users=["A", "B", "C"],
+                          arrivals=["A", "B", "C"])
+    witness = {"step": 3, "user": 0, "misreport": ["3/2", 2]}
+    assert properties.get("dynamic-sp").confirm("controlled-drf", inst, witness, {}) is not None
+    views = involved_allocations(get("controlled-drf"), "dynamic-sp", inst, witness, {})
+    assert [v["label"] for v in views] == ["allocation (last step)", "A declares <3/2, 2> (last step)"]
