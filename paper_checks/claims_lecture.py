@@ -53,7 +53,7 @@ def check_lecture_sequential_minmax(ctx):
 
 
 # --------------------------------------------------------------------------- DRFH (reading notes; issue 30)
-#: the instance `fairlab audit drfh -n 2 -m 2` finds for machines-si (seed 0)
+#: the instance `fairlab audit drfh -n 2 -m 2` and `fairlab rediscover --claim drfh-si` find (fixture 3731787cb9d97766)
 DRFH_SI = {"machines": [[2, 1], [4, 6]], "demands": [[3, 3], [2, 3]], "users": ["A", "B"]}
 
 
