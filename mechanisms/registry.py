@@ -38,8 +38,9 @@ _ENTRY_POINTS: dict[str, Mechanism] = {}
 MODULES = {
     "asset": "asset", "bmf": "bmf", "ceei": "ceei", "nash": "ceei", "pf": "ceei", "drf": "drf",
     "drf-tasks": "drf_tasks", "drf-loop": "drf_tasks", "ks": "ks", "maxmin": "maxmin", "pdrf": "pdrf",
-    "dynamic-drf": "dynamic_drf", "drf-rerun": "drf_rerun",
-    "drf-machines": "drf_machines",
+    "dynamic-drf": "dynamic_drf", "drf-rerun": "drf_rerun", "controlled-drf": "controlled_drf",
+    "sequential-minmax": "sequential_minmax",
+    "drf-machines": "drf_machines", "drfh": "drfh", "drfh-bestfit": "drfh_bestfit",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
 NOT_MECHANISMS = ("base", "plugin", "registry", "conformance")

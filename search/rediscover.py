@@ -73,6 +73,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("indivisible-si-pe-sp", "with indivisible tasks no mechanism is sharing-incentive, Pareto efficient "
           "and strategyproof", "lecture, after Parkes, Procaccia & Shah", "impossibility",
           properties=("si", "pe", "sp"), indivisible=True),
+    Claim("sequential-minmax-sp", "SequentialMinMax (Pareto optimal on whole tasks) pays the indivisibility "
+          "impossibility with strategyproofness (the lab's reading of the mechanism; issue 30)",
+          "lecture, after Parkes, Procaccia & Shah", "violation", "sequential-minmax", "sp"),
+    Claim("drfh-si", "DRFH on heterogeneous servers does not guarantee sharing incentive (its abstract claims "
+          "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading; issue 30)",
+          "Wang, Liang & Li (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si"),
 )
 
 

@@ -58,6 +58,8 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
     user = raw.get("user")
     if instance.machines is not None:
         return _machines_views(mechanism, instance, raw, tasks, options)
+    if instance.events is not None:
+        return _dynamic_views(mechanism, instance, raw, tasks, options)
     if module.compares == ALLOCATION:
         views = [allocation_view("allocation", instance, tasks, user, equal_split=prop == "si",
                                  other=raw.get("envied"))]
@@ -99,5 +101,21 @@ def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, 
         declared = [Fraction(str(x)) for x in raw["misreport"]]
         derived = derive(instance, user, declared)
         views.append(allocation_view(f"{instance.users[user]} declares {_vector(declared)}", derived,
+                                     run(mechanism, derived, options), user))
+    return views
+
+
+def _dynamic_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, options: dict) -> list[dict]:
+    """Agents over time: the last step's allocation in tasks; dynamic-sp's allocation under the
+    misreport (its last step; the witness names the step that gains). The step properties have no
+    `read`/`derive` of the one-pool comparisons, so they are drawn here."""
+    from fairlab.properties.dynamic_sp import derive  # the dynamic setting's own derived instance
+
+    user = raw.get("user")
+    views = [allocation_view("allocation (last step)", instance, tasks, user, other=raw.get("envied"))]
+    if "misreport" in raw and user is not None:
+        declared = [Fraction(str(x)) for x in raw["misreport"]]
+        derived = derive(instance, user, declared)
+        views.append(allocation_view(f"{instance.users[user]} declares {_vector(declared)} (last step)", derived,
                                      run(mechanism, derived, options), user))
     return views
