@@ -47,7 +47,8 @@ def global_sigma(instance: Instance, i: int) -> Fraction:
 
 def usable(instance: Instance, i: int, k: int) -> bool:
     """Server k has some of every resource user i needs."""
-    return all(instance.machines[k][r] > 0 for r in range(instance.m) if instance.demands[i][r] > 0)
+    machines = instance.machines or ()
+    return all(machines[k][r] > 0 for r in range(instance.m) if instance.demands[i][r] > 0)
 
 
 class _Program:
@@ -66,7 +67,7 @@ class _Program:
                 row = [inst.demands[i][r] if kk == k else Fraction(0) for i, kk in self.pairs]
                 if any(row):
                     a.append(row + [Fraction(0)] * extra)
-                    b.append(inst.machines[k][r])
+                    b.append((inst.machines or ())[k][r])
         for i, cap in enumerate(inst.max_tasks):
             if cap is not None:
                 a.append([Fraction(1) if ii == i else Fraction(0) for ii, _ in self.pairs] + [Fraction(0)] * extra)

@@ -79,13 +79,14 @@ def allocate(instance: Instance, **options) -> Allocation:
     rows = tuple(tuple(Fraction(x) for x in row) for row in placement)
     tasks = tuple(sum(row, Fraction(0)) for row in rows)
     notes = []
+    names = instance.machine_names or ()
     for i in range(instance.n):
-        if not any(_fits(machine, instance.demands[i]) for machine in instance.machines):
+        if not any(_fits(machine, instance.demands[i]) for machine in instance.machines or ()):
             notes.append(f"{instance.users[i]}: one task fits no server; it gets no tasks")
     for k, left in enumerate(free):
         if any(f > 0 for f in left):
-            notes.append(f"{instance.machine_names[k]}: left free <" + ", ".join(format_exact(f) for f in left) + ">")
-    extra = {"order": [{"user": instance.users[i], "machine": instance.machine_names[k]} for i, k in order]}
+            notes.append(f"{names[k]}: left free <" + ", ".join(format_exact(f) for f in left) + ">")
+    extra = {"order": [{"user": instance.users[i], "machine": names[k]} for i, k in order]}
     return Allocation("drfh-bestfit", instance, tasks, options=MappingProxyType({}), notes=tuple(notes),
                       extra=MappingProxyType(extra), placement=rows)
 

@@ -77,7 +77,7 @@ def _seeded_machines_instances(count: int, seed: int = 30):
               "not claim it): servers <2, 1>, <4, 6>, A <3, 3>, B <2, 3>, B runs 35/32 tasks, half of every "
               "server runs 7/6")
 def check_lecture_drfh_properties(ctx):
-    verdicts = {p: [] for p in ("machines-ef", "machines-pe", "machines-sp")}
+    verdicts: dict[str, list] = {p: [] for p in ("machines-ef", "machines-pe", "machines-sp")}
     for inst in _seeded_machines_instances(12):
         for prop, found in verdicts.items():
             found.append(_verdict(prop, "drfh", inst))
@@ -106,8 +106,8 @@ def check_lecture_controlled_disruptions(ctx):
     ratios = {d: worst_ratio("controlled-drf", 3, options={"d": d})["ratio"] for d in (0, 1, "all")}
     bounded = all(len(changed) <= 1 for inst in family(3)
                   for changed in allocate("controlled-drf", inst, d=1).extra["disrupted"])
-    rerun = all([s.tasks for s in allocate("controlled-drf", inst, d="all").steps]
-                == [s.tasks for s in allocate("drf-rerun", inst).steps] for inst in family(3))
+    rerun = all([s.tasks for s in allocate("controlled-drf", inst, d="all").steps or ()]
+                == [s.tasks for s in allocate("drf-rerun", inst).steps or ()] for inst in family(3))
     return Evidence([same("d = 1 changes at most one agent per event (every sequence)", "True", bounded),
                      same("d = all equals drf-rerun (every sequence, one resource)", "True", rerun),
                      same("worst ratio rises with d (0 < 1 < all)", "True", ratios[0] < ratios[1] < ratios["all"])],
