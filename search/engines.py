@@ -259,7 +259,9 @@ def hunt(
     `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
     ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why) |
     ("outside", why: not in the domain searched; counted apart, never evaluated) |
-    ("crashed", the `PluginCrash`: the mechanism raised; the answer is ``error`` at that instance).
+    ("crashed", the `PluginCrash`: the mechanism raised on that instance; the hunt goes on, and ends
+    ``error`` at the first crashing candidate unless a violation is found: a violation is the more
+    informative verdict, and its result counts the crashes and names the first).
     `on_unsat(Unsat)` -> ("holds", {"reason", "core", "control", "notes"}) | ("stopped", why) |
     ("no", note). The answer is a ``search`` `Result` without mechanism and property (the caller
     knows them)."""
@@ -276,15 +278,19 @@ def hunt(
     taken = 0
     stopped = None
     cut = False  # the time limit stopped a candidate's own check: a candidate of the budget left undecided
+    crashed = {name: 0 for name in engines}  # candidates the mechanism raised on
+    first_crash: tuple[str, Instance, PluginCrash] | None = None  # (engine, instance, exception)
     pending: set = set()  # engines in the middle of a question (their last pull was WORKING)
     payload: Any  # what classify / on_unsat say with their kind: a verdict, a reason, a certificate
 
     def result(status, engine=None, explanation="", stopped=None, **fields):
-        used = sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values()) + sum(outside.values())
+        used = (sum(evaluated.values()) + sum(declined.values()) + sum(undecided.values()) + sum(outside.values())
+                + sum(crashed.values()))
         budget = {"candidates": candidates, "candidates_used": used, **({"stopped": stopped} if stopped else {})}
         details = {"engine": engine, "evaluated": evaluated, "declined": declined, "undecided": undecided,
                    "searched": searched, "notes": notes,
-                   **({"outside_domain": outside} if any(outside.values()) else {})}
+                   **({"outside_domain": outside} if any(outside.values()) else {}),
+                   **({"crashed": crashed} if any(crashed.values()) else {})}
         return Result("search", status, budget=budget, details=details, explanation=explanation,
                       seconds=time.monotonic() - start, **fields)
 
@@ -314,6 +320,10 @@ def hunt(
                 pending.discard(name)
                 if isinstance(item, Unsat):
                     kind, payload = on_unsat(item) if on_unsat else ("no", "z3: no violation at this size")
+                    if kind == "holds" and first_crash is not None:  # the spec holds, the function raised
+                        notes.append(f"the {name} engine proved the property for the mechanism's spec, but the "
+                                     "mechanism itself raised on a candidate: no holds")
+                        continue
                     if kind == "holds":
                         notes.extend(payload.get("notes", []))
                         certificate = {"core": payload["core"], "control": payload["control"]}
@@ -329,11 +339,18 @@ def hunt(
                 kind, payload = classify(item)
                 if kind == "violated":
                     evaluated[name] += 1
+                    if first_crash is not None:
+                        notes.append(f"the mechanism also raised on {sum(crashed.values())} candidate(s), first on "
+                                     f"{first_crash[1].to_dict()}: {first_crash[2]}")
                     return result(Status.VIOLATED, engine=name, explanation=payload.explanation, instance=item,
                                   witness=payload.witness, exactness=getattr(payload, "exactness", None))
-                if kind == "crashed":  # the mechanism raised: a finding (`crash_result`)
-                    return result(Status.ERROR, engine=name, explanation=str(payload), instance=item,
-                                  **crash_fields(payload))
+                if kind == "crashed":  # the mechanism raised: a finding; the hunt for a violation goes on
+                    crashed[name] += 1
+                    if first_crash is None:
+                        first_crash = (name, item, payload)
+                    if progress:
+                        progress(name, taken)
+                    continue
                 if kind == "outside":
                     outside[name] += 1  # spends a candidate (the budget stays finite), never evaluated
                     continue
@@ -364,6 +381,13 @@ def hunt(
                else f"candidate budget spent ({taken} of {candidates})" if stopped is None else None)
     if why_end:
         notes.append(why_end)
+    if first_crash is not None:  # no violation, but the mechanism raised: that is the finding
+        engine, instance, exc = first_crash
+        answered = f"; no violation among the {candidate_words(done, searched)}" if done else ""
+        stop = ", stopped by the time limit" if stopped else ""
+        return result(Status.ERROR, engine=engine, instance=instance, stopped=stopped,
+                      explanation=f"{exc} (it raised on {sum(crashed.values())} of {taken} candidates{answered}"
+                                  f"{stop})", **crash_fields(exc))
     if stopped:
         return result(Status.UNKNOWN, stopped="time",
                       explanation=f"time: stopped by the time limit after {taken} of {candidates} candidates "
@@ -614,7 +638,8 @@ def search(
     `domain` (`fairlab.core.domain.parse`; default ``all``): the engines explore it ∩ the
     mechanism's declared domain, shrinking never leaves it, and the result records it (a ``holds``
     covers unit weights and no caps: its recorded domain says so). A plug-in that raises on a
-    candidate ends the search with ``error`` at the smallest crashing instance found (shrunk).
+    candidate does not end the hunt: a violation found later is the answer (its notes count the
+    crashes); without one the search ends ``error`` at the first crashing instance, shrunk.
 
     Deterministic budget: `candidates` (all engines, fixed schedule), `seed`, `rlimit` (z3 units per
     symbolic question), `check_evaluations` / `check_rlimit` (each candidate's exact check),
@@ -699,7 +724,8 @@ def search(
             result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
-    covered = SYMBOLIC_DOMAIN if result.status == "holds" else None
+    # the engines draw unit weights and no caps: a holds or a none-found covers that part of the domain
+    covered = SYMBOLIC_DOMAIN if result.status in ("holds", "none-found") else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
         details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},

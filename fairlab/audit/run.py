@@ -189,10 +189,7 @@ class _Property:
         """Whether `size` is still worth auditing: nothing violated yet, or only an example (shrunk)
         not smaller than `size` — a smaller (or, at its size, a plainer: unit weights, no caps)
         counterexample may exist there."""
-        if self.crash is not None and self.violation is None:
-            small = self.crash.instance  # a crash decides the property; only a smaller one is worth a look
-            return _order(size) < _order((small.n, small.m))
-        if self.violation is None:
+        if self.violation is None:  # a crash alone decides nothing: a violation (the answer) may still exist
             return True
         if self.found_by != "example":
             return False
@@ -488,7 +485,9 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         status = Status.UNKNOWN
     explanation = printable("; ".join(parts) or "nothing decided")
     summary = explanation if status in (Status.PROVED, Status.NONE_FOUND) else f"{status.value}: {explanation}"
-    if status == Status.PROVED and proved:  # a proof covers the sub-domain its encodings range over
+    if status == Status.PROVED and proved or status == Status.NONE_FOUND:
+        # a proof covers the sub-domain its encodings range over; the engines' candidates are drawn
+        # from the same part (unit weights, no caps), so a none-found covers only that part too
         domain = domain_record(budget.domain, mech.domain, ENCODED)
     return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
                   explanation=explanation, details={**details, "summary": summary}, domain=domain)

@@ -124,3 +124,27 @@ def test_prove_records_the_domain_it_covers():
 def test_prove_in_another_setting_refuses_a_narrower_domain():
     with pytest.raises(InputError, match="--domain"):
         prove(mechanisms.get("dynamic-drf"), "dynamic-si", 2, 1, domain="weights=none")
+
+
+def test_a_crash_does_not_hide_a_violation_found_later(mechs):
+    """The grid meets a zero demand (a crash) before a two-user instance (a violation): the answer
+    is the violation, and its notes count the crashes; the crash alone is the answer only when no
+    violation is found (the audit: a violation outranks an error)."""
+    result = engines.search(mechs("greedy_first"), "si", 2, 2, engines=["grid"], candidates=200, time_limit=120)
+    assert result.status == "violated"
+    assert all(d > 0 for row in result.instance.demands for d in row)
+    assert result.details["crashed"]["grid"] >= 1
+    assert any("also raised" in note for note in result.details["notes"])
+    alone = engines.search(mechs("greedy_first"), "si", 1, 2, engines=["grid"], candidates=50, time_limit=120)
+    assert alone.status == "error"  # one user cannot be denied its share, but the zero demand crashes it
+    assert alone.certificate["where"].endswith("domain_mechs.py:45")  # the line that divides
+
+
+def test_none_found_covers_the_part_of_the_domain_the_candidates_were_drawn_from():
+    """The engines draw unit weights and no caps: a none-found on `all` says it covers only that part."""
+    from fairlab.mechanisms import get
+
+    result = engines.search(get("drf"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120)
+    assert result.status == "none-found"
+    assert result.domain["weights"] == "none" and result.domain["caps"] == "none"
+    assert result.domain["asked"] == "all" and "sub-domain" in result.domain["note"]

@@ -37,3 +37,10 @@ def positive_only(instance):
 
 
 positive_only.domain = "demands=positive"
+
+
+def greedy_first(instance):
+    """User 0 takes everything it can, the others nothing (lab's test plug-in): violates si on every
+    instance with two users. Divides by zero on a zero demand, as a careless implementation would."""
+    first = min(c / d for c, d in zip(instance.capacities, instance.demands[0]))  # raises when some d is 0
+    return [first] + [Fraction(0)] * (instance.n - 1)
