@@ -234,9 +234,9 @@ def _name(mechanism, result) -> str:
 
 
 def _json(value):
-    from fairlab.core.results import to_json  # loads z3 (fairlab.core.exact): only once an assertion ran
+    from fairlab.core.results import to_dict  # loads z3 (fairlab.core.exact): only once an assertion ran
 
-    return to_json(value, versioned=False)
+    return to_dict(value, versioned=False)
 
 
 def _summary(result) -> str:

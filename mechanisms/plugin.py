@@ -64,7 +64,7 @@ from pathlib import Path
 
 import z3
 
-from fairlab.core.errors import InputError, PluginError
+from fairlab.core.errors import InputError, PluginError, describe_exception
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
@@ -633,10 +633,9 @@ def _decode(value):
 
 
 def _describe(exc: BaseException) -> str:
-    """``Type: message`` of a plug-in's exception (``SystemExit: exit code 3`` for an exit)."""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit: exit code {exc.code!r}"
-    return f"{type(exc).__name__}: {exc}"
+    """``Type: message (at file.py:line in fn ...)`` of a plug-in's exception: its own frames, innermost
+    first (``SystemExit: exit code 3`` for an exit); `fairlab.core.errors.describe_exception`."""
+    return describe_exception(exc)
 
 
 def tasks_of(result, instance: Instance, name: str) -> tuple:

@@ -47,7 +47,7 @@ from typing import Callable, Iterator, Sequence
 import z3
 
 from fairlab import properties
-from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError
+from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginError, describe_exception
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
@@ -185,7 +185,7 @@ def symbolic_candidates(
         notes.append(f"symbolic engine off: {exc}")
         return
     except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-        notes.append(f"symbolic engine off: the spec raised {type(exc).__name__}: {exc}")
+        notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
         return
     base = [*sym.domain, *constraints]
     blocks: list = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, to_json
+from fairlab.core.results import Result, to_dict
 from fairlab.counterexamples import store as fixtures
 from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms.base import Mechanism
@@ -45,7 +45,7 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
             "properties": list(details["properties"]), "indivisible": details["indivisible"],
             "instance": instance.to_dict(), "family": _family(certificate["family"]),
             "core": certificate["core"], "controls": certificate["controls"],
-            "control_models": to_json(certificate.get("control_models", {}), versioned=False),
+            "control_models": to_dict(certificate.get("control_models", {}), versioned=False),
             "engine": "impossibility", "seed": None, "families_tried": details.get("families_tried"),
             "canonical_hash": fixtures.family_hash(name, instance), "found_by": FOUND_BY["impossibility"],
         }
@@ -61,14 +61,14 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
         "kind": "nonunique" if nonunique else "violation", **common, "mechanism": name,
         **({"plugin": identity} if identity else {}),
         **({} if nonunique else {"options": dict(details.get("options") or {})}),
-        "property": prop, "instance": instance.to_dict(), "witness": to_json(result.witness, versioned=False),
+        "property": prop, "instance": instance.to_dict(), "witness": to_dict(result.witness, versioned=False),
         "explanation": result.explanation, "engine": engine,
         "seed": None if result.kind == "proof" else result.budget.get("seed"),
     }
     if "evaluated" in details:
-        record["evaluated"] = to_json(details["evaluated"], versioned=False)
+        record["evaluated"] = to_dict(details["evaluated"], versioned=False)
     if details.get("found_instance") is not None:
-        record["found_instance"] = to_json(details["found_instance"], versioned=False)
+        record["found_instance"] = to_dict(details["found_instance"], versioned=False)
         record["shrink_steps"] = details.get("shrink_steps", 0)
     record["canonical_hash"] = fixtures.canonical_hash(name, prop, instance, rescale_rows=not mechanism.discrete,
                                                        options=record.get("options") or None)

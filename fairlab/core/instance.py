@@ -245,6 +245,12 @@ class Instance:
         cap = self.max_tasks[i]
         return best if cap is None else min(best, cap)
 
+    def _repr_html_(self) -> str:
+        """A notebook table: users' demands per resource (weights, caps where given), capacities."""
+        from fairlab.core.results import instance_html
+
+        return f"<div><small>fairlab instance, {self.n} users × {self.m} resources</small>{instance_html(self)}</div>"
+
     def to_dict(self) -> dict:
         """JSON-shaped dict with exact numbers written as strings ("45/11", "3")."""
         out: dict[str, Any] = {
