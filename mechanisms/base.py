@@ -451,6 +451,13 @@ class Mechanism:
     #: dynamic-drf): conformance samples then draw positive demands only
     positive_demands: bool = False
 
+    def __post_init__(self):
+        # every call of the spec gets helper unknowns of its own, whatever names the author wrote
+        # (`fairlab.mechanisms.spec_names`)
+        from fairlab.mechanisms.spec_names import namespaced
+
+        object.__setattr__(self, "spec", namespaced(self.spec))
+
     def __call__(self, instance: Instance | Mapping | str | PathLike, **options) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the
         name of a shipped example (`fairlab.core.instance.examples`)."""

@@ -39,6 +39,7 @@ from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, SymbolicInstance, setting_mismatch
+from fairlab.mechanisms.spec_names import check_independent
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
     REGISTRY,
@@ -586,12 +587,16 @@ class DeviationProperty(Property):
         prefix = self.name if prefix is None else prefix
         tasks = fresh_tasks(prefix, sym.n)
         constraints = list(spec(sym, tasks))
+        first = (sym, tasks, list(constraints))
         view = Z3View(sym)
         choices, variables = [], {"tasks": tasks}
         for tag, deviation, derived, extra in self.derive_symbolic(sym, prefix, user):
             constraints += extra
             after = fresh_tasks(f"{prefix}.{tag}", derived.n)
-            constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in spec(derived, after)]
+            deviating = list(spec(derived, after))
+            # the truthful and the deviating runs share no helper unknown (`spec_names`)
+            check_independent(f"property {self.name}, {tag}", first, (derived, after, deviating))
+            constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in deviating]
             choices += [((deviation, i), self.rule(view, i, tasks[i], after[pos], deviation))
                         for i, pos in self.compared(sym.n, deviation)]
         violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
