@@ -126,12 +126,12 @@ def _active() -> _Limit | None:
     return min(_LIMITS, key=lambda x: x.deadline) if _LIMITS else None
 
 
-def _timeout(name: str, limit: _Limit, counted: bool = True) -> PluginTimeout:
+def _timeout(name: str, limit: _Limit, counted: bool = True, kind: str = "mechanism") -> PluginTimeout:
     returned = max(x.returned for x in _LIMITS) if counted and _LIMITS else 0
     # name the limit the user gave: the outermost one ending (about) when the call was stopped
     # (a search gives each candidate's check what is left of its own limit)
     given = next((x for x in _LIMITS if x.deadline <= limit.deadline + 0.05), limit)
-    return PluginTimeout(f"mechanism {name!r}: did not return within {given.seconds:g} s", returned)
+    return PluginTimeout(f"{kind} {name!r}: did not return within {given.seconds:g} s", returned)
 
 
 def _returned() -> None:
@@ -144,7 +144,7 @@ class _Alarm(BaseException):
 
 
 @contextlib.contextmanager
-def _guard(name: str):
+def _guard(name: str, kind: str = "mechanism"):
     """Stop Python code of the plug-in running in this process (its import, its spec) at the active
     time limit: SIGALRM, re-fired every 0.1 s until the code gives up. Main thread only."""
     limit = _active()
@@ -163,7 +163,7 @@ def _guard(name: str):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Alarm:  # its import or spec: code that should be quick; never read as a slow run
-        raise _timeout(name, limit, counted=False) from None
+        raise _timeout(name, limit, counted=False, kind=kind) from None
     finally:
         signal.signal(signal.SIGALRM, previous)
 
@@ -199,6 +199,14 @@ def load(name: str) -> Mechanism:
     mechanism.allocate.worker = worker
     _CACHE[key] = mechanism
     return mechanism
+
+
+def import_file(path: Path, name: str, kind: str = "mechanism"):
+    """Import the plug-in file `path` for the plug-in `name` (a `kind`: "mechanism", "property"),
+    as `load` does: a probe import in a forked child first, within the active time limit, prints
+    to stderr, any failure a one-line `PluginError` naming the plug-in and its own frames."""
+    with _guard(name, kind):
+        return _import(path.resolve(), name, kind)
 
 
 def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
@@ -305,12 +313,14 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
     )
 
 
-def _import(path: Path, name: str):
-    _probe_import(path, name)
+def _import(path: Path, name: str, kind: str = "mechanism"):
+    """Import the plug-in file `path` (a fresh module named after its path; its prints go to stderr),
+    after a probe import in a forked child; a failure is one line naming the `kind` and `name`."""
+    _probe_import(path, name, kind)
     module_name = "fairlab_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise InputError(f"mechanism {name!r}: cannot load {str(path)!r} as a Python file")
+        raise InputError(f"{kind} {name!r}: cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     try:
         sys.modules[module_name] = module
@@ -321,14 +331,14 @@ def _import(path: Path, name: str):
         raise
     except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
         sys.modules.pop(module_name, None)
-        raise PluginError(f"mechanism {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
+        raise PluginError(f"{kind} {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
     return module
 
 
 _IMPORTED, _FAILED = 97, 98  # exit codes of the import probe
 
 
-def _probe_import(path: Path, name: str) -> None:
+def _probe_import(path: Path, name: str, kind: str = "mechanism") -> None:
     """Import the file once in a forked child first: an import that ends the process (``os._exit``,
     a crash, a signal) would otherwise end the lab silently. Within the active time limit."""
     if not hasattr(os, "fork"):
@@ -355,7 +365,7 @@ def _probe_import(path: Path, name: str) -> None:
             if done:
                 break
             if limit is not None and time.monotonic() >= limit.deadline:
-                raise _timeout(name, limit, counted=False)
+                raise _timeout(name, limit, counted=False, kind=kind)
             time.sleep(0.005)
     except BaseException:  # the limit, or the import guard's alarm: the probe must not outlive us
         os.kill(pid, signal.SIGKILL)
@@ -365,7 +375,7 @@ def _probe_import(path: Path, name: str) -> None:
         return  # a failure is reported by the real import with its message
     how = (f"exit code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status)
            else f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"status {status}")
-    raise PluginError(f"mechanism {name!r}: importing {str(path)!r} ended the process ({how})")
+    raise PluginError(f"{kind} {name!r}: importing {str(path)!r} ended the process ({how})")
 
 
 def _guarded_spec(name: str, spec):

@@ -307,6 +307,9 @@ class Property:
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
     #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
     setting: str = "pool"
+    #: a plug-in property's origin (`fairlab.properties.plugin_properties.PluginInfo`: name, source, content
+    #: identity, declared domain); None for the lab's own (a class attribute, not a field)
+    plugin = None
 
     def witness_shape(self) -> str:
         """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
@@ -641,22 +644,46 @@ def register(prop: Property) -> Property:
     return prop
 
 
+#: names of the plug-in properties loaded so far (registered, but not in `names`)
+PLUGINS: set[str] = set()
+
+
 def names(setting: str | None = "pool") -> list[str]:
-    """Registered property names of `setting` (None: every setting), in the DRF paper's order (§3),
-    then any others alphabetically."""
-    every = [n for n in ORDER if n in REGISTRY] + sorted(n for n in REGISTRY if n not in ORDER)
+    """The lab's property names of `setting` (None: every setting), in the DRF paper's order (§3),
+    then any others alphabetically; plug-in properties are not listed."""
+    own = [n for n in REGISTRY if n not in PLUGINS]
+    every = [n for n in ORDER if n in own] + sorted(n for n in own if n not in ORDER)
     return every if setting is None else [n for n in every if REGISTRY[n].setting == setting]
 
 
-def get(name: str) -> Property:
-    """The property registered as `name` (e.g. "si")."""
+def get(name) -> Property:
+    """The property registered as `name` (e.g. "si"), a plug-in ``path/to/file.py:NAME`` or an
+    installed entry point of ``fairlab.properties`` (loaded on first use:
+    `fairlab.properties.plugin_properties`), or a `Property` object itself (registered under its name if the
+    name is free)."""
+    if isinstance(name, Property):
+        from fairlab.properties import plugin_properties as plugin
+
+        if REGISTRY.get(name.name) is name:
+            return name
+        return plugin.adopt(name, name.name, f"Python object {type(name).__name__}",
+                            {"name": name.name, "object": True})
+    if isinstance(name, str) and name not in REGISTRY:
+        from fairlab.properties import plugin_properties as plugin
+
+        if plugin.is_plugin_name(name):
+            return plugin.load(name)
+        found = plugin.entry_point(name) if name else None
+        if found is not None:
+            return found
     if not isinstance(name, str) or name not in REGISTRY:
-        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))})")
+        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))}; or a plug-in "
+                         "path/to/file.py:NAME)")
     return REGISTRY[name]
 
 
 __all__ = [
     "Property", "AllocationProperty", "DeviationProperty", "ExactView", "Z3View", "Witness", "UserWitness",
     "EnvyWitness", "BottleneckWitness", "ImprovementWitness", "MisreportWitness", "CapacityWitness",
-    "DepartureWitness", "register", "get", "names", "REGISTRY", "ORDER",
+    "DepartureWitness", "register", "get", "names", "REGISTRY", "ORDER", "PLUGINS",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from fairlab import properties
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, to_dict
 from fairlab.counterexamples import store as fixtures
@@ -51,6 +52,8 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
         }
     prop = result.property
     if prop.startswith("same-as:"):
+        return None
+    if prop in properties.PLUGINS:  # a plug-in property: a fixture could not name it portably (not stored)
         return None
     identity = plugin_identity(mechanism)
     # a registered mechanism keeps the name the result uses (an alias, e.g. "pf" for CEEI, names its own claim)

@@ -66,15 +66,17 @@ def known_violation(mechanism: Mechanism, prop: str, records) -> Result | None:
 def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2, m: int = 2,
            candidates: int = MATRIX_CANDIDATES, rlimit: int | None = None, seed: int = 0,
            time_limit: float = MATRIX_TIME_LIMIT, store: Store | str | os.PathLike | None = None, write: bool = True,
-           progress: Callable[[str], None] | None = None) -> list[Result]:
-    """Every mechanism (default: the registered ones) × every property, in the registries' order."""
+           progress: Callable[[str], None] | None = None, property_names: Sequence[str] | None = None) -> list[Result]:
+    """Every mechanism (default: the registered ones) × every property (or those of `property_names`,
+    plug-ins ``file.py:NAME`` included), in the registries' order."""
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
     budget = {} if rlimit is None else {"rlimit": rlimit}
     cells = []
     for mech in mechs:
-        for prop in properties.names(mech.setting):
+        for prop in property_names or properties.names(mech.setting):
+            properties.get(prop)  # a plug-in is loaded (and registered) before its cells
             if progress:
                 progress(f"{mech.name} × {prop}")
             known = known_violation(mech, prop, records)

@@ -683,6 +683,8 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
     encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
     options = dict(options or {})
     prop_object = properties.REGISTRY.get(prop)
+    if prop_object is None and prop != "unique" and not prop.startswith("same-as:"):
+        prop_object = properties.get(prop)  # a plug-in (file.py:NAME, entry point), or one line naming it
     if mechanism.setting != "pool" or (prop_object is not None and prop_object.setting != "pool"):
         from fairlab.search.engines import setting_module
         if prop_object is None:

@@ -64,6 +64,18 @@ def _mechanism(description: dict) -> str:
     return mech["name"]
 
 
+def _property(description: dict):
+    """The cell's property; a plug-in's file must still be the one the cell was made from."""
+    prop, identity = description.get("property"), description.get("property_plugin")
+    if identity and prop:
+        file = prop.rsplit(":", 1)[0]
+        _unchanged("property plug-in", file, identity["sha256"])
+        if identity.get("folder_sha256") and folder_digest(Path(file)) != identity["folder_sha256"]:
+            raise InputError(f"property plug-in {file!r}: a Python file beside it changed since the campaign was "
+                             "expanded (the plug-in may import it); expand it again")
+    return prop
+
+
 def _instance(description: dict):
     inst = description["instance"]
     if inst.get("example"):  # the shipped file itself, never a same-named file in the cwd
@@ -97,6 +109,7 @@ def execute(description: dict, store: str | None) -> dict:
         claim = rediscover.get_claim(d["claim"])
         return to_dict(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
     mech, options = _mechanism(d), dict(d["options"])
+    d = {**d, "property": _property(d)}
     with plugin.time_limit(seconds):
         if verb == "search":
             seed = 0 if d["seed"] is None else d["seed"]

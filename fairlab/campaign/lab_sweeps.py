@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 from fairlab import mechanisms, properties
 from fairlab.campaign.cell import GRACE_SECONDS
 from fairlab.campaign.run import check_out_dir, run_cells
-from fairlab.campaign.spec import Cell, expand, make_cell
+from fairlab.campaign.spec import Cell, expand, make_cell, property_entry
 from fairlab.core.errors import InputError
 from fairlab.core.results import SCHEMA_VERSION, Result, Status
 from fairlab.counterexamples.store import Store, write_atomic
@@ -73,21 +73,24 @@ def one_setting(mechs) -> str:
 def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, rlimit: int, seed: int,
            time_limit: float, executor: concurrent.futures.Executor, store: Store | None = None,
            write: bool = True, out: str | Path | None = None, progress: Progress | None = None,
-           grace: float = GRACE_SECONDS) -> list[Result]:
+           grace: float = GRACE_SECONDS, property_names: Sequence[str] | None = None) -> list[Result]:
     """`fairlab.search.matrix.matrix` as a campaign: every mechanism (a name or ``file.py:function``)
-    × every property; a cell with a known violation (shipped, or in the store) is not searched."""
+    × every property (or those of `property_names`: names, plug-ins ``file.py:NAME``); a cell with
+    a known violation (shipped, or in the store) is not searched."""
     mechs = [mechanisms.get(name) for name in mechanism_names]
     setting = one_setting(mechs)
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
-    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": properties.names(setting),
+    # each property as its cells name it (a plug-in by its absolute path)
+    props = [property_entry(p, Path.cwd())[0] for p in property_names] if property_names else properties.names(setting)
+    spec = {"verb": "search", "sweep": {"mechanisms": list(mechanism_names), "properties": props,
                                         "sizes": [[n, m]], "seeds": [seed]},
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
     cells = expand(spec, Path.cwd())
     by_place = {(c.description["mechanism"]["name"], c.description["property"]): c for c in cells}
     rows: list[tuple[object, str, Cell | Result]] = []
     for name, mech in zip(mechanism_names, mechs):
-        for prop in properties.names(setting):
+        for prop in props:
             known = known_violation(mech, prop, records)
             rows.append((mech, prop, by_place[(name, prop)] if known is None else known))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairlab import mechanisms, properties
+from fairlab import mechanisms
 from fairlab.campaign import lab_sweeps
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
@@ -145,6 +145,8 @@ def register(app: typer.Typer) -> None:
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
         seed: int = typer.Option(0, "--seed"),
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
+        property_: Optional[List[str]] = typer.Option(None, "--property",
+                                                      help="these properties, plug-ins file.py:NAME too (repeatable)"),
         setting: str = typer.Option("pool", "--setting",
                                     help="pool | machines | dynamic: the mechanisms and properties of one setting"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
@@ -175,7 +177,7 @@ def register(app: typer.Typer) -> None:
             with parallel.executor(where) as pool, _progress(fmt == "table") as bar:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
-                                          write=not no_store, out=out,
+                                          write=not no_store, out=out, property_names=property_,
                                           progress=parallel.bar_updater(bar, bar.add_task("matrix")))
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
@@ -245,12 +247,12 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
 def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_limit) -> None:
     table = Table(title=f"mechanism × property at {users} users × {resources} resources")
     table.add_column("mechanism")
-    setting = mechs[0].setting if mechs else "pool"
-    for prop in properties.names(setting):
+    props = list(dict.fromkeys(c.property for c in cells))  # the matrix's properties, in its order
+    for prop in props:
         table.add_column(prop)
     for mech in mechs:
         row = []
-        for prop in properties.names(setting):
+        for prop in props:
             cell = next(c for c in cells if c.mechanism == mech.name and c.property == prop)
             row.append(_cell_text(cell))
         table.add_row(mech.name, *row)
