@@ -69,6 +69,7 @@ from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
+from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms.base import (
     REGISTRY,
     Allocation,
@@ -287,6 +288,10 @@ def callable_name(fn) -> str:
 
 def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) -> Mechanism:
     spec = getattr(fn, "spec", None)
+    if isinstance(spec, str) and spec == "lp":  # an LP mechanism: the spec is derived from its LPs
+        from fairlab.mechanisms.lp_spec import derived_spec
+
+        spec = derived_spec(fn, name)
     if spec is not None and not callable(spec):
         raise InputError(f"mechanism {name!r}: its spec attribute is not callable")
     doc = (fn.__doc__ or "").strip().splitlines()
@@ -557,6 +562,15 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         return "interrupt", ""
     except BaseException as exc:  # the plug-in failed: one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
+    if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
+        try:
+            result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
+        except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
+            return "failed", str(exc)
+        except KeyboardInterrupt:
+            return "interrupt", ""
+        except BaseException as exc:  # the generator of a staged LP raised
+            return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     try:
         shape = _setting_parts(result, instance, name)
         if isinstance(result, Mapping) and "tasks" not in result and shape:
