@@ -74,9 +74,23 @@ class Instance:
         )
 
     @classmethod
+    def from_network(cls, graph, flows: Mapping) -> Instance:
+        """The instance of flows routed over a network (`fairlab.core.network`): links and
+        middleboxes with a ``capacity`` are the resources, each flow's demand is its route's load
+        on each of them, names kept. `graph`: a networkx graph or its JSON form."""
+        from fairlab.core import network
+
+        data, _ = network.read(graph, flows)
+        return cls.from_dict(data)
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Instance:
         if not isinstance(data, Mapping):
             raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
+        if "network" in data:  # flows over a network (`from_network`'s JSON form)
+            from fairlab.core import network
+
+            return cls.from_dict(network.from_dict(data)[0])
         unknown = [k for k in data if k not in KNOWN_KEYS]
         if unknown:
             raise InputError(f"instance: unknown key {short_text(unknown[0])} (known: {', '.join(KNOWN_KEYS)})")
