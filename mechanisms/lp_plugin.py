@@ -54,12 +54,41 @@ class LP:
 
 
 def is_lp(value) -> bool:
-    """A pulp model, a list or tuple of them, or a generator (pulp not imported unless installed)."""
+    """A pulp model, a list or tuple of them, or a generator (pulp not imported unless installed).
+    A generator may still yield task counts instead: `peek` tells the two apart."""
     if inspect.isgenerator(value):
         return True
     if isinstance(value, (list, tuple)) and value and all(_is_problem(v) for v in value):
         return True
     return _is_problem(value)
+
+
+_NOTHING = object()
+
+
+def peek(generator):
+    """(True, staged LPs) if `generator` yields pulp models, else (False, the task counts it
+    yields as a list): a plug-in returning a generator of numbers keeps working."""
+    first = next(generator, _NOTHING)
+    if first is _NOTHING:
+        return False, []
+    if _is_problem(first):
+        return True, _Resumed(first, generator)
+    return False, [first, *generator]
+
+
+class _Resumed:
+    """A generator whose first item was already taken: `next` gives it again, then `send` goes on."""
+
+    def __init__(self, first, generator):
+        self.first, self.generator = first, generator
+
+    def __next__(self):
+        first, self.first = self.first, None
+        return first
+
+    def send(self, value):
+        return self.generator.send(value)
 
 
 def _is_problem(value) -> bool:
@@ -145,7 +174,7 @@ def run(result, n: int, where: str) -> tuple[Fraction, ...]:
             if TASKS.format(i) in x:
                 tasks[i] = x[TASKS.format(i)]
 
-    if inspect.isgenerator(result):
+    if inspect.isgenerator(result) or isinstance(result, _Resumed):
         try:
             problem = next(result)
             stage = 0

@@ -50,6 +50,7 @@ import contextlib
 import dataclasses
 import hashlib
 import importlib.util
+import inspect
 import multiprocessing
 import os
 import signal
@@ -564,7 +565,11 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
         try:
-            result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
+            staged = True
+            if inspect.isgenerator(result):  # a generator of LPs, or of plain task counts
+                staged, result = lp_plugin.peek(result)
+            if staged:
+                result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
         except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
             return "failed", str(exc)
         except KeyboardInterrupt:

@@ -98,3 +98,8 @@ def test_broken_lps_are_one_line_errors():
 
     with pytest.raises(PluginError, match="cannot run on a symbolic instance"):
         mech.spec(SymbolicInstance.unknown(2, 1), [__import__("z3").Real("a"), __import__("z3").Real("b")])
+
+
+def test_a_generator_of_task_counts_is_still_read_as_tasks():
+    inst = Instance.build([30, 30], [[1, 3], [1, 1]])
+    assert mechanisms.allocate(lambda i: (t for t in [1, 2]), inst).tasks == (1, 2)
