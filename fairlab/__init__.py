@@ -46,7 +46,8 @@ _API = {
     "domain": ("fairlab.core.domain", "parse"),
     "Result": ("fairlab.core.results", "Result"),
     "Status": ("fairlab.core.results", "Status"),
-    "to_json": ("fairlab.core.results", "to_json"),
+    "to_json": ("fairlab.core.results", "json_text"),  # the JSON document as text
+    "to_dict": ("fairlab.core.results", "to_dict"),  # ... as a dict of plain values
     "provenance": ("fairlab.core.results", "provenance"),
     "SCHEMA_VERSION": ("fairlab.core.results", "SCHEMA_VERSION"),
 }

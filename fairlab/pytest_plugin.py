@@ -8,7 +8,8 @@ where fairlab is installed (``pytest -p no:fairlab`` turns it off). It adds:
   `~fairlab.testing.assert_violates` during the run (an option not given keeps the engine's
   deterministic default; without ``--fairlab-store`` nothing is stored);
 * fixtures ``fairlab_budget`` (those options as a frozen `fairlab.testing.Budget`) and ``fairlab``
-  (``fairlab.satisfies(mechanism, prop, up_to=...)`` / ``fairlab.violates(...)``, bound to it);
+  (``fairlab.satisfies(mechanism, prop, up_to=...)`` / ``fairlab.violates(...)``, bound to it, and
+  ``fairlab.property_contract(prop, control)``; ``prop`` may be a plug-in ``file.py:NAME``);
 * a header line ``fairlab 0.1.0 (z3-solver 4.15.4.0)``.
 
 A failed assertion raises `fairlab.testing.PropertyAssertionError`, whose message is the
@@ -25,7 +26,7 @@ from importlib import metadata
 import pytest
 
 from fairlab import __version__
-from fairlab.testing import Budget, assert_satisfies, assert_violates, use_budget
+from fairlab.testing import Budget, assert_satisfies, assert_violates, property_contract, use_budget
 
 _PREVIOUS = pytest.StashKey[Budget]()
 
@@ -121,6 +122,14 @@ class Assertions:
         """`fairlab.testing.assert_violates` with this budget."""
         __tracebackhide__ = True
         return assert_violates(mechanism, prop, up_to, **self._keywords(keywords))
+
+    def property_contract(self, prop, control, **keywords):
+        """`fairlab.testing.property_contract` (a plug-in property's contract tests; its seed
+        defaults to this budget's)."""
+        __tracebackhide__ = True
+        if self.budget.seed is not None:
+            keywords.setdefault("seed", self.budget.seed)
+        return property_contract(prop, control, **keywords)
 
 
 @pytest.fixture

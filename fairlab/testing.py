@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # not imported at run time: the engine loads on the first ass
 Size = int | tuple[int, int]
 
 __all__ = ["assert_satisfies", "assert_violates", "PropertyAssertionError", "Budget", "current_budget",
-           "use_budget"]
+           "use_budget", "property_contract", "ContractError"]
 
 REQUIREMENTS = ("no-violation", "proof")
 
@@ -263,9 +263,9 @@ def _name(mechanism: MechanismLike, result: Result) -> str:
 
 
 def _json(value: Any) -> Any:
-    from fairlab.core.results import to_json  # loads z3 (fairlab.core.exact): only once an assertion ran
+    from fairlab.core.results import to_dict  # loads z3 (fairlab.core.exact): only once an assertion ran
 
-    return to_json(value, versioned=False)
+    return to_dict(value, versioned=False)
 
 
 def _summary(result: Result) -> str:
@@ -390,3 +390,131 @@ def _undecided(result: Result, status: str) -> str:
                   "or candidates= (--fairlab-candidates), or lower up_to=")
     return (f"unknown — {raise_}.\n  what happened: {result.explanation or _summary(result)}\n"
             + _sizes_block(result))
+
+
+# --- the property contract ---------------------------------------------------------------------
+
+
+class ContractError(AssertionError):
+    """A property broke its contract (`property_contract`); the message says which use disagreed."""
+
+
+def property_contract(prop, control, *, mechanisms=("drf", "asset", "ceei"), users=(2, 3), resources=(1, 2),
+                      samples: int = 6, seed: int = 0, evaluations: int = 20, time_limit: float = 30.0) -> dict:
+    """The contract tests the lab's own properties pass, for `prop` (a plug-in ``file.py:NAME``,
+    an entry-point name, a `Property` object, or a built-in name): its one rule gives the same
+    answer in every use. Raises `ContractError` naming the first disagreement; returns counts.
+
+    * its shape: a title, definition and source; ``compares`` one of the lab's; a typed witness
+      (a dataclass subclassing `Witness`) whose JSON keys the witness help documents;
+    * the positive control ``control = (mechanism, instance)``, which must violate it (so the
+      contract is seen to fail where it must): the exact check says ``violated`` with a typed
+      witness, which re-verifies from scratch, also from its JSON form; the z3 encoding at the
+      instance is satisfiable and the witness read from its model re-verifies (if the mechanism
+      has a spec); the negated rule of the impossibility search is false there;
+    * agreement on seeded instances (`fairlab.mechanisms.conformance.sample`, `samples` per size
+      of `users` × `resources`, `seed`) for each of `mechanisms`: a violation re-verifies and its
+      encoding is satisfiable, a ``holds`` has an unsatisfiable encoding, and the negated rule is
+      true exactly when the check holds (allocation properties).
+
+    Deterministic: the same arguments give the same checks."""
+    import dataclasses as _dc
+
+    import z3
+
+    from fairlab import mechanisms as _mechanisms
+    from fairlab import properties
+    from fairlab.core.errors import InputError
+    from fairlab.core.exact import z3_value
+    from fairlab.core.results import Status, to_dict
+    from fairlab.mechanisms.base import SymbolicInstance
+    from fairlab.mechanisms.conformance import sample
+    from fairlab.properties.base import run, solve
+    from fairlab.properties.property import ALLOCATION, COMPARES, Witness, Z3View
+
+    prop = properties.get(prop)
+    name = prop.name
+    if not (prop.title and prop.definition and prop.source):
+        raise ContractError(f"property {name}: needs a title, a definition and a source")
+    if prop.compares not in COMPARES:
+        raise ContractError(f"property {name}: compares {prop.compares!r} is not one of {COMPARES}")
+    if not (isinstance(prop.witness, type) and issubclass(prop.witness, Witness) and _dc.is_dataclass(prop.witness)):
+        raise ContractError(f"property {name}: its witness must be a dataclass subclassing Witness")
+    for field in _dc.fields(prop.witness):
+        if f'"{field.name}"' not in prop.witness_shape():
+            raise ContractError(f"property {name}: the witness help does not document the key {field.name!r}")
+
+    def encoding_answer(mech, instance):
+        if mech.spec is None:
+            return None, None
+        sym = SymbolicInstance.from_instance(instance)
+        encoding = prop.encode(sym, mech.spec)
+        status, model = solve(sym.domain + encoding.constraints, time_limit)
+        return status, (encoding.witness(model) if model is not None else None)
+
+    def holds_true(mech, instance, result) -> bool:
+        view = Z3View(SymbolicInstance.from_instance(instance), integral=mech.discrete, concrete=instance)
+        numerals = [z3_value(t) for t in run(mech, instance, {})]
+        if prop.compares == ALLOCATION:
+            named = prop.holds(view, numerals, "c")
+        else:
+            deviation, _ = prop.read(prop.witness.from_dict(result.witness), instance)
+            after = [z3_value(t) for t in run(mech, prop.derive(instance, deviation), {})]
+            named = prop.holds(view, numerals, after, deviation, "c")
+        return z3.is_true(z3.simplify(z3.And([expr for _, expr in named])))
+
+    # the positive control
+    mechanism, instance = control
+    mech = _mechanisms.get(mechanism)
+    result = properties.check(mech, name, instance, evaluations=max(evaluations, 60), time_limit=time_limit)
+    where = f"property {name}, positive control {mech.name}"
+    if result.status != Status.VIOLATED:
+        raise ContractError(f"{where}: expected violated, got {result.status.value} ({result.explanation})")
+    if not isinstance(result.witness, prop.witness):
+        raise ContractError(f"{where}: the witness is a {type(result.witness).__name__}, not a {prop.witness.__name__}")
+    as_json = to_dict(result.witness, versioned=False)
+    if not (prop.verify(mech, result.instance, result.witness) and prop.verify(mech, result.instance, as_json)):
+        raise ContractError(f"{where}: the witness {as_json} does not re-verify from scratch")
+    if prop.witness.from_dict(as_json) != result.witness:
+        raise ContractError(f"{where}: the witness does not survive its JSON form {as_json}")
+    counts = {"control": 1, "checked": 0, "violated": 0, "holds": 0, "encodings": 0, "declined": 0}
+    status, witness = encoding_answer(mech, result.instance)
+    if status is not None:
+        counts["encodings"] += 1
+        if status != "sat" or not prop.verify(mech, result.instance, witness):
+            raise ContractError(f"{where}: the z3 encoding says {status} with witness {witness}")
+    if prop.compares == ALLOCATION and holds_true(mech, result.instance, result):
+        raise ContractError(f"{where}: the negated rule (impossibility form) holds at a violation")
+
+    # agreement on seeded instances
+    for n in users:
+        for m in resources:
+            for inst in sample(n, m, samples, seed, setting=prop.setting):
+                for mechanism in mechanisms:
+                    mech = _mechanisms.get(mechanism)
+                    try:
+                        result = properties.check(mech, name, inst, evaluations=evaluations, time_limit=time_limit)
+                    except InputError:
+                        counts["declined"] += 1
+                        continue
+                    counts["checked"] += 1
+                    where = f"property {name}, {mech.name} at {inst.to_dict()}"
+                    if result.status == Status.VIOLATED:
+                        counts["violated"] += 1
+                        if not prop.verify(mech, inst, result.witness):
+                            raise ContractError(f"{where}: a violation whose witness does not re-verify")
+                    elif result.status == Status.HOLDS:
+                        counts["holds"] += 1
+                    status, witness = encoding_answer(mech, inst)
+                    if status in ("sat", "unsat"):
+                        counts["encodings"] += 1
+                        if result.status == Status.VIOLATED and status != "sat":
+                            raise ContractError(f"{where}: the check says violated, the z3 encoding unsat")
+                        if result.status == Status.HOLDS and status != "unsat":
+                            raise ContractError(f"{where}: the check says holds, the z3 encoding sat ({witness})")
+                    decided = result.status in (Status.VIOLATED, Status.HOLDS)
+                    if prop.compares == ALLOCATION and decided and \
+                            holds_true(mech, inst, result) != (result.status == Status.HOLDS):
+                        raise ContractError(f"{where}: the negated rule disagrees with the check "
+                                            f"({result.status.value})")
+    return counts

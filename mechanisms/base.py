@@ -475,6 +475,11 @@ class Mechanism:
         elif self.positive_demands:  # both said: the narrower (a declaration is never widened silently)
             object.__setattr__(self, "domain", self.domain.intersect(Domain(demands="positive")))
         object.__setattr__(self, "positive_demands", self.domain.demands == "positive")
+        # every call of the spec gets helper unknowns of its own, whatever names the author wrote
+        # (`fairlab.mechanisms.spec_names`)
+        from fairlab.mechanisms.spec_names import namespaced
+
+        object.__setattr__(self, "spec", namespaced(self.spec))
 
     def __call__(self, instance: Instance | Mapping[str, Any] | str | PathLike[str], **options: Any) -> Allocation:
         """The allocation of `instance`: an `Instance`, its JSON-shaped dict, a JSON file or the

@@ -50,6 +50,7 @@ import contextlib
 import dataclasses
 import hashlib
 import importlib.util
+import inspect
 import multiprocessing
 import os
 import signal
@@ -67,12 +68,13 @@ from typing import Any
 import z3
 
 from fairlab.core.domain import parse as parse_domain
-from fairlab.core.errors import InputError, PluginCrash, PluginError
+from fairlab.core.errors import InputError, PluginCrash, PluginError, describe_exception
 from fairlab.core.exact import Algebraic, to_fraction
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms import _plugin_files as plugin_files
+from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms.base import (
     REGISTRY,
     Allocation,
@@ -130,12 +132,12 @@ def _active() -> _Limit | None:
     return min(_LIMITS, key=lambda x: x.deadline) if _LIMITS else None
 
 
-def _timeout(name: str, limit: _Limit, counted: bool = True) -> PluginTimeout:
+def _timeout(name: str, limit: _Limit, counted: bool = True, kind: str = "mechanism") -> PluginTimeout:
     returned = max(x.returned for x in _LIMITS) if counted and _LIMITS else 0
     # name the limit the user gave: the outermost one ending (about) when the call was stopped
     # (a search gives each candidate's check what is left of its own limit)
     given = next((x for x in _LIMITS if x.deadline <= limit.deadline + 0.05), limit)
-    return PluginTimeout(f"mechanism {name!r}: did not return within {given.seconds:g} s", returned)
+    return PluginTimeout(f"{kind} {name!r}: did not return within {given.seconds:g} s", returned)
 
 
 def _returned() -> None:
@@ -148,7 +150,7 @@ class _Alarm(BaseException):
 
 
 @contextlib.contextmanager
-def _guard(name: str):
+def _guard(name: str, kind: str = "mechanism"):
     """Stop Python code of the plug-in running in this process (its import, its spec) at the active
     time limit: SIGALRM, re-fired every 0.1 s until the code gives up. Main thread only."""
     limit = _active()
@@ -167,7 +169,7 @@ def _guard(name: str):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Alarm:  # its import or spec: code that should be quick; never read as a slow run
-        raise _timeout(name, limit, counted=False) from None
+        raise _timeout(name, limit, counted=False, kind=kind) from None
     finally:
         signal.signal(signal.SIGALRM, previous)
 
@@ -203,6 +205,14 @@ def load(name: str) -> Mechanism:
     mechanism.allocate.worker = worker  # type: ignore[attr-defined]  # the worker lives as long as its mechanism
     _CACHE[key] = mechanism
     return mechanism
+
+
+def import_file(path: Path, name: str, kind: str = "mechanism"):
+    """Import the plug-in file `path` for the plug-in `name` (a `kind`: "mechanism", "property"),
+    as `load` does: a probe import in a forked child first, within the active time limit, prints
+    to stderr, any failure a one-line `PluginError` naming the plug-in and its own frames."""
+    with _guard(name, kind):
+        return _import(path.resolve(), name, kind)
 
 
 def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
@@ -283,6 +293,10 @@ def callable_name(fn) -> str:
 
 def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) -> Mechanism:
     spec = getattr(fn, "spec", None)
+    if isinstance(spec, str) and spec == "lp":  # an LP mechanism: the spec is derived from its LPs
+        from fairlab.mechanisms.lp_spec import derived_spec
+
+        spec = derived_spec(fn, name)
     if spec is not None and not callable(spec):
         raise InputError(f"mechanism {name!r}: its spec attribute is not callable")
     doc = (fn.__doc__ or "").strip().splitlines()
@@ -312,12 +326,14 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
     )
 
 
-def _import(path: Path, name: str):
-    _probe_import(path, name)
+def _import(path: Path, name: str, kind: str = "mechanism"):
+    """Import the plug-in file `path` (a fresh module named after its path; its prints go to stderr),
+    after a probe import in a forked child; a failure is one line naming the `kind` and `name`."""
+    _probe_import(path, name, kind)
     module_name = "fairlab_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise InputError(f"mechanism {name!r}: cannot load {str(path)!r} as a Python file")
+        raise InputError(f"{kind} {name!r}: cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     before = set(sys.modules)
     try:
@@ -329,7 +345,7 @@ def _import(path: Path, name: str):
         raise
     except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
         sys.modules.pop(module_name, None)
-        raise PluginError(f"mechanism {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
+        raise PluginError(f"{kind} {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
     plugin_files.record_import(path, module, before)
     return module
 
@@ -352,7 +368,7 @@ def changed_files(recorded: dict[str, str]) -> list[str]:
 _IMPORTED, _FAILED = 97, 98  # exit codes of the import probe
 
 
-def _probe_import(path: Path, name: str) -> None:
+def _probe_import(path: Path, name: str, kind: str = "mechanism") -> None:
     """Import the file once in a forked child first: an import that ends the process (``os._exit``,
     a crash, a signal) would otherwise end the lab silently. Within the active time limit."""
     if not hasattr(os, "fork"):
@@ -381,7 +397,7 @@ def _probe_import(path: Path, name: str) -> None:
             if done:
                 break
             if limit is not None and time.monotonic() >= limit.deadline:
-                raise _timeout(name, limit, counted=False)
+                raise _timeout(name, limit, counted=False, kind=kind)
             time.sleep(0.005)
     except BaseException:  # the limit, or the import guard's alarm: the probe must not outlive us
         os.kill(pid, signal.SIGKILL)
@@ -391,7 +407,7 @@ def _probe_import(path: Path, name: str) -> None:
         return  # a failure is reported by the real import with its message
     how = (f"exit code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status)
            else f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"status {status}")
-    raise PluginError(f"mechanism {name!r}: importing {str(path)!r} ended the process ({how})")
+    raise PluginError(f"{kind} {name!r}: importing {str(path)!r} ended the process ({how})")
 
 
 def _guarded_spec(name: str, spec):
@@ -592,6 +608,19 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         return "crashed", (f"mechanism {name!r}: raised {_describe(exc)}{at}", _describe(exc), where)
     except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
+    if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
+        try:
+            staged = True
+            if inspect.isgenerator(result):  # a generator of LPs, or of plain task counts
+                staged, result = lp_plugin.peek(result)
+            if staged:
+                result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
+        except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
+            return "failed", str(exc)
+        except KeyboardInterrupt:
+            return "interrupt", ""
+        except BaseException as exc:  # the generator of a staged LP raised
+            return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     try:
         shape = _setting_parts(result, instance, name)
         if isinstance(result, Mapping) and "tasks" not in result and shape:
@@ -700,10 +729,9 @@ def _own_frame(exc: BaseException) -> str | None:
 
 
 def _describe(exc: BaseException) -> str:
-    """``Type: message`` of a plug-in's exception (``SystemExit: exit code 3`` for an exit)."""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit: exit code {exc.code!r}"
-    return f"{type(exc).__name__}: {exc}"
+    """``Type: message (at file.py:line in fn ...)`` of a plug-in's exception: its own frames, innermost
+    first (``SystemExit: exit code 3`` for an exit); `fairlab.core.errors.describe_exception`."""
+    return describe_exception(exc)
 
 
 def tasks_of(result, instance: Instance, name: str) -> tuple:

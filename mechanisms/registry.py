@@ -43,7 +43,7 @@ MODULES = {
     "drf-machines": "drf_machines", "drfh": "drfh", "drfh-bestfit": "drfh_bestfit",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
-NOT_MECHANISMS = ("base", "plugin", "registry", "conformance")
+NOT_MECHANISMS = ("base", "plugin", "registry", "conformance", "spec_names", "lp_plugin", "lp_spec")
 _LOADED = False
 
 

@@ -36,9 +36,9 @@ from fairlab.properties.base import (
     verdict,
     within,
 )
-from fairlab.properties.property import ORDER, REGISTRY, Property, get, names, register
+from fairlab.properties.property import ORDER, PLUGINS, REGISTRY, Property, get, names, register  # noqa: F401
 
-_HELPERS = ("base", "leontief", "property")
+_HELPERS = ("base", "leontief", "property", "plugin_properties")  # plugin: loaded by `get` on first use
 
 for _info in pkgutil.iter_modules(__path__):
     if not _info.name.startswith("_") and _info.name not in _HELPERS:

@@ -45,7 +45,7 @@ from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, Opt
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
-from fairlab.core.results import Result, Status, to_json
+from fairlab.core.results import Result, Status, to_dict
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget
 from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
@@ -195,6 +195,17 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
     often enough to matter, at the only place allocations are obtained. Built-ins run once."""
+    tasks = _run(mechanism, instance, options)
+    for record in _RECORDERS:
+        record.append((instance, tasks))
+    return tasks
+
+
+#: lists `run` appends (instance, tasks) to while a violation is re-verified (`violated`)
+_RECORDERS: list[list] = []
+
+
+def _run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
     if _CACHE_DEPTH and ALLOCATION_CACHE and is_builtin(mechanism):
         return _cached_exact_tasks(mechanism, instance, options)
     tasks = _exact_tasks(mechanism, instance, options)
@@ -360,8 +371,13 @@ def violated(name: str, mechanism: Mechanism, instance: Instance, witness, budge
     if isinstance(witness, Mapping) and name in REGISTRY:
         witness = REGISTRY[name].witness.from_dict(witness)
     violation = Violation(name, mechanism, instance, witness, dict(budget.options))
-    explanation = violation.explain()
-    shown = to_json(witness, versioned=False)
+    recorded: list = []
+    _RECORDERS.append(recorded)
+    try:
+        explanation = violation.explain()
+    finally:
+        _RECORDERS.remove(recorded)
+    shown = to_dict(witness, versioned=False)
     if explanation is None and violation.inexact is not None:
         return verdict(name, mechanism, "unknown", budget,
                        f"a candidate witness {shown} could not be re-verified exactly: {violation.inexact}", **used)
@@ -369,7 +385,24 @@ def violated(name: str, mechanism: Mechanism, instance: Instance, witness, budge
         return verdict(name, mechanism, "unknown", budget,
                        f"a candidate witness {shown} failed its exact re-verification; not reported", **used)
     return Result("check", Status.VIOLATED, mechanism.name, name, instance, witness, budget=budget.used(**used),
-                  seconds=budget.elapsed(), explanation=explanation)
+                  seconds=budget.elapsed(), explanation=explanation,
+                  details={"compared": compared_allocations(instance, recorded)} if recorded else {})
+
+
+def compared_allocations(instance: Instance, recorded: list) -> list[dict]:
+    """The allocations a violation's re-verification computed, in order, each once: the instance's
+    own ("allocation") and those of derived instances (a misreport, grown capacities, a departure),
+    with the users they belong to and their exact tasks."""
+    out, seen = [], set()
+    for inst, tasks in recorded:
+        key = (repr(inst.to_dict()), tuple(tasks))
+        if key in seen:
+            continue
+        seen.add(key)
+        label = "allocation" if inst == instance else "allocation of the derived instance"
+        out.append({"label": label, "users": list(inst.users), "tasks": [format_exact(t) for t in tasks],
+                    "instance": inst.to_dict()})
+    return out
 
 
 def exact_verdicts(name: str, check: Callable[..., Result]) -> Callable[..., Result]:

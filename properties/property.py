@@ -41,6 +41,7 @@ from fairlab.core.exact import Algebraic, Exact, format_exact, z3_value
 from fairlab.core.instance import Instance, InstanceLike
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, Mechanism, MechanismLike, SymbolicInstance, setting_mismatch
+from fairlab.mechanisms.spec_names import check_independent
 from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
     REGISTRY,
@@ -320,6 +321,9 @@ class Property:
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
     #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
     setting: str = "pool"
+    #: a plug-in property's origin (`fairlab.properties.plugin_properties.PluginInfo`: name, source, content
+    #: identity, declared domain); None for the lab's own (a class attribute, not a field)
+    plugin = None
 
     def witness_shape(self) -> str:
         """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
@@ -619,12 +623,16 @@ class DeviationProperty(Property):
         prefix = self.name if prefix is None else prefix
         tasks = fresh_tasks(prefix, sym.n)
         constraints = list(spec(sym, tasks))
+        first = (sym, tasks, list(constraints))
         view = Z3View(sym)
         choices, variables = [], {"tasks": tasks}
         for tag, deviation, derived, extra in self.derive_symbolic(sym, prefix, user):
             constraints += extra
             after = fresh_tasks(f"{prefix}.{tag}", derived.n)
-            constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in spec(derived, after)]
+            deviating = list(spec(derived, after))
+            # the truthful and the deviating runs share no helper unknown (`spec_names`)
+            check_independent(f"property {self.name}, {tag}", first, (derived, after, deviating))
+            constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in deviating]
             choices += [((deviation, i), self.rule(view, i, tasks[i], after[pos], deviation))
                         for i, pos in self.compared(sym.n, deviation)]
         violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
@@ -674,22 +682,46 @@ def register(prop: P) -> P:
     return prop
 
 
+#: names of the plug-in properties loaded so far (registered, but not in `names`)
+PLUGINS: set[str] = set()
+
+
 def names(setting: str | None = "pool") -> list[str]:
-    """Registered property names of `setting` (None: every setting), in the DRF paper's order (§3),
-    then any others alphabetically."""
-    every = [n for n in ORDER if n in REGISTRY] + sorted(n for n in REGISTRY if n not in ORDER)
+    """The lab's property names of `setting` (None: every setting), in the DRF paper's order (§3),
+    then any others alphabetically; plug-in properties are not listed."""
+    own = [n for n in REGISTRY if n not in PLUGINS]
+    every = [n for n in ORDER if n in own] + sorted(n for n in own if n not in ORDER)
     return every if setting is None else [n for n in every if REGISTRY[n].setting == setting]
 
 
-def get(name: str) -> Property:
-    """The property registered as `name` (e.g. "si")."""
+def get(name) -> Property:
+    """The property registered as `name` (e.g. "si"), a plug-in ``path/to/file.py:NAME`` or an
+    installed entry point of ``fairlab.properties`` (loaded on first use:
+    `fairlab.properties.plugin_properties`), or a `Property` object itself (registered under its name if the
+    name is free)."""
+    if isinstance(name, Property):
+        from fairlab.properties import plugin_properties as plugin
+
+        if REGISTRY.get(name.name) is name:
+            return name
+        return plugin.adopt(name, name.name, f"Python object {type(name).__name__}",
+                            {"name": name.name, "object": True})
+    if isinstance(name, str) and name not in REGISTRY:
+        from fairlab.properties import plugin_properties as plugin
+
+        if plugin.is_plugin_name(name):
+            return plugin.load(name)
+        found = plugin.entry_point(name) if name else None
+        if found is not None:
+            return found
     if not isinstance(name, str) or name not in REGISTRY:
-        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))})")
+        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))}; or a plug-in "
+                         "path/to/file.py:NAME)")
     return REGISTRY[name]
 
 
 __all__ = [
     "Property", "AllocationProperty", "DeviationProperty", "ExactView", "Z3View", "Witness", "UserWitness",
     "EnvyWitness", "BottleneckWitness", "ImprovementWitness", "MisreportWitness", "CapacityWitness",
-    "DepartureWitness", "register", "get", "names", "REGISTRY", "ORDER",
+    "DepartureWitness", "register", "get", "names", "REGISTRY", "ORDER", "PLUGINS",
 ]

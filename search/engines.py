@@ -50,7 +50,7 @@ from fairlab import properties
 from fairlab.core.domain import ALL, Domain
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
-from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginCrash, PluginError
+from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginCrash, PluginError, describe_exception
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
@@ -191,7 +191,7 @@ def symbolic_candidates(
         notes.append(f"symbolic engine off: {exc}")
         return
     except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-        notes.append(f"symbolic engine off: the spec raised {type(exc).__name__}: {exc}")
+        notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
         return
     base = [*sym.domain, *constraints]
     blocks: list = []

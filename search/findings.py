@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 
+from fairlab import properties
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, to_json
+from fairlab.core.results import Result, to_dict
 from fairlab.counterexamples import store as fixtures
 from fairlab.counterexamples.store import FixtureRefused, Store
 from fairlab.mechanisms.base import Mechanism
@@ -46,13 +47,15 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
             "properties": list(details["properties"]), "indivisible": details["indivisible"],
             "instance": instance.to_dict(), "family": _family(certificate["family"]),
             "core": certificate["core"], "controls": certificate["controls"],
-            "control_models": to_json(certificate.get("control_models", {}), versioned=False),
+            "control_models": to_dict(certificate.get("control_models", {}), versioned=False),
             "engine": "impossibility", "seed": None, "families_tried": details.get("families_tried"),
             "canonical_hash": fixtures.family_hash(name, instance), "found_by": FOUND_BY["impossibility"],
         }
     prop = result.property
     assert prop is not None  # a finding names its property
     if prop.startswith("same-as:"):
+        return None
+    if prop in properties.PLUGINS:  # a plug-in property: a fixture could not name it portably (not stored)
         return None
     assert mechanism is not None  # only an impossibility is about no one mechanism
     identity = plugin_identity(mechanism)
@@ -64,14 +67,14 @@ def fixture_record(result: Result, mechanism: Mechanism | None = None, claim: st
         "kind": "nonunique" if nonunique else "violation", **common, "mechanism": name,
         **({"plugin": identity} if identity else {}),
         **({} if nonunique else {"options": dict(details.get("options") or {})}),
-        "property": prop, "instance": instance.to_dict(), "witness": to_json(result.witness, versioned=False),
+        "property": prop, "instance": instance.to_dict(), "witness": to_dict(result.witness, versioned=False),
         "explanation": result.explanation, "engine": engine,
         "seed": None if result.kind == "proof" else result.budget.get("seed"),
     }
     if "evaluated" in details:
-        record["evaluated"] = to_json(details["evaluated"], versioned=False)
+        record["evaluated"] = to_dict(details["evaluated"], versioned=False)
     if details.get("found_instance") is not None:
-        record["found_instance"] = to_json(details["found_instance"], versioned=False)
+        record["found_instance"] = to_dict(details["found_instance"], versioned=False)
         record["shrink_steps"] = details.get("shrink_steps", 0)
     record["canonical_hash"] = fixtures.canonical_hash(name, prop, instance, rescale_rows=not mechanism.discrete,
                                                        options=record.get("options") or None)

@@ -81,9 +81,11 @@ def known_violation(mechanism: Mechanism, prop: str, records, domain: Domain = A
 def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2, m: int = 2,
            candidates: int = MATRIX_CANDIDATES, rlimit: int | None = None, seed: int = 0,
            time_limit: float = MATRIX_TIME_LIMIT, store: Store | str | os.PathLike | None = None, write: bool = True,
-           progress: Callable[[str], None] | None = None, domain: Domain | str | None = None) -> list[Result]:
-    """Every mechanism (default: the registered ones) × every property, in the registries' order,
-    on `domain` (`fairlab.core.domain.parse`; default ``all``)."""
+           progress: Callable[[str], None] | None = None, domain: Domain | str | None = None,
+           property_names: Sequence[str] | None = None) -> list[Result]:
+    """Every mechanism (default: the registered ones) × every property (or those of `property_names`,
+    plug-ins ``file.py:NAME`` included), in the registries' order, on `domain`
+    (`fairlab.core.domain.parse`; default ``all``)."""
     asked = parse_domain(domain)
     mechs = [mechanisms.get(x) if isinstance(x, str) else x for x in (mechanism_names or mechanisms.names())]
     user_store = writable_store(store) if write else store_of(store)
@@ -91,7 +93,8 @@ def matrix(mechanism_names: Sequence[str | Mechanism] | None = None, n: int = 2,
     budget: dict[str, Any] = {} if rlimit is None else {"rlimit": rlimit}
     cells = []
     for mech in mechs:
-        for prop in properties.names(mech.setting):
+        for prop in property_names or properties.names(mech.setting):
+            properties.get(prop)  # a plug-in is loaded (and registered) before its cells
             if progress:
                 progress(f"{mech.name} × {prop}")
             known = known_violation(mech, prop, records, asked)

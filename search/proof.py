@@ -69,11 +69,11 @@ from typing import Any, Callable
 import z3
 
 from fairlab import mechanisms, properties
-from fairlab.core.errors import InputError, OptionError, PluginError
+from fairlab.core.errors import InputError, OptionError, PluginError, describe_exception
 from fairlab.core.exact import to_fraction, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated, global_params
-from fairlab.core.results import Result, Status, to_json
+from fairlab.core.results import Result, Status, to_dict
 from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
@@ -270,7 +270,7 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
         except Exception as exc:  # a researcher's spec: one line (the lab's own: a bug, exit 3)
             if is_builtin(mech):
                 raise
-            raise PluginError(f"mechanism {mech.name!r}: its spec raised {type(exc).__name__}: {exc}") from None
+            raise PluginError(f"mechanism {mech.name!r}: its spec raised {describe_exception(exc)}") from None
         spec_names.update(c.name for c in out)
         if s is sym and not own:
             own.append(out)
@@ -712,6 +712,8 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
     options = dict(options or {})
     prop_object = properties.REGISTRY.get(prop)
+    if prop_object is None and prop != "unique" and not prop.startswith("same-as:"):
+        prop_object = properties.get(prop)  # a plug-in (file.py:NAME, entry point), or one line naming it
     if mechanism.setting != "pool" or (prop_object is not None and prop_object.setting != "pool"):
         from fairlab.search.engines import setting_module
         if prop_object is None:
@@ -774,7 +776,7 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
         report = conformance_gate(mech, n, m, opts, budget, deadline)
         if mech is mechanism:
             sampled = conformance.results_of(report)
-        reports.append(to_json(report, versioned=False))
+        reports.append(to_dict(report, versioned=False))
         if report.status != "agrees":
             gates["conformance"] = "failed" if report.status == "disagrees" else "unknown"
             reason = (f"spec and allocator of {mech.name} disagree, no verdict: {report.explanation}"

@@ -16,7 +16,7 @@ from typing import Sequence, cast
 from fairlab import properties
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.results import to_json
+from fairlab.core.results import to_dict
 from fairlab.mechanisms.base import Mechanism
 from fairlab.properties import leontief
 from fairlab.properties.base import run
@@ -44,7 +44,7 @@ def allocation_view(label: str, instance: Instance, tasks: Sequence, user: int |
     if equal_split and user is not None:
         split = [format_exact(e / c) for e, c in zip(leontief.entitlement(instance, user), instance.capacities)]
     return {
-        "label": label, "instance": to_json(instance, versioned=False), "tasks": [format_exact(t) for t in tasks],
+        "label": label, "instance": to_dict(instance, versioned=False), "tasks": [format_exact(t) for t in tasks],
         "shares": [[format_exact(s) for s in row] for row in shares], "user": user, "other": other,
         "equal_split": split,
     }
@@ -53,7 +53,7 @@ def allocation_view(label: str, instance: Instance, tasks: Sequence, user: int |
 def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, witness, options: dict) -> list[dict]:
     """The allocations of `prop`'s violation at `instance` with `witness` (already verified)."""
     module = properties.get(prop)
-    raw = to_json(witness, versioned=False) or {}
+    raw = to_dict(witness, versioned=False) or {}
     tasks = run(mechanism, instance, options)
     user = raw.get("user")
     if instance.machines is not None:

@@ -472,6 +472,23 @@ def sections(document: dict, ids: str = "") -> str:
                     _proofs(props, ids), _undecided(props, ids), _reference(doc, ids), _reproduce(doc, ids)])
 
 
+def scoped_css(scope: str, css: str = CSS) -> str:
+    """`css` with every rule limited to elements inside `scope` (a notebook cell must not restyle the
+    notebook): ``:root`` and ``body`` become the scope itself, ``@media`` blocks are dropped."""
+    css = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", "", css)
+    out = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        scoped = []
+        for sel in selectors.split(","):
+            sel = sel.strip()
+            if sel in (":root", "body"):
+                scoped.append(scope)
+            elif sel:
+                scoped.append(f"{scope} {sel}")
+        out.append(f"{', '.join(scoped)} {{{body}}}")
+    return "\n".join(out)
+
+
 def page(title: str, body: str, footer: str, css: str = CSS) -> str:
     """A self-contained HTML5 page: `title` (escaped here), `body` and `footer` (HTML already), the
     inline style sheet `css`; no scripts, nothing fetched."""

@@ -52,7 +52,7 @@ from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.progress import Unit
-from fairlab.core.results import Result, Status, provenance, to_json
+from fairlab.core.results import Result, Status, provenance, to_dict
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.core.stdio import printable
 from fairlab.counterexamples.store import FixtureRefused, Store
@@ -516,6 +516,20 @@ class AuditReport:
     def result(self, prop: str) -> Result:
         return next(r for r in self.results if r.property == prop)
 
+    def __str__(self) -> str:
+        """The report as Markdown (what ``fairlab audit --format markdown`` prints)."""
+        from fairlab.audit import markdown
+
+        return markdown.render(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        """The report's sections (as in ``fairlab audit --out report.html``) for a notebook, under a
+        style sheet scoped to them."""
+        from fairlab.audit import html as audit_html
+
+        return (f"<div class='fairlab-audit'><style>{audit_html.scoped_css('.fairlab-audit')}</style>"
+                f"{audit_html.sections(self.to_dict(), ids='fairlab-audit-')}</div>")
+
     def to_dict(self) -> dict:
         rows = []
         for r in self.results:
@@ -523,14 +537,14 @@ class AuditReport:
             rows.append({
                 "property": r.property, "title": d["title"], "definition": d["definition"], "source": d["source"],
                 "status": r.status.value, "summary": d["summary"], "explanation": r.explanation,
-                "instance": to_json(r.instance, versioned=False), "witness": to_json(r.witness, versioned=False),
+                "instance": to_dict(r.instance, versioned=False), "witness": to_dict(r.witness, versioned=False),
                 "exactness": r.exactness, "found_by": d["found_by"], "fixture": d["fixture"], "scope": d["scope"],
                 "proved_sizes": d["proved_sizes"], "largest_proved": d["largest_proved"],
                 "proved_everywhere": d["proved_everywhere"], "spec_proved_sizes": d["spec_proved_sizes"],
                 "core": d["core"],
                 "candidates": d["candidates"], "candidates_by_size": d["candidates_by_size"],
-                "sizes": to_json(d["sizes"], versioned=False), "examples": to_json(d["examples"], versioned=False),
-                "allocations": to_json(d["allocations"], versioned=False), "notes": d.get("notes", []),
+                "sizes": to_dict(d["sizes"], versioned=False), "examples": to_dict(d["examples"], versioned=False),
+                "allocations": to_dict(d["allocations"], versioned=False), "notes": d.get("notes", []),
                 "seconds": round(r.seconds, 3), "domain": r.domain,
                 **({"crash": d["crash"]} if "crash" in d else {}),
             })

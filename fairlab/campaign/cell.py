@@ -33,7 +33,7 @@ from fairlab.campaign.spec import folder_digest
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.lifetime import die_with_parent
-from fairlab.core.results import Result, provenance, to_json
+from fairlab.core.results import Result, provenance, to_dict
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.counterexamples.store import file_sha256
 from fairlab.dynamics import markov
@@ -72,6 +72,18 @@ def _mechanism(description: dict) -> str:
     return mech["name"]
 
 
+def _property(description: dict):
+    """The cell's property; a plug-in's file must still be the one the cell was made from."""
+    prop, identity = description.get("property"), description.get("property_plugin")
+    if identity and prop:
+        file = prop.rsplit(":", 1)[0]
+        _unchanged("property plug-in", file, identity["sha256"])
+        if identity.get("folder_sha256") and folder_digest(Path(file)) != identity["folder_sha256"]:
+            raise InputError(f"property plug-in {file!r}: a Python file beside it changed since the campaign was "
+                             "expanded (the plug-in may import it); expand it again")
+    return prop
+
+
 def _instance(description: dict):
     inst = description["instance"]
     if inst.get("example"):  # the shipped file itself, never a same-named file in the cwd
@@ -91,7 +103,7 @@ def cell_seconds(description: dict) -> float:
 
 
 def execute(description: dict, store: str | None) -> dict:
-    """Run one cell in this process: the verb's JSON document (``to_json``)."""
+    """Run one cell in this process: the verb's JSON document (``to_dict``)."""
     d, b = description, dict(description["budget"])
     if d.get("lab") != __version__:  # the version is part of the cell's id: another one is another cell
         raise InputError(f"the cell was made by fairlab {d.get('lab')}, this worker runs {__version__}: "
@@ -100,11 +112,12 @@ def execute(description: dict, store: str | None) -> dict:
     verb = d["verb"]
     if verb == "catalogue-entry":  # `fairlab prove --catalogue`: one entry, its sizes in order
         entry = catalogue.get_entry(d["entry"])
-        return to_json(catalogue.run_entry(entry, ProveBudget(seconds=seconds, **b), d["fast"]))
+        return to_dict(catalogue.run_entry(entry, ProveBudget(seconds=seconds, **b), d["fast"]))
     if verb == "rediscover":  # `fairlab rediscover`: one claim of the sources, from scratch
         claim = rediscover.get_claim(d["claim"])
-        return to_json(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
+        return to_dict(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
     mech, options = _mechanism(d), dict(d["options"])
+    d = {**d, "property": _property(d)}
     if d.get("domain") is not None:  # the sweep's domains axis (absent: all, as before it existed)
         b["domain"] = d["domain"]
     result: Result | markov.MarkovResult
@@ -131,7 +144,7 @@ def execute(description: dict, store: str | None) -> dict:
             result = markov.solve(mech, req, rho, **b)
         else:
             raise InputError(f"verb {verb!r}: not a campaign verb")
-    return to_json(result)
+    return to_dict(result)
 
 
 def cell_status(document) -> str | None:

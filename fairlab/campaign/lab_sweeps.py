@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable, Sequence
 from fairlab import mechanisms, properties
 from fairlab.campaign.cell import GRACE_SECONDS, INTERNAL
 from fairlab.campaign.run import check_out_dir, run_cells
-from fairlab.campaign.spec import Cell, expand, make_cell
-from fairlab.core.domain import ALL
+from fairlab.campaign.spec import Cell, expand, make_cell, property_entry
+from fairlab.core.domain import ALL, DomainLike
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError, InternalError
@@ -89,17 +89,20 @@ def one_setting(mechs) -> str:
 def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, rlimit: int, seed: int,
            time_limit: float, executor: concurrent.futures.Executor, store: Store | None = None,
            write: bool = True, out: str | Path | None = None, progress: Progress | None = None,
-           grace: float = GRACE_SECONDS, domain=None) -> list[Result]:
+           grace: float = GRACE_SECONDS, domain: DomainLike = None,
+           property_names: Sequence[str] | None = None) -> list[Result]:
     """`fairlab.search.matrix.matrix` as a campaign: every mechanism (a name or ``file.py:function``)
-    × every property; a cell with a known violation (shipped, or in the store, inside the domain) is
-    not searched. `domain`: `fairlab.core.domain.parse` (default ``all``; then the cells are those
-    of earlier versions)."""
+    × every property (or those of `property_names`: names, plug-ins ``file.py:NAME``); a cell with
+    a known violation (shipped, or in the store, inside the domain) is not searched. `domain`:
+    `fairlab.core.domain.parse` (default ``all``; then the cells are those of earlier versions)."""
     asked = parse_domain(domain)
     mechs = [mechanisms.get(name) for name in mechanism_names]
     setting = one_setting(mechs)
     user_store = writable_store(store) if write else store_of(store)
     records = known_records(user_store)
-    sweep: dict[str, Any] = {"mechanisms": list(mechanism_names), "properties": properties.names(setting),
+    # each property as its cells name it (a plug-in by its absolute path)
+    props = [property_entry(p, Path.cwd())[0] for p in property_names] if property_names else properties.names(setting)
+    sweep: dict[str, Any] = {"mechanisms": list(mechanism_names), "properties": props,
                              "sizes": [[n, m]], "seeds": [seed], **({"domains": [asked.label]} if asked != ALL else {})}
     spec: dict[str, Any] = {"verb": "search", "sweep": sweep,
             "budget": {"candidates": candidates, "rlimit": rlimit, "time_limit": time_limit}}
@@ -108,7 +111,7 @@ def matrix(mechanism_names: Sequence[str], n: int, m: int, *, candidates: int, r
     spec["sweep"].pop("domains", None)
     rows: list[tuple[Mechanism, str, Cell | Result]] = []
     for name, mech in zip(mechanism_names, mechs):
-        for prop in properties.names(setting):
+        for prop in props:
             known = known_violation(mech, prop, records, asked)
             rows.append((mech, prop, by_place[(name, prop)] if known is None else known))
     to_run = [cell for _, _, cell in rows if isinstance(cell, Cell)]

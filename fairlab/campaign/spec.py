@@ -168,6 +168,26 @@ def _mechanism(name, base: Path) -> dict:
     return {"name": name}
 
 
+def property_entry(name, base: Path) -> tuple[str, dict | None]:
+    """A property as a cell names it: a built-in or entry point by its name; a plug-in file
+    ``path/file.py:NAME`` by its absolute path (the name its results carry) and, beside it, the
+    hash of its content and of the Python files beside it (an edited plug-in is another cell)."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"campaign spec: property {name!r}: expected a name or file.py:NAME")
+    file, _, attribute = name.rpartition(":")
+    if file.endswith(".py"):
+        path = Path(file) if Path(file).is_absolute() else base / file
+        if not path.is_file():
+            raise InputError(f"campaign spec: property {name!r}: no such file {str(path)!r}")
+        absolute = f"{path.resolve()}:{attribute}"
+        properties.get(absolute)  # a broken plug-in: one line now, not in every cell
+        return absolute, {"name": f"{path.name}:{attribute}", "sha256": file_sha256(path),
+                          "folder_sha256": folder_digest(path.resolve())}
+    found = properties.get(name)
+    info = getattr(found, "plugin", None)
+    return name, (None if info is None else dict(info.identity))
+
+
 def _instance(name, base: Path) -> dict:
     """An instance file (read from the spec's folder, like the CLI reads from the cwd: a file wins
     over a shipped example of the same name), or a shipped example, each with its content hash."""
@@ -220,9 +240,12 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
     budget = _budget(verb, data.get("budget") or {})
     mechs = [_mechanism(m, base) for m in lists["mechanisms"]]
     props = lists.get("properties") or ([None] if verb in ("audit", "dynamics-rates") else [])
-    for p in props:
+    plugins: dict[str, dict] = {}
+    for k, p in enumerate(props):
         if p is not None:
-            properties.get(p)
+            props[k], identity = property_entry(p, base)
+            if identity is not None:
+                plugins[props[k]] = identity
     sizes: list[tuple[int, int] | None] = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
     seeds = lists.get("seeds") or [None]
     for s in seeds:
@@ -248,5 +271,7 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
                                users=None if size is None else size[0], resources=None if size is None else size[1],
                                seed=seed, instance=inst, loads=load,
                                requirements=requirements if verb == "dynamics-rates" else None,
-                               options=options, budget=budget))
+                               options=options, budget=budget,
+                               # a plug-in property's content identity (built-ins keep their cell ids)
+                               **({"property_plugin": plugins[prop]} if prop in plugins else {})))
     return cells

@@ -53,3 +53,89 @@ class InternalError(RuntimeError):
 
     def __init__(self, message: str):
         super().__init__(" ".join(str(message).split()))
+
+
+# --------------------------------------------------------------------------- a plug-in's own frames
+_LAB_SUBPACKAGES = ("mechanisms", "properties", "search", "counterexamples", "paper_checks", "dynamics")
+
+
+def _lab_roots() -> tuple[str, ...]:
+    """The folders the lab's own code lives in (fairlab/ and the mapped subpackage folders)."""
+    global _ROOTS
+    if _ROOTS is None:
+        import importlib.util
+        import os
+
+        roots = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # fairlab/core -> fairlab
+        for sub in _LAB_SUBPACKAGES:
+            try:
+                spec = importlib.util.find_spec(f"fairlab.{sub}")
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                roots += [os.path.abspath(p) for p in spec.submodule_search_locations]
+        _ROOTS = tuple(os.path.join(r, "") for r in roots)
+    return _ROOTS
+
+
+_ROOTS: tuple[str, ...] | None = None
+
+
+def _library_roots() -> tuple[str, ...]:
+    """Python's own library and the installed packages (frames there are not the plug-in's)."""
+    import os
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple(os.path.join(os.path.abspath(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if paths.get(k))
+
+
+def _shown(filename: str) -> str:
+    import os
+
+    try:
+        relative = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if relative.startswith("..") else relative
+
+
+def plugin_frames(exc: BaseException, limit: int = 3) -> list[str]:
+    """``file:line in function`` of the frames of `exc`'s traceback that are the plug-in's own code
+    (not the lab's, nor Python's library or installed packages, unless nothing else is left),
+    innermost last, at most `limit` of them."""
+    import os
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    lab = _lab_roots()
+    own = [f for f in frames if not os.path.abspath(f.filename).startswith(lab)]
+    libraries = _library_roots()
+    theirs = [f for f in own if not os.path.abspath(f.filename).startswith(libraries)] or own
+    return [f"{_shown(f.filename)}:{f.lineno} in {f.name}" for f in theirs[-limit:]]
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message (at file.py:12 in helper <- file.py:30 in mechanism)`` of a plug-in's
+    exception: where in the plug-in's own code it was raised, innermost first, on one line
+    (``SystemExit: exit code 3`` for an exit). With ``FAIRLAB_DEBUG=1`` the whole traceback is
+    written to stderr as well."""
+    import os
+    import sys
+    import traceback
+
+    if isinstance(exc, SystemExit):
+        text = f"SystemExit: exit code {exc.code!r}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    frames = plugin_frames(exc)
+    if frames:
+        text += f" (at {' <- '.join(reversed(frames))})"
+    if os.environ.get("FAIRLAB_DEBUG"):
+        try:
+            traceback.print_exception(exc, file=sys.stderr)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    return text

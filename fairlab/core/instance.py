@@ -73,9 +73,23 @@ class Instance:
         )
 
     @classmethod
+    def from_network(cls, graph, flows: Mapping) -> Instance:
+        """The instance of flows routed over a network (`fairlab.core.network`): links and
+        middleboxes with a ``capacity`` are the resources, each flow's demand is its route's load
+        on each of them, names kept. `graph`: a networkx graph or its JSON form."""
+        from fairlab.core import network
+
+        data, _ = network.read(graph, flows)
+        return cls.from_dict(data)
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Instance:
         if not isinstance(data, Mapping):
             raise InputError(f"instance: expected a JSON object, got {type(data).__name__}")
+        if "network" in data:  # flows over a network (`from_network`'s JSON form)
+            from fairlab.core import network
+
+            return cls.from_dict(network.from_dict(data)[0])
         unknown = [k for k in data if k not in KNOWN_KEYS]
         if unknown:
             raise InputError(f"instance: unknown key {short_text(unknown[0])} (known: {', '.join(KNOWN_KEYS)})")
@@ -243,6 +257,12 @@ class Instance:
         best = min(self.capacities[r] / self.demands[i][r] for r in range(self.m) if self.demands[i][r] > 0)
         cap = self.max_tasks[i]
         return best if cap is None else min(best, cap)
+
+    def _repr_html_(self) -> str:
+        """A notebook table: users' demands per resource (weights, caps where given), capacities."""
+        from fairlab.core.results import instance_html
+
+        return f"<div><small>fairlab instance, {self.n} users × {self.m} resources</small>{instance_html(self)}</div>"
 
     def to_dict(self) -> dict:
         """JSON-shaped dict with exact numbers written as strings ("45/11", "3")."""

@@ -18,9 +18,11 @@ impossibility over a family, a published claim — ends in one frozen `Result`:
 
 A run that answers several questions writes one `report` document holding its results.
 
-`to_json` is the one serialiser: exact numbers become ints or ``"p/q"`` strings (irrationals:
+`to_dict` is the one serialiser: exact numbers become ints or ``"p/q"`` strings (irrationals:
 their exact description), enums their value, dataclasses their fields; every JSON document the
-lab writes carries ``schema_version`` (`SCHEMA_VERSION`, see ``fairlab schema``).
+lab writes carries ``schema_version`` (`SCHEMA_VERSION`, see ``fairlab schema``). `json_text`
+(public as ``fairlab.to_json``) is that document as JSON text. ``to_json`` in this module is the
+old name of `to_dict`, kept for code written against it.
 """
 
 from __future__ import annotations
@@ -124,13 +126,21 @@ class Result:
         """A copy with some fields changed (results are frozen)."""
         return dataclasses.replace(self, **changes)
 
-    def to_json(self) -> dict:
-        return to_json(self)
+    def to_dict(self) -> dict:
+        """The JSON document as a dict (`to_dict`)."""
+        return to_dict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON document as text (`json_text`)."""
+        return json_text(self, indent=indent)
 
     @classmethod
-    def from_json(cls, document: Mapping) -> Result:
-        """A result back from its JSON form (`to_json`), e.g. one computed in another process.
-        Instance, witness and numbers stay in their JSON form, which `to_json` writes unchanged."""
+    def from_json(cls, document: Mapping | str) -> Result:
+        """A result back from its JSON form (`to_dict`'s dict or `to_json`'s text), e.g. one computed
+        in another process. Instance, witness and numbers stay in their JSON form, which `to_dict`
+        writes unchanged."""
+        if isinstance(document, (str, bytes)):
+            document = json.loads(document)
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in document.items() if k != "schema_version"}
         unknown = sorted(set(fields) - names)
@@ -144,10 +154,12 @@ class Result:
         if self.domain:
             head += f" [domain {domain_text(self.domain)}]"
         if self.witness is not None:
-            head += f" (witness {json.dumps(to_json(self.witness, versioned=False), separators=(', ', ': '))})"
+            head += f" (witness {json.dumps(to_dict(self.witness, versioned=False), separators=(', ', ': '))})"
         return f"{head}\n  {self.explanation}" if self.explanation else head
 
     def _repr_html_(self) -> str:
+        """A table for notebooks: the verdict, the witness, the instance it is about and, for a
+        counterexample, the allocations compared (as the certificate records them)."""
         rows = [("status", f"<b>{html.escape(self.status.value)}</b>")]
         for name in ("mechanism", "property", "exactness"):
             value = getattr(self, name)
@@ -156,9 +168,14 @@ class Result:
         if self.domain:
             rows.append(("domain", html.escape(domain_text(self.domain))))
         if self.witness is not None:
-            rows.append(("witness", f"<code>{html.escape(json.dumps(to_json(self.witness, versioned=False)))}</code>"))
+            rows.append(("witness", f"<code>{html.escape(json.dumps(to_dict(self.witness, versioned=False)))}</code>"))
         if self.explanation:
             rows.append(("explanation", html.escape(self.explanation)))
+        if self.instance is not None:
+            rows.append(("instance", instance_html(self.instance)))
+        compared = _compared_allocations(self)
+        if compared:
+            rows.append(("allocations", compared))
         rows.append(("seconds", f"{self.seconds:.3g}"))
         body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
                        for k, v in rows)
@@ -172,6 +189,59 @@ def domain_text(record: Mapping) -> str:
     return f"{label} ({note})" if note else label
 
 
+def _cell(value) -> str:
+    return html.escape(value if isinstance(value, str) else json.dumps(to_dict(value, versioned=False)))
+
+
+def instance_html(instance) -> str:
+    """An instance (an `Instance` or its JSON form) as a small HTML table: one row per user with its
+    demand on each resource (and weight, task cap where given), a last row of capacities."""
+    data = to_dict(instance, versioned=False)
+    if not isinstance(data, Mapping) or "capacities" not in data or "demands" not in data:
+        return f"<code>{_cell(data)}</code>"
+    caps, demands = list(data["capacities"]), list(data["demands"])
+    users = data.get("users") or [f"u{i + 1}" for i in range(len(demands))]
+    resources = data.get("resources") or [f"r{r + 1}" for r in range(len(caps))]
+    weights, max_tasks = data.get("weights"), data.get("max_tasks")
+    head = "<tr><th></th>" + "".join(f"<th>{_cell(str(r))}</th>" for r in resources)
+    head += ("<th>weight</th>" if weights is not None else "") + ("<th>max tasks</th>" if max_tasks else "") + "</tr>"
+    body = ""
+    for i, row in enumerate(demands):
+        body += f"<tr><th style='text-align:left'>{_cell(str(users[i]))}</th>" + "".join(
+            f"<td>{_cell(d)}</td>" for d in row)
+        if weights is not None:
+            body += f"<td>{_cell(weights[i])}</td>"
+        if max_tasks:
+            body += f"<td>{_cell(max_tasks[i])}</td>"
+        body += "</tr>"
+    body += "<tr><th style='text-align:left'>capacity</th>" + "".join(f"<td>{_cell(c)}</td>" for c in caps) + "</tr>"
+    extra = "".join(f"<br><small>{html.escape(k)}: {_cell(data[k])}</small>"
+                    for k in ("machines", "arrivals", "departures") if k in data)
+    return f"<table>{head}{body}</table>{extra}"
+
+
+def _compared_allocations(result: Result) -> str:
+    """The allocations a result records, one table row each (label, then each user's tasks): a
+    violation's ``details["compared"]`` (its instance's allocation and, for a deviation, the derived
+    instance's), else the allocation in a check's certificate."""
+    found = []
+    compared = result.details.get("compared") if isinstance(result.details, Mapping) else None
+    if isinstance(compared, (list, tuple)):
+        for k, a in enumerate(compared):
+            if isinstance(a, Mapping) and isinstance(a.get("tasks"), (list, tuple)):
+                users = a.get("users") or [f"u{i + 1}" for i in range(len(a["tasks"]))]
+                found.append((str(a.get("label", f"allocation {k + 1}")), list(zip(users, a["tasks"]))))
+    cert = result.certificate if isinstance(result.certificate, Mapping) else {}
+    if not found and isinstance(cert.get("allocation"), (list, tuple)):
+        found.append(("allocation", [(f"tasks[{i}]", v) for i, v in enumerate(cert["allocation"])]))
+    if not found:
+        return ""
+    rows = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+                   + "".join(f"<td>{_cell(str(user))}: {_cell(v)}</td>" for user, v in cells) + "</tr>"
+                   for label, cells in found)
+    return f"<table>{rows}</table>"
+
+
 def exact_json(value: int | Fraction | Algebraic) -> int | str:
     """An exact number for JSON: an int if integral, else ``"p/q"`` (an irrational: its description)."""
     if isinstance(value, bool):
@@ -183,7 +253,7 @@ def exact_json(value: int | Fraction | Algebraic) -> int | str:
     return format_exact(value)
 
 
-def to_json(obj: Any, versioned: bool = True) -> Any:
+def to_dict(obj: Any, versioned: bool = True) -> Any:
     """The JSON form of a result (or of anything a result holds): plain dicts, lists, strings,
     ints and finite floats. A top-level `Result` gets ``schema_version`` first."""
     if isinstance(obj, Result):
@@ -193,7 +263,7 @@ def to_json(obj: Any, versioned: bool = True) -> Any:
             if f.name == "seconds":
                 out["seconds"] = round(float(value), 3)
             else:
-                out[f.name] = to_json(value, versioned=False)
+                out[f.name] = to_dict(value, versioned=False)
         return out
     if obj is None or isinstance(obj, (bool, str)):
         return obj
@@ -208,29 +278,38 @@ def to_json(obj: Any, versioned: bool = True) -> Any:
     if isinstance(obj, Fraction):
         return exact_json(obj)
     if hasattr(obj, "to_dict") and callable(obj.to_dict):  # Instance, Allocation
-        return to_json(obj.to_dict(), versioned=False)
+        return to_dict(obj.to_dict(), versioned=False)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name), versioned=False) for f in dataclasses.fields(obj)}
+        return {f.name: to_dict(getattr(obj, f.name), versioned=False) for f in dataclasses.fields(obj)}
     if isinstance(obj, Mapping):
-        return {str(k): to_json(v, versioned=False) for k, v in obj.items()}
+        return {str(k): to_dict(v, versioned=False) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
         items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
-        return [to_json(v, versioned=False) for v in items]
+        return [to_dict(v, versioned=False) for v in items]
     if isinstance(obj, Algebraic):
         return exact_json(obj)
     raise TypeError(f"no JSON form for {type(obj).__name__}")
+
+
+def json_text(obj: Any, versioned: bool = True, indent: int | None = None) -> str:
+    """`to_dict(obj)` as JSON text (``fairlab.to_json``): the document the CLI's ``--format json`` writes."""
+    return json.dumps(to_dict(obj, versioned=versioned), indent=indent)
+
+
+#: the old name of `to_dict` (it returned the dict); ``fairlab.to_json`` is now `json_text`
+to_json = to_dict
 
 
 def report(kind: str, results: Iterable[Result], **extra: Any) -> dict[str, Any]:
     """The JSON document of a run that answers several questions at once (``fairlab properties``,
     a search over several properties, ``rediscover``, ``paper-check``, a proof catalogue):
     ``{"schema_version", "kind", "results": [<Result>...], <extra>..., "provenance"}``. Each result
-    is written by `to_json` without its own schema_version and provenance (the document has them)."""
+    is written by `to_dict` without its own schema_version and provenance (the document has them)."""
     rows = []
     for r in results:
-        row = to_json(r, versioned=False)
+        row = to_dict(r, versioned=False)
         if isinstance(row, dict):
             row.pop("provenance", None)
         rows.append(row)
     return {"schema_version": SCHEMA_VERSION, "kind": kind, "results": rows,
-            **{k: to_json(v, versioned=False) for k, v in extra.items()}, "provenance": provenance()}
+            **{k: to_dict(v, versioned=False) for k, v in extra.items()}, "provenance": provenance()}

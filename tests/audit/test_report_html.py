@@ -202,8 +202,8 @@ def test_a_sparse_document_still_renders():
 # ------------------------------------------------------------------------------ figures
 def _allocation(**changes) -> dict:
     a = fairlab.allocate("asset", {"capacities": [1, 1], "demands": [[1, 1], [0, 1]]})
-    out = {"label": "allocation", "tasks": [fairlab.to_json(t, versioned=False) for t in a.tasks],
-           "shares": [[fairlab.to_json(s, versioned=False) for s in row] for row in a.shares],
+    out = {"label": "allocation", "tasks": [fairlab.to_dict(t, versioned=False) for t in a.tasks],
+           "shares": [[fairlab.to_dict(s, versioned=False) for s in row] for row in a.shares],
            "instance": {"capacities": [1, 1], "demands": [[1, 1], [0, 1]], "users": ["A", "B"],
                         "resources": ["CPU", "GB"]},
            "user": 0, "equal_split": ["1/2", "1/2"]}

@@ -75,7 +75,7 @@ def test_cells_give_the_verdicts_of_the_verbs(tmp_path):
         c = row["cell"]
         direct = run_search(c["mechanism"]["name"], c["property"], 2, 2, seed=c["seed"], candidates=30)
         assert row["status"] == direct.status.value, row["cell"]
-        assert row["result"]["witness"] == json.loads(json.dumps(direct.to_json()))["witness"]
+        assert row["result"]["witness"] == json.loads(direct.to_json())["witness"]
     again = run.run(_spec(tmp_path, SEARCH), out, workers=2)
     assert again["ran"] == 0 and again["reused"] == 8
 

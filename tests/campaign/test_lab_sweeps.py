@@ -11,7 +11,7 @@ from fairlab import mechanisms
 from fairlab.campaign import executors, lab_sweeps
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
-from fairlab.core.results import to_json
+from fairlab.core.results import to_dict
 from fairlab.search import catalogue
 from fairlab.search import rediscover as claims
 from fairlab.search.matrix import matrix
@@ -20,7 +20,7 @@ from fairlab.search.matrix import matrix
 def _verdict(result) -> dict:
     """What must not depend on how the cells were scheduled. (The example models z3 gives for a
     satisfiable positive control can differ with the process's z3 history; they decide nothing.)"""
-    row = to_json(result, versioned=False)
+    row = to_dict(result, versioned=False)
     details = dict(row["details"])
     certificate = {k: v for k, v in (row["certificate"] or {}).items() if k != "control_models"}
     return {"status": row["status"], "mechanism": row["mechanism"], "property": row["property"],

@@ -9,7 +9,7 @@ import pytest
 from fairlab.core import schemas
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
-from fairlab.core.results import Result, Status, report, to_json
+from fairlab.core.results import Result, Status, report, to_dict
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -54,11 +54,11 @@ def test_results_and_reports_validate():
     inst = Instance.resolve("drf-paper")
     result = Result("check", Status.VIOLATED, "asset", "si", inst, witness={"user": 1}, exactness="rational",
                     budget={"seed": 0}, seconds=0.25, explanation="why")
-    schemas.validate(to_json(result), "result")
+    schemas.validate(to_dict(result), "result")
     schemas.validate(report("matrix", [result, result.replace(status=Status.HOLDS, witness=None)], cells=2), "report")
-    for broken in ({**to_json(result), "verdict": "violated"},  # the old key: not a field of Result
-                   {**to_json(result), "status": "maybe"},
-                   {k: v for k, v in to_json(result).items() if k != "provenance"}):
+    for broken in ({**to_dict(result), "verdict": "violated"},  # the old key: not a field of Result
+                   {**to_dict(result), "status": "maybe"},
+                   {k: v for k, v in to_dict(result).items() if k != "provenance"}):
         with pytest.raises(jsonschema.ValidationError):
             schemas.validate(broken, "result")
     bad_row = report("matrix", [result])

@@ -20,7 +20,7 @@ import fairlab
 from fairlab import mechanisms, strategies
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, to_json
+from fairlab.core.results import Result, to_dict
 from fairlab.mechanisms import conformance, registry
 from fairlab.mechanisms.base import Allocation, Mechanism, check_feasible
 
@@ -179,7 +179,7 @@ def test_allocation_str_and_html():
 
 
 def test_conformance_json_is_a_result_document():
-    data = to_json(fairlab.conformance("drf", 2, 2, samples=2))
+    data = to_dict(fairlab.conformance("drf", 2, 2, samples=2))
     assert data["schema_version"] == 1 and data["kind"] == "conformance" and data["status"] == "agrees"
     assert json.loads(json.dumps(data)) == data
 

@@ -95,3 +95,30 @@ def test_a_broken_plugin_spec_falls_back_to_numeric_search():
     v = properties.check(f"{PLUGINS / 'with_spec.py'}:broken_spec", "sp", THM1, evaluations=20)
     assert v.status == "none-found"
     assert v.budget["z3"].startswith("error (ValueError")
+
+
+def test_plugin_exception_names_its_own_file_and_lines(monkeypatch):
+    """Issue 29: the one-line error points at the plug-in's own frames, innermost first."""
+    monkeypatch.delenv("FAIRLAB_DEBUG", raising=False)
+    with pytest.raises(InputError) as err:
+        mechanisms.allocate(f"{PLUGINS / 'raises_deep.py'}:mech", THM1)
+    message = str(err.value)
+    assert "ZeroDivisionError" in message and "\n" not in message
+    assert "raises_deep.py:6 in _helper <- " in message and "raises_deep.py:10 in mech" in message
+    assert "plugin.py" not in message  # not the lab's own frames
+
+
+def test_plugin_traceback_with_fairlab_debug(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    plugin = f"{PLUGINS / 'raises_deep.py'}:mech"
+    code = f"import fairlab.cli as c, sys; sys.argv = ['fairlab', 'allocate', {plugin!r}, 'thm1-asset-si']; c.main()"
+    env = {k: v for k, v in os.environ.items() if k != "FAIRLAB_DEBUG"}
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert quiet.returncode == 2 and "Traceback" not in quiet.stderr
+    assert quiet.stderr.count("\n") == 1 and "raises_deep.py:6 in _helper" in quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**env, "FAIRLAB_DEBUG": "1"}, cwd=tmp_path)
+    assert loud.returncode == 2 and "Traceback" in loud.stderr and 'raises_deep.py", line 6' in loud.stderr

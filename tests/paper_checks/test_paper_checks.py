@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from fairlab.cli import app
 from fairlab.core.exact import Algebraic
-from fairlab.core.results import to_json
+from fairlab.core.results import to_dict
 from fairlab.mechanisms import allocate
 from fairlab.paper_checks import claims, ledger
 
@@ -126,7 +126,7 @@ def test_a_wrong_transcription_is_not_ok():
                              [ledger.exact("A", "4", allocate("drf", claims.EXAMPLE).tasks[0])]))
     result = ledger.check_claim(entry)
     assert result.status == "erratum" and not ledger.ok(result)
-    assert to_json(result)["certificate"]["corrected"] == {"A": "3"}
+    assert to_dict(result)["certificate"]["corrected"] == {"A": "3"}
 
 
 def test_a_crashing_check_is_an_error_not_a_pass():

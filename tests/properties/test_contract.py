@@ -20,7 +20,7 @@ from fairlab import mechanisms, properties
 from fairlab.core.errors import InputError
 from fairlab.core.exact import z3_value
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, Status, to_json
+from fairlab.core.results import Result, Status, to_dict
 from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicInstance
 from fairlab.properties.base import run, solve
 from fairlab.properties.property import ALLOCATION, COMPARES, ExactView, Witness, Z3View
@@ -121,7 +121,7 @@ def test_positive_control(name):
     assert result.status == Status.VIOLATED, result.explanation
     assert isinstance(result.witness, prop.witness)  # typed
     # (c) the witness re-verifies, also from its JSON form (how fixtures store it)
-    as_json = to_json(result.witness, versioned=False)
+    as_json = to_dict(result.witness, versioned=False)
     assert prop.verify(mechanism, instance, result.witness) and prop.verify(mechanism, instance, as_json)
     assert prop.witness.from_dict(as_json) == result.witness == as_json
     # (d) the encoding is satisfiable, and the witness read from its model confirms

@@ -10,7 +10,7 @@ import z3
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
-from fairlab.core.results import Result, Status, to_json
+from fairlab.core.results import Result, Status, to_dict
 from fairlab.search import impossibility as imp
 
 
@@ -49,7 +49,7 @@ def test_search_returns_a_result_with_its_certificate_and_controls():
     assert certificate["controls"] == {"si": "sat", "pe": "sat", "rm": "sat"}  # the positive controls
     assert result.details["families_tried"] >= 1 and result.details["indivisible"] is False
     assert "core of" in result.explanation == imp.describe(result)
-    document = json.loads(json.dumps(to_json(result)))
+    document = json.loads(json.dumps(to_dict(result)))
     assert document["schema_version"] and document["certificate"]["family"][0]["label"] == "base"
     # the family re-verifies on its own: unsat with every property, sat with each one dropped
     family = certificate["family"]

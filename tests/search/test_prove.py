@@ -8,7 +8,7 @@ import pytest
 import z3
 
 from fairlab import mechanisms, properties
-from fairlab.core.results import Result, to_json
+from fairlab.core.results import Result, to_dict
 from fairlab.search import prove
 from fairlab.search.catalogue import CATALOGUE, run_catalogue
 
@@ -43,7 +43,7 @@ def test_refutation_is_confirmed_exactly():
     from fairlab.search.verify import confirm_violation
 
     explanation, _ = confirm_violation(mechanisms.get("asset"), "si", Instance.from_dict(proof.instance),
-                                       to_json(proof.witness), {})
+                                       to_dict(proof.witness), {})
     assert explanation is not None
 
 
@@ -225,7 +225,7 @@ def test_the_resource_limit_decides_and_is_recorded():
         (0, 10_000, "unknown (rlimit)"), (1, 20_000, "unknown (rlimit)")]
     spent = sum(q["spent"] for q in proof.details["queries"]) + sum(
         c["budget"].get("rlimit_spent", 0) for c in proof.details["conformance"])
-    data = to_json(proof)
+    data = to_dict(proof)
     assert data["budget"]["rlimit_spent"] == proof.budget["rlimit_spent"] == spent > 0
     assert data["budget"]["time_limit"] == 60
 

@@ -9,7 +9,7 @@ import pytest
 
 from fairlab import mechanisms
 from fairlab.core.instance import Instance
-from fairlab.core.results import to_json
+from fairlab.core.results import to_dict
 from fairlab.search import engines, impossibility, space
 from fairlab.search.rediscover import CLAIMS, run_claim
 from fairlab.search.verify import confirm_violation, reverify
@@ -26,7 +26,7 @@ def test_each_engine_alone_finds_asset_violating_sharing_incentive():
         hunt = engines.search(mechanisms.get("asset"), "si", engines=[engine], time_limit=20)
         assert hunt.status == "violated", engine
         assert hunt.details["engine"] == engine
-        explanation, _ = confirm_violation(mechanisms.get("asset"), "si", hunt.instance, to_json(hunt.witness), {})
+        explanation, _ = confirm_violation(mechanisms.get("asset"), "si", hunt.instance, to_dict(hunt.witness), {})
         assert explanation is not None
 
 

@@ -16,6 +16,7 @@ from fairlab import mechanisms
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import allocation_document, console, emit_json, listing
+from fairlab.core import network
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_short
 from fairlab.dynamics import shares_over_time
@@ -71,7 +72,8 @@ def allocate_cmd(
                                                help="stop a plug-in that has not returned after S seconds"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
     figure: Optional[str] = typer.Option(None, "--figure", help="agents over time: draw each user's dominant share "
-                                         "over the steps into PATH (.png or .svg)"),
+                                         "over the steps into PATH (.png or .svg); a network: each flow's "
+                                         "bottleneck (.svg)"),
 ):
     """Run MECHANISM on INSTANCE and print the exact allocation (agents over time: after each step,
     with the fairness ratio)."""
@@ -81,12 +83,16 @@ def allocate_cmd(
             shares_over_time.check_path(figure)  # a bad path is refused before any work
         params.seconds(time_limit)
         inst = read_instance(instance)
-        if figure is not None and inst.setting != "dynamic":
-            raise InputError("--figure: draws the shares over the steps of an instance with arrivals")
+        net = network.network_of(instance) if figure is not None and inst.setting == "pool" else None
+        if figure is not None and inst.setting != "dynamic" and net is None:
+            raise InputError("--figure: draws the shares over the steps of an instance with arrivals, or a network "
+                             "instance with each flow's bottleneck")
         options = parse_options(option)
         with plugin.time_limit(time_limit):  # also stops a plug-in's import
             allocation = mechanisms.allocate(mechanism, inst, **options)
-        if figure is not None:
+        if net is not None:
+            network.write_figure(net, allocation, figure)
+        elif figure is not None:
             shares_over_time.draw(allocation, figure)
     except InputError as exc:
         fail(str(exc))

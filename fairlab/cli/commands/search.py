@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab import mechanisms, properties
+from fairlab import mechanisms
 from fairlab.audit.markdown import short_name
 from fairlab.campaign import lab_sweeps
 from fairlab.cli import progress as progress_
@@ -146,6 +146,8 @@ def register(app: typer.Typer) -> None:
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
         seed: int = typer.Option(0, "--seed"),
         mechanism: Optional[List[str]] = typer.Option(None, "--mechanism", help="restrict to these (repeatable)"),
+        property_: Optional[List[str]] = typer.Option(None, "--property",
+                                                      help="these properties, plug-ins file.py:NAME too (repeatable)"),
         setting: str = typer.Option("pool", "--setting",
                                     help="pool | machines | dynamic: the mechanisms and properties of one setting"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
@@ -180,7 +182,8 @@ def register(app: typer.Typer) -> None:
             with parallel.executor(where) as pool, progress_.Reporter(progress, "matrix") as shown:
                 cells = lab_sweeps.matrix(names, users, resources, candidates=candidates, rlimit=rlimit, seed=seed,
                                           time_limit=time_limit, executor=pool, store=user_store,
-                                          write=not no_store, out=out, domain=asked, progress=shown)
+                                          write=not no_store, out=out, domain=asked, property_names=property_,
+                                          progress=shown)
         except InputError as exc:  # a broken plug-in, a bad option: the table would lie
             fail(str(exc))
         if fmt == "json":
@@ -257,12 +260,12 @@ def print_matrix(cells, mechs, users, resources, candidates, seed, rlimit, time_
     where = f", domain {domain.label}" if domain is not None else ""
     table = Table(title=f"mechanism × property at {users} users × {resources} resources{where}")
     table.add_column("mechanism")
-    setting = mechs[0].setting if mechs else "pool"
-    for prop in properties.names(setting):
+    props = list(dict.fromkeys(c.property for c in cells))  # the matrix's properties, in its order
+    for prop in props:
         table.add_column(prop)
     for mech in mechs:
         row = []
-        for prop in properties.names(setting):
+        for prop in props:
             cell = next(c for c in cells if c.mechanism == mech.name and c.property == prop)
             row.append(_cell_text(cell))
         table.add_row(mech.name, *row)

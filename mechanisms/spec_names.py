@@ -1,0 +1,151 @@
+"""Specs without name traps: every call of a mechanism's spec gets helper unknowns of its own (issue 29).
+
+A spec ``spec(sym, tasks, **options) -> [Constraint, ...]`` may introduce helper unknowns (prices,
+levels, indicator variables). z3 identifies an unknown by its name, so a helper written with a
+fixed name (``z3.Real("price")``) would be ONE unknown shared by every call of the spec: in the sp
+encoding the truthful run and the misreport run would be forced to share their prices, and a
+"proof" could rest on that accident. The lab therefore renames every call's helpers itself
+(`NamespacedSpec`, which `fairlab.mechanisms.base.Mechanism` puts around every spec, built-in or
+plug-in):
+
+* kept as they are: the unknowns of the instance (`sym`: capacities, demands, weights, task caps,
+  machines, domain), the task terms (`tasks`), and unknowns *named after* a task term (a name
+  that starts with a task's name followed by a non-alphanumeric character, e.g. the placement
+  unknowns ``t0@m1`` of `SymbolicInstance.placement`, or ``t0.dyn.x1_0``): those are the tasks'
+  own namespace, which callers such as `fairlab.mechanisms.conformance` read back;
+* every other uninterpreted constant or function is replaced (``z3.substitute`` /
+  ``z3.substitute_funs``) by a fresh one (``z3.FreshConst`` / ``z3.FreshFunction``, named after it),
+  new on each call.
+
+So a spec with fixed helper names and one with fresh names give the same constraints up to the
+helpers' names, hence the same verdicts. `check_independent` verifies what the renaming
+guarantees, for the encodings that call a spec twice (a deviation property's truthful and deviating
+runs): two calls share no unknown beyond the instances' own and the tasks they were given.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from fairlab.core.errors import PluginError
+
+
+def _walk(exprs):
+    """Yield every distinct sub-expression of `exprs` once (DAG-aware: z3 shares subterms)."""
+    seen: set[int] = set()
+    stack = [e for e in exprs if isinstance(e, z3.ExprRef)]
+    while stack:
+        e = stack.pop()
+        key = e.get_id()
+        if key in seen:
+            continue
+        seen.add(key)
+        yield e
+        if z3.is_app(e):
+            stack.extend(e.children())
+        elif z3.is_quantifier(e):
+            stack.append(e.body())
+
+
+def unknowns(exprs) -> tuple[dict[str, z3.ExprRef], dict[str, z3.FuncDeclRef]]:
+    """The uninterpreted constants (name -> term) and functions of arity > 0 (name -> declaration)
+    occurring in `exprs`."""
+    consts: dict[str, z3.ExprRef] = {}
+    funcs: dict[str, z3.FuncDeclRef] = {}
+    for e in _walk(exprs):
+        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if e.num_args() == 0:
+                consts.setdefault(e.decl().name(), e)
+            else:
+                funcs.setdefault(e.decl().name(), e.decl())
+    return consts, funcs
+
+
+def instance_terms(sym) -> list:
+    """Every z3 term of a symbolic instance (numbers and domain constraints)."""
+    terms = list(sym.capacities) + [d for row in sym.demands for d in row]
+    terms += [w for row in sym.weights for w in row] + [t for t in sym.max_tasks if t is not None]
+    terms += [c for row in (getattr(sym, "machines", None) or []) for c in row]
+    terms += [c.expr for c in getattr(sym, "domain", None) or []]
+    return [t for t in terms if isinstance(t, z3.ExprRef)]
+
+
+def _owned_by_tasks(name: str, task_names: list[str]) -> bool:
+    for t in task_names:
+        if name == t or (name.startswith(t) and len(name) > len(t) and not name[len(t)].isalnum()):
+            return True
+    return False
+
+
+def namespace(constraints: list, sym, tasks) -> list:
+    """`constraints` with every helper unknown (see the module docstring) replaced by a fresh one."""
+    exprs = [c[1] for c in constraints if isinstance(c, tuple) and len(c) == 2 and isinstance(c[1], z3.ExprRef)]
+    consts, funcs = unknowns(exprs)
+    if not consts and not funcs:
+        return constraints
+    kept_consts, kept_funcs = unknowns(instance_terms(sym) + [t for t in tasks if isinstance(t, z3.ExprRef)])
+    task_names = [str(t) for t in tasks if isinstance(t, z3.ExprRef) and z3.is_const(t)]
+    pairs = [(term, z3.FreshConst(term.sort(), prefix=name)) for name, term in sorted(consts.items())
+             if name not in kept_consts and not _owned_by_tasks(name, task_names)]
+    fun_pairs = []
+    for name, decl in sorted(funcs.items()):
+        if name in kept_funcs or _owned_by_tasks(name, task_names):
+            continue
+        domain = [decl.domain(k) for k in range(decl.arity())]
+        fresh = z3.FreshFunction(*domain, decl.range())
+        fun_pairs.append((decl, fresh(*[z3.Var(k, s) for k, s in enumerate(domain)])))
+    if not pairs and not fun_pairs:
+        return constraints
+    out = []
+    for c in constraints:
+        if isinstance(c, tuple) and len(c) == 2 and isinstance(c[1], z3.ExprRef):
+            expr = z3.substitute(c[1], *pairs) if pairs else c[1]
+            if fun_pairs:
+                expr = z3.substitute_funs(expr, *fun_pairs)
+            out.append(type(c)(c[0], expr) if hasattr(type(c), "_fields") else (c[0], expr))
+        else:
+            out.append(c)
+    return out
+
+
+class NamespacedSpec:
+    """A spec whose every call gets fresh helper unknowns (`namespace`). Picklable if the spec is."""
+
+    namespaced = True
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.__doc__ = getattr(spec, "__doc__", None)
+        self.__wrapped__ = spec
+
+    def __call__(self, sym, tasks, *args, **kwargs):
+        out = self.spec(sym, tasks, *args, **kwargs)
+        return namespace(list(out), sym, tasks)
+
+    def __repr__(self) -> str:
+        return f"NamespacedSpec({self.spec!r})"
+
+
+def namespaced(spec):
+    """`spec` wrapped in `NamespacedSpec` (None stays None; wrapping twice is wrapping once)."""
+    if spec is None or getattr(spec, "namespaced", False) is True:
+        return spec
+    return NamespacedSpec(spec)
+
+
+def check_independent(who: str, first: tuple, second: tuple) -> None:
+    """Raise `PluginError` if two calls of a spec share an unknown beyond their instances' own
+    unknowns and their task terms. `first` / `second`: (sym, tasks, constraints) of each call."""
+    allowed: set[str] = set()
+    for sym, tasks, _ in (first, second):
+        consts, funcs = unknowns(instance_terms(sym) + [t for t in tasks if isinstance(t, z3.ExprRef)])
+        allowed |= set(consts) | set(funcs)
+    seen = []
+    for _sym, tasks, constraints in (first, second):
+        consts, funcs = unknowns([c[1] for c in constraints])
+        task_names = [str(t) for t in tasks if isinstance(t, z3.ExprRef) and z3.is_const(t)]
+        seen.append({n for n in (set(consts) | set(funcs)) - allowed if not _owned_by_tasks(n, task_names)})
+    shared = sorted(seen[0] & seen[1])
+    if shared:
+        raise PluginError(f"{who}: two calls of the spec share the unknown(s) "
+                          f"{', '.join(shared[:5])}: each call must have helper unknowns of its own")
