@@ -131,3 +131,20 @@ def test_reports_show_an_error_row_and_the_domain(plugins):
     assert "status-error" in page and "domain_mechs.py:" in page and "Instance domain" in page
     text = markdown.render(document)
     assert "**error at 1×2**" in text and "## Crashes" in text and "Instance domain: **all**" in text
+
+
+def test_audit_of_a_plugin_that_crashes_somewhere_exits_0_with_error_rows_and_violations(run_cli, plugins):
+    """The issue's shape: the audit ends (exit 0); a property whose search met only crashes is an
+    `error` row with its smallest crashing instance and the plug-in's own line; si, violated on an
+    instance with positive demands, is `violated` although the search met a crash first."""
+    mech = f"{plugins / 'domain_mechs.py'}:greedy_first"
+    out = run_cli("audit", mech, "-n", "2", "-m", "2", "--property", "si", "--property", "rm", "--no-store",
+                  "--candidates", "60", "--format", "json", "--progress", "none")
+    assert out.returncode == 0, out.stderr
+    rows = {p["property"]: p for p in json.loads(out.stdout)["properties"]}
+    si, rm = rows["si"], rows["rm"]
+    assert si["status"] == "violated"
+    assert all(d != "0" and d != 0 for row in si["instance"]["demands"] for d in row)
+    assert rm["status"] == "error"
+    assert rm["instance"]["demands"] == [[0, 1]] or rm["instance"]["demands"] == [["0", "1"]]
+    assert rm["crash"]["where"].endswith("domain_mechs.py:45")
