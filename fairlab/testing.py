@@ -59,15 +59,18 @@ import dataclasses
 import json
 import os
 import shlex
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairlab import __version__
 
 if TYPE_CHECKING:  # not imported at run time: the engine loads on the first assertion
     from fairlab.core.domain import DomainLike
+    from fairlab.core.instance import Instance, InstanceLike
     from fairlab.core.results import Result
     from fairlab.counterexamples.store import Store
-    from fairlab.mechanisms.base import MechanismLike
+    from fairlab.mechanisms.base import Mechanism, MechanismLike
+    from fairlab.properties.property import Property
 
 #: a size: ``(users, resources)``, or one int for a square size
 Size = int | tuple[int, int]
@@ -399,8 +402,10 @@ class ContractError(AssertionError):
     """A property broke its contract (`property_contract`); the message says which use disagreed."""
 
 
-def property_contract(prop, control, *, mechanisms=("drf", "asset", "ceei"), users=(2, 3), resources=(1, 2),
-                      samples: int = 6, seed: int = 0, evaluations: int = 20, time_limit: float = 30.0) -> dict:
+def property_contract(prop: str | Property, control: tuple[MechanismLike, InstanceLike], *,
+                      mechanisms: Sequence[MechanismLike] = ("drf", "asset", "ceei"), users: Sequence[int] = (2, 3),
+                      resources: Sequence[int] = (1, 2), samples: int = 6, seed: int = 0, evaluations: int = 20,
+                      time_limit: float = 30.0) -> dict[str, int]:
     """The contract tests the lab's own properties pass, for `prop` (a plug-in ``file.py:NAME``,
     an entry-point name, a `Property` object, or a built-in name): its one rule gives the same
     answer in every use. Raises `ContractError` naming the first disagreement; returns counts.
@@ -430,7 +435,14 @@ def property_contract(prop, control, *, mechanisms=("drf", "asset", "ceei"), use
     from fairlab.mechanisms.base import SymbolicInstance
     from fairlab.mechanisms.conformance import sample
     from fairlab.properties.base import run, solve
-    from fairlab.properties.property import ALLOCATION, COMPARES, Witness, Z3View
+    from fairlab.properties.property import (
+        ALLOCATION,
+        COMPARES,
+        AllocationProperty,
+        DeviationProperty,
+        Witness,
+        Z3View,
+    )
 
     prop = properties.get(prop)
     name = prop.name
@@ -444,7 +456,7 @@ def property_contract(prop, control, *, mechanisms=("drf", "asset", "ceei"), use
         if f'"{field.name}"' not in prop.witness_shape():
             raise ContractError(f"property {name}: the witness help does not document the key {field.name!r}")
 
-    def encoding_answer(mech, instance):
+    def encoding_answer(mech: Mechanism, instance: Instance) -> tuple[str | None, dict | None]:
         if mech.spec is None:
             return None, None
         sym = SymbolicInstance.from_instance(instance)
@@ -452,12 +464,14 @@ def property_contract(prop, control, *, mechanisms=("drf", "asset", "ceei"), use
         status, model = solve(sym.domain + encoding.constraints, time_limit)
         return status, (encoding.witness(model) if model is not None else None)
 
-    def holds_true(mech, instance, result) -> bool:
+    def holds_true(mech: Mechanism, instance: Instance, result: Result) -> bool:
         view = Z3View(SymbolicInstance.from_instance(instance), integral=mech.discrete, concrete=instance)
         numerals = [z3_value(t) for t in run(mech, instance, {})]
         if prop.compares == ALLOCATION:
+            assert isinstance(prop, AllocationProperty), "a property of one allocation (as search.impossibility)"
             named = prop.holds(view, numerals, "c")
         else:
+            assert isinstance(prop, DeviationProperty), "a property comparing two instances (rm, sp, pm)"
             deviation, _ = prop.read(prop.witness.from_dict(result.witness), instance)
             after = [z3_value(t) for t in run(mech, prop.derive(instance, deviation), {})]
             named = prop.holds(view, numerals, after, deviation, "c")

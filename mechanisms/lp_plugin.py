@@ -27,8 +27,11 @@ feasibility, complementary slackness — for every stage, over a symbolic instan
 from __future__ import annotations
 
 import inspect
+import types
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Generic, TypeVar, overload
 
 from fairlab.core.errors import InputError, PluginError
 from fairlab.core.exact import to_fraction
@@ -36,9 +39,12 @@ from fairlab.core.exact import to_fraction
 #: the variable name of user i's tasks
 TASKS = "tasks_{}"
 
+#: the numbers of an `LP`: Fractions (numeric path) or z3 terms (symbolic path, `lp_spec`)
+N = TypeVar("N")
+
 
 @dataclass(frozen=True)
-class LP:
+class LP(Generic[N]):
     """An LP read from a pulp model: ``maximize`` (or minimise) ``objective·x + constant`` subject to
     ``rows`` (coefficients, constant, sense: the row is ``coeffs·x + constant  (<= | == | >=)  0``)
     and per-variable bounds (None: unbounded on that side). Numbers are whatever the builder
@@ -46,14 +52,14 @@ class LP:
 
     names: tuple[str, ...]
     maximize: bool
-    objective: dict
-    objective_constant: object
-    rows: tuple[tuple[str, dict, object, str], ...]
-    lower: tuple
-    upper: tuple
+    objective: dict[str, N]
+    objective_constant: N | int  # 0 when the model has no objective
+    rows: tuple[tuple[str, dict[str, N], N, str], ...]
+    lower: tuple[N | None, ...]
+    upper: tuple[N | None, ...]
 
 
-def is_lp(value) -> bool:
+def is_lp(value: object) -> bool:
     """A pulp model, a list or tuple of them, or a generator (pulp not imported unless installed).
     A generator may still yield task counts instead: `peek` tells the two apart."""
     if inspect.isgenerator(value):
@@ -66,7 +72,7 @@ def is_lp(value) -> bool:
 _NOTHING = object()
 
 
-def peek(generator):
+def peek(generator: Generator[object, dict[str, Fraction], object]) -> tuple[bool, _Resumed | list[object]]:
     """(True, staged LPs) if `generator` yields pulp models, else (False, the task counts it
     yields as a list): a plug-in returning a generator of numbers keeps working."""
     first = next(generator, _NOTHING)
@@ -80,29 +86,35 @@ def peek(generator):
 class _Resumed:
     """A generator whose first item was already taken: `next` gives it again, then `send` goes on."""
 
-    def __init__(self, first, generator):
-        self.first, self.generator = first, generator
+    def __init__(self, first: object, generator: Generator[object, dict[str, Fraction], object]) -> None:
+        self.first: object = first
+        self.generator = generator
 
-    def __next__(self):
+    def __next__(self) -> object:
         first, self.first = self.first, None
         return first
 
-    def send(self, value):
+    def send(self, value: dict[str, Fraction]) -> object:
         return self.generator.send(value)
 
 
-def _is_problem(value) -> bool:
+def _is_problem(value: object) -> bool:
     return type(value).__name__ == "LpProblem" and type(value).__module__.startswith("pulp")
 
 
-def read_problem(problem, number=None, where: str = "LP") -> LP:
+@overload
+def read_problem(problem: Any, number: None = None, where: str = "LP") -> LP[Fraction]: ...
+@overload
+def read_problem(problem: Any, number: Callable[[Any, str], N], where: str = "LP") -> LP[N]: ...
+
+
+def read_problem(problem: Any, number: Callable[[Any, str], Any] | None = None, where: str = "LP") -> LP[Any]:
     """The `LP` of a ``pulp.LpProblem`` through pulp's public API; `number` converts each
     coefficient (default: an exact `Fraction`, a float through its shortest decimal text)."""
     import pulp
 
     if number is None:
-        def number(v, what):
-            return to_fraction(v, what)
+        number = to_fraction
     variables = problem.variables()
     names = tuple(v.name for v in variables)
     if len(set(names)) != len(names):
@@ -127,13 +139,16 @@ def read_problem(problem, number=None, where: str = "LP") -> LP:
     return LP(names, problem.sense == pulp.LpMaximize, coeffs, constant, tuple(rows), lower, upper)
 
 
-def solve_exact(lp: LP, where: str) -> dict[str, Fraction]:
+def solve_exact(lp: LP[Fraction], where: str) -> dict[str, Fraction]:
     """The exact optimal vertex of `lp` (`fairlab.core.lp.solve_lp`: certified from the optimal
     basis), as ``{variable name: Fraction}``; a one-line `PluginError` if there is none."""
     from fairlab.core.lp import OPTIMAL, solve_lp
 
     index = {name: j for j, name in enumerate(lp.names)}
-    a_ub, b_ub, a_eq, b_eq = [], [], [], []
+    a_ub: list[list[Fraction]] = []
+    b_ub: list[Fraction] = []
+    a_eq: list[list[Fraction]] = []
+    b_eq: list[Fraction] = []
     for _name, coeffs, constant, sense in lp.rows:
         row = [Fraction(0)] * len(lp.names)
         for name, c in coeffs.items():
@@ -153,28 +168,29 @@ def solve_exact(lp: LP, where: str) -> dict[str, Fraction]:
     if result.status != OPTIMAL:
         raise PluginError(f"{where}: the LP is {result.status}" + (" (the exact solver gave up)"
                                                                    if result.status == "unknown" else ""))
+    assert result.x is not None, "solve_lp gives the vertex of an optimal LP"
     return dict(zip(lp.names, result.x))
 
 
-def _held(lp: LP, value: Fraction) -> tuple[str, dict, Fraction, str]:
+def _held(lp: LP[Fraction], value: Fraction) -> tuple[str, dict[str, Fraction], Fraction, str]:
     """The row holding `lp`'s objective at its optimum `value` (for the next lexicographic stage)."""
     return ("lexicographic", dict(lp.objective), lp.objective_constant - value, ">=" if lp.maximize else "<=")
 
 
-def _objective_value(lp: LP, x: dict) -> Fraction:
+def _objective_value(lp: LP[Fraction], x: dict[str, Fraction]) -> Fraction:
     return sum((c * x[name] for name, c in lp.objective.items()), Fraction(0)) + lp.objective_constant
 
 
-def run(result, n: int, where: str) -> tuple[Fraction, ...]:
+def run(result: object, n: int, where: str) -> tuple[Fraction, ...]:
     """The tasks of an LP mechanism's result (one LP, a lexicographic list, or a generator)."""
     tasks: dict[int, Fraction] = {}
 
-    def take(x: dict) -> None:
+    def take(x: dict[str, Fraction]) -> None:
         for i in range(n):
             if TASKS.format(i) in x:
                 tasks[i] = x[TASKS.format(i)]
 
-    if inspect.isgenerator(result) or isinstance(result, _Resumed):
+    if isinstance(result, (types.GeneratorType, _Resumed)):  # types.GeneratorType: what inspect.isgenerator tests
         try:
             problem = next(result)
             stage = 0
@@ -189,7 +205,7 @@ def run(result, n: int, where: str) -> tuple[Fraction, ...]:
         except StopIteration:
             pass
     else:
-        held: list = []
+        held: list[tuple[str, dict[str, Fraction], Fraction, str]] = []
         for stage, problem in enumerate(result if isinstance(result, (list, tuple)) else [result], start=1):
             lp = read_problem(problem, where=f"{where}, stage {stage}")
             known = set(lp.names)
@@ -203,14 +219,17 @@ def run(result, n: int, where: str) -> tuple[Fraction, ...]:
             x = solve_exact(lp, f"{where}, stage {stage}")
             take(x)
             held.append(_held(lp, _objective_value(lp, x)))
-    missing = [i for i in range(n) if i not in tasks]
-    if missing:
-        raise PluginError(f"{where}: no LP variable named {TASKS.format(missing[0])} (the tasks of user {missing[0]})")
+    unset = [i for i in range(n) if i not in tasks]
+    if unset:
+        raise PluginError(f"{where}: no LP variable named {TASKS.format(unset[0])} (the tasks of user {unset[0]})")
     return tuple(tasks[i] for i in range(n))
 
 
-def lp_mechanism(fn):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def lp_mechanism(fn: F) -> F:
     """Declare `fn` (``Instance -> pulp model(s)``) an LP mechanism whose spec the lab derives
     (sets ``fn.spec = "lp"``); returns `fn`."""
-    fn.spec = "lp"
+    fn.spec = "lp"  # type: ignore[attr-defined]  # a function attribute: how a plug-in declares its spec
     return fn

@@ -36,7 +36,9 @@ it proves anything with it.
 from __future__ import annotations
 
 import inspect
+import types
 from fractions import Fraction
+from typing import Any
 
 import z3
 
@@ -258,7 +260,7 @@ def _run_path(fn, view, path: _Path, p: int, n: int, where: str) -> dict:
             if lp_plugin.TASKS.format(i) in x:
                 tasks[i] = x[lp_plugin.TASKS.format(i)]
 
-    if inspect.isgenerator(result):
+    if isinstance(result, types.GeneratorType):  # what inspect.isgenerator tests (and typed for `send`)
         k = 0
         try:
             problem = next(result)
@@ -271,7 +273,7 @@ def _run_path(fn, view, path: _Path, p: int, n: int, where: str) -> dict:
         except StopIteration:
             pass
     else:
-        held = []
+        held: list[tuple[dict[str, Any], Any, Any, str]] = []  # z3 terms (z3 has no type information)
         for k, problem in enumerate(result if isinstance(result, (list, tuple)) else [result], start=1):
             lp, x = _stage(problem, p, k, where)
             lp = lp_plugin.LP(lp.names, lp.maximize, lp.objective, lp.objective_constant,
@@ -289,7 +291,9 @@ def _run_path(fn, view, path: _Path, p: int, n: int, where: str) -> dict:
 
 def paths(fn, sym, where: str) -> list[tuple[list, dict]]:
     """Every feasible path of the builder on `sym`: (its facts, the tasks unknowns)."""
-    out, stack, count = [], [[]], 0
+    out: list[tuple[list, dict]] = []
+    stack: list[list[bool]] = [[]]
+    count = 0
     while stack:
         forced = stack.pop()
         count += 1

@@ -50,13 +50,13 @@ import contextlib
 import dataclasses
 import hashlib
 import importlib.util
-import inspect
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+import types
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -611,7 +611,7 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
     if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
         try:
             staged = True
-            if inspect.isgenerator(result):  # a generator of LPs, or of plain task counts
+            if isinstance(result, types.GeneratorType):  # a generator of LPs, or of plain task counts
                 staged, result = lp_plugin.peek(result)
             if staged:
                 result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")

@@ -25,6 +25,9 @@ runs): two calls share no unknown beyond the instances' own and the tasks they w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import z3
 
 from fairlab.core.errors import PluginError
@@ -102,7 +105,11 @@ def namespace(constraints: list, sym, tasks) -> list:
             expr = z3.substitute(c[1], *pairs) if pairs else c[1]
             if fun_pairs:
                 expr = z3.substitute_funs(expr, *fun_pairs)
-            out.append(type(c)(c[0], expr) if hasattr(type(c), "_fields") else (c[0], expr))
+            if hasattr(type(c), "_fields"):  # a NamedTuple (a `Constraint`): kept as its own class
+                kind: Callable[[Any, Any], tuple[Any, Any]] = type(c)
+                out.append(kind(c[0], expr))
+            else:
+                out.append((c[0], expr))
         else:
             out.append(c)
     return out

@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import ItemsView
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Self, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Self, Sequence, TypeVar, cast
 
 import z3
 
@@ -61,6 +61,9 @@ from fairlab.properties.base import (
     verdict,
     violated,
 )
+
+if TYPE_CHECKING:
+    from fairlab.properties.plugin_properties import PluginInfo
 
 ALLOCATION = "allocation"
 MISREPORT = "misreport"
@@ -323,7 +326,7 @@ class Property:
     setting: str = "pool"
     #: a plug-in property's origin (`fairlab.properties.plugin_properties.PluginInfo`: name, source, content
     #: identity, declared domain); None for the lab's own (a class attribute, not a field)
-    plugin = None
+    plugin = cast("PluginInfo | None", None)
 
     def witness_shape(self) -> str:
         """The witness as JSON, e.g. ``{"user": i}`` plus what it means."""
@@ -694,7 +697,7 @@ def names(setting: str | None = "pool") -> list[str]:
     return every if setting is None else [n for n in every if REGISTRY[n].setting == setting]
 
 
-def get(name) -> Property:
+def get(name: str | Property) -> Property:
     """The property registered as `name` (e.g. "si"), a plug-in ``path/to/file.py:NAME`` or an
     installed entry point of ``fairlab.properties`` (loaded on first use:
     `fairlab.properties.plugin_properties`), or a `Property` object itself (registered under its name if the

@@ -23,15 +23,19 @@ needs no hand-written spec:
     fairlab prove examples/lp/filling.py:asset si -n 2 -m 2
 """
 
+from collections.abc import Generator
+from fractions import Fraction
+
 import pulp
 
 from fairlab.core.errors import InputError
 
 
-def _filling(instance, share, name):
+def _filling(instance, share, name: str) -> Generator[pulp.LpProblem, dict[str, Fraction], None]:
+    """Yields each round's LP; the lab sends back its exact solution ``{variable name: Fraction}``."""
     n, m = instance.n, instance.m
     demands, capacities = instance.demands, instance.capacities
-    frozen = {}
+    frozen: dict[int, Fraction] = {}  # user -> its tasks, fixed in the round it was blocked
     while len(frozen) < n:
         problem = pulp.LpProblem(name, pulp.LpMaximize)
         level = pulp.LpVariable("level", lowBound=0)
@@ -74,6 +78,7 @@ def asset(instance):
 
 
 for _fn in (drf, asset):
-    _fn.spec = "lp"  # the lab derives the spec from the LPs' optimality conditions
-    _fn.scale_invariant = True
-    _fn.anonymous = True
+    # function attributes (mypy does not model them); the lab derives the spec from the LPs' optimality conditions
+    _fn.spec = "lp"  # type: ignore[attr-defined]
+    _fn.scale_invariant = True  # type: ignore[attr-defined]
+    _fn.anonymous = True  # type: ignore[attr-defined]

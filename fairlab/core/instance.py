@@ -73,7 +73,7 @@ class Instance:
         )
 
     @classmethod
-    def from_network(cls, graph, flows: Mapping) -> Instance:
+    def from_network(cls, graph: object, flows: Mapping) -> Instance:
         """The instance of flows routed over a network (`fairlab.core.network`): links and
         middleboxes with a ``capacity`` are the resources, each flow's demand is its route's load
         on each of them, names kept. `graph`: a networkx graph or its JSON form."""

@@ -95,7 +95,7 @@ def _graph_parts(graph) -> tuple[list, list, bool]:
     return nodes, links, directed
 
 
-def read(graph, flows: Mapping) -> tuple[dict, Network]:
+def read(graph, flows: Mapping | None) -> tuple[dict, Network]:
     """The instance dict (capacities, demands, weights, max_tasks, users, resources) and the `Network`."""
     nodes, links, directed = _graph_parts(graph)
     if not isinstance(flows, Mapping) or not flows:
@@ -300,9 +300,10 @@ def network_of(source: str):
 
     path = Path(source)
     if not path.is_file():
-        path = examples().get(source)
-        if path is None:
+        shipped = examples().get(source)
+        if shipped is None:
             return None
+        path = shipped
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):

@@ -139,10 +139,9 @@ class Result:
         """A result back from its JSON form (`to_dict`'s dict or `to_json`'s text), e.g. one computed
         in another process. Instance, witness and numbers stay in their JSON form, which `to_dict`
         writes unchanged."""
-        if isinstance(document, (str, bytes)):
-            document = json.loads(document)
+        data: Mapping = json.loads(document) if isinstance(document, (str, bytes)) else document
         names = {f.name for f in dataclasses.fields(cls)}
-        fields = {k: v for k, v in document.items() if k != "schema_version"}
+        fields = {k: v for k, v in data.items() if k != "schema_version"}
         unknown = sorted(set(fields) - names)
         if unknown:
             raise ValueError(f"not a result document: unknown field {unknown[0]!r}")
@@ -189,11 +188,11 @@ def domain_text(record: Mapping) -> str:
     return f"{label} ({note})" if note else label
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     return html.escape(value if isinstance(value, str) else json.dumps(to_dict(value, versioned=False)))
 
 
-def instance_html(instance) -> str:
+def instance_html(instance: object) -> str:
     """An instance (an `Instance` or its JSON form) as a small HTML table: one row per user with its
     demand on each resource (and weight, task cap where given), a last row of capacities."""
     data = to_dict(instance, versioned=False)
