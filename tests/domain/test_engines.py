@@ -70,7 +70,7 @@ def test_check_refuses_an_instance_outside_the_asked_or_declared_domain(mechs):
     with pytest.raises(InputError, match="declares"):
         properties.check(mechs("positive_only"), "si", zero)
     result = properties.check("drf", "si", zero)
-    assert result.domain["name"] == "all" and result.to_json()["domain"]["name"] == "all"
+    assert result.domain["name"] == "all" and result.to_dict()["domain"]["name"] == "all"
 
 
 def test_deviations_stay_in_the_domain(mechs):
@@ -103,7 +103,7 @@ def test_a_crash_is_a_finding_shrunk_with_the_plugins_line(mechs, plugins):
         "exception"]
     lines = (plugins / "domain_mechs.py").read_text().splitlines()
     assert "rate[r]" in lines[int(where.rsplit(":", 1)[1]) - 1]
-    assert result.to_json()["status"] == "error"
+    assert result.to_dict()["status"] == "error"
     # on positive demands it never crashes: the same search is a verdict there
     assert engines.search(mechs("raw_drf"), "si", 2, 2, engines=["grid", "random"], candidates=100,
                           domain="drf-paper").status == "none-found"
