@@ -21,6 +21,9 @@ from typing import Callable
 import z3
 
 from fairlab import mechanisms
+from fairlab.core.domain import ALL, Domain, DomainLike
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
@@ -113,28 +116,36 @@ def not_found(claim: Claim, seconds: float, notes: list) -> Result:
 
 def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
               store: Store | str | os.PathLike | None = None, progress: Callable | None = None,
-              engines_used=None) -> Result:
+              engines_used=None, domain: DomainLike = None) -> Result:
     """Run one claim's search from scratch; `engines_used` restricts the portfolio (default all).
-    A finding is stored in `store` (a `Store` or folder) if one is given, else nothing is written."""
+    `domain` (`fairlab.core.domain.parse`, default ``all``): the search explores it (∩ the
+    mechanism's declared domain), and the result records it: a claim whose counterexample lies
+    outside it is not found there. A finding is stored in `store` (a `Store` or folder) if one is
+    given, else nothing is written."""
+    asked = parse_domain(domain)
     if store is not None:
         store = writable_store(store)  # a bad store: one line before any search
     limit = claim.time_limit if time_limit is None else time_limit
     start = time.monotonic()
     if claim.kind == "impossibility":
-        result, mech = _impossibility(claim, limit, start, progress), None
+        result, mech = _impossibility(claim, limit, start, progress, asked), None
+        result = result.replace(domain=domain_record(asked, ALL))
     elif claim.kind == "nonunique":
-        result, mech = _nonunique(claim, seed, limit, start, progress, engines_used), mechanisms.get(claim.mechanism)
+        mech = mechanisms.get(claim.mechanism)
+        result = _nonunique(claim, seed, limit, start, progress, engines_used, asked.intersect(mech.domain))
+        result = result.replace(domain=domain_record(asked, mech.domain))
     else:
         mech = mechanisms.get(claim.mechanism)
         found = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit,
-                               seed=seed, options=claim.options, progress=progress)
+                               seed=seed, options=claim.options, progress=progress, domain=asked)
         seconds = time.monotonic() - start
         if found.status != "violated":
-            result = _result(claim, Status.NOT_FOUND, seconds, found.details["notes"], budget=found.budget)
+            result = _result(claim, Status.NOT_FOUND, seconds, found.details["notes"], budget=found.budget,
+                             domain=found.domain)
         else:
             result = _result(claim, Status.FOUND, seconds, found.details["notes"], engine=found.details["engine"],
                              instance=found.instance, witness=found.witness, explanation=found.explanation,
-                             exactness=found.exactness, budget=found.budget,
+                             exactness=found.exactness, budget=found.budget, domain=found.domain,
                              details={k: found.details[k] for k in ("evaluated", "found_instance", "shrink_steps",
                                                                      "options") if k in found.details})
     if store is not None and result.status == "found":
@@ -142,9 +153,9 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
     return result.replace(details={**result.details, "fixture": None})
 
 
-def _impossibility(claim, limit, start, progress) -> Result:
+def _impossibility(claim: Claim, limit: float, start: float, progress: Callable | None, domain: Domain) -> Result:
     found = impossibility.search(claim.properties, indivisible=claim.indivisible, time_limit=limit,
-                                 progress=(lambda k: progress("families", k)) if progress else None)
+                                 progress=(lambda k: progress("families", k)) if progress else None, domain=domain)
     seconds = time.monotonic() - start
     parts = _impossibility_parts(found)
     details = {"properties": list(claim.properties), "indivisible": claim.indivisible,
@@ -172,7 +183,8 @@ def _impossibility_parts(found: Result) -> dict:
             "families_tried": found.details.get("families_tried")}
 
 
-def _nonunique(claim, seed, limit, start, progress, engines_used=None) -> Result:
+def _nonunique(claim: Claim, seed: int, limit: float, start: float, progress: Callable | None,
+               engines_used=None, domain: Domain = ALL) -> Result:
     mech = mechanisms.get(claim.mechanism)
 
     def violates(inst: Instance):
@@ -201,14 +213,17 @@ def _nonunique(claim, seed, limit, start, progress, engines_used=None) -> Result
     # readable ones are, so it goes first and gets most pulls; z3's models of the condition are
     # valid but rarely shrink to small integers.
     pool = {
-        "grid": space.grid(claim.n, claim.m),
+        "grid": space.grid(claim.n, claim.m, domain=domain),
         "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, notes, rlimit=NONUNIQUE_RLIMIT, seed=seed,
                                                 deadline=deadline),
-        "random": space.random_instances(claim.n, claim.m, seed=seed),
+        "random": space.random_instances(claim.n, claim.m, seed=seed, domain=domain),
     }
     pool = {k: v for k, v in pool.items() if k in (engines_used or engines.ENGINES)}
 
     def classify(inst: Instance):
+        outside = domain.contains(inst)
+        if outside is not None:  # a symbolic model outside the domain: skipped, never evaluated
+            return "outside", outside
         found = violates(inst)
         return ("violated", found) if found is not None else ("evaluated", None)
 
@@ -218,7 +233,7 @@ def _nonunique(claim, seed, limit, start, progress, engines_used=None) -> Result
     if hit.status != "violated":
         return _result(claim, Status.NOT_FOUND, time.monotonic() - start, notes + hit.details["notes"],
                        budget=hit.budget)
-    small, verdict, steps, _, _ = shrink(hit.instance, hit, violates, deadline=deadline, min_users=2)
+    small, verdict, steps, _, _ = shrink(hit.instance, hit, violates, deadline=deadline, min_users=2, domain=domain)
     first, second = verdict.witness["allocations"]
     return _result(claim, Status.FOUND, time.monotonic() - start, notes, engine=hit.details["engine"],
                    instance=small, witness=verdict.witness, budget={**hit.budget, "seed": seed},

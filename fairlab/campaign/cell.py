@@ -115,7 +115,8 @@ def execute(description: dict, store: str | None) -> dict:
         return to_dict(catalogue.run_entry(entry, ProveBudget(seconds=seconds, **b), d["fast"]))
     if verb == "rediscover":  # `fairlab rediscover`: one claim of the sources, from scratch
         claim = rediscover.get_claim(d["claim"])
-        return to_dict(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store))
+        return to_dict(rediscover.run_claim(claim, seed=d["seed"], time_limit=seconds, store=store,
+                                            domain=d.get("domain")))
     mech, options = _mechanism(d), dict(d["options"])
     d = {**d, "property": _property(d)}
     if d.get("domain") is not None:  # the sweep's domains axis (absent: all, as before it existed)

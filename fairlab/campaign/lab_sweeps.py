@@ -169,13 +169,17 @@ def catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[theo
 
 def rediscover(chosen: Sequence[claims.Claim], *, seed: int = 0, time_limit: float | None = None,
                executor: concurrent.futures.Executor, store: Store | None = None, out: str | Path | None = None,
-               progress: Progress | None = None, grace: float = GRACE_SECONDS) -> list[Result]:
+               progress: Progress | None = None, grace: float = GRACE_SECONDS,
+               domain: DomainLike = None) -> list[Result]:
     """`fairlab.search.rediscover.run_claim` for each claim, as a campaign (one cell per claim, its
-    own time limit unless `time_limit` is given); findings go to `store` if one is given."""
+    own time limit unless `time_limit` is given); findings go to `store` if one is given. `domain`
+    (default ``all``: then the cells are those of earlier versions): every claim's search explores it."""
+    asked = parse_domain(domain)
+    on = {} if asked == ALL else {"domain": asked.label}
     cells = [make_cell(verb="rediscover", claim=c.id, mechanism={"name": c.mechanism or "any"}, seed=seed,
-                       budget={"time_limit": float(c.time_limit if time_limit is None else time_limit)})
+                       budget={"time_limit": float(c.time_limit if time_limit is None else time_limit)}, **on)
              for c in chosen]
-    sweep = {"verb": "rediscover", "claims": [c.id for c in chosen], "seed": seed, "time_limit": time_limit}
+    sweep = {"verb": "rediscover", "claims": [c.id for c in chosen], "seed": seed, "time_limit": time_limit, **on}
     outcomes = _run(sweep, cells, executor, store, out, progress, grace)
     results = []
     for claim, cell in zip(chosen, cells):

@@ -148,3 +148,19 @@ def test_audit_of_a_plugin_that_crashes_somewhere_exits_0_with_error_rows_and_vi
     assert rm["status"] == "error"
     assert rm["instance"]["demands"] == [[0, 1]] or rm["instance"]["demands"] == [["0", "1"]]
     assert rm["crash"]["where"].endswith("domain_mechs.py:45")
+
+
+def test_rediscover_takes_a_domain_and_every_claim_result_records_it(run_cli):
+    """On the DRF paper's domain, Theorem 1's counterexample is found again with positive demands;
+    without --domain every claim's result still records its domain (all)."""
+    args = ["rediscover", "--claim", "thm1-asset-si", "--no-store", "--format", "json", "--progress", "none"]
+    plain = run_cli(*args)
+    assert plain.returncode == 0, plain.stderr
+    (result,) = json.loads(plain.stdout)["results"]
+    assert result["domain"]["name"] == "all"
+    paper = run_cli(*args, "--domain", "drf-paper")
+    assert paper.returncode == 0, paper.stderr
+    (result,) = json.loads(paper.stdout)["results"]
+    assert result["status"] == "found" and result["domain"]["name"] == "drf-paper"
+    assert all(int(d) > 0 for row in result["instance"]["demands"] for d in row)
+

@@ -109,6 +109,8 @@ def register(app: typer.Typer) -> None:
         scheduler: Optional[str] = parallel.scheduler_option(),
         cluster: Optional[str] = parallel.cluster_option(),
         out: Optional[str] = parallel.out_option(),
+        domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP + "; a claim whose "
+                                             "counterexample lies outside it is not found there"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
         progress: Optional[str] = progress_.option(),
     ):
@@ -119,13 +121,14 @@ def register(app: typer.Typer) -> None:
         start = time.monotonic()
         try:
             params.seconds(time_limit)
+            asked = params.domain(domain)
             chosen = [claims.get_claim(c) for c in claim] if claim else list(claims.CLAIMS)
             target = None if no_store else writable_store(Store(store))  # a bad store: one line, before any claim
             where = parallel.check(workers, scheduler, cluster)
             progress = progress_.choose(progress)
             with parallel.executor(where) as pool, progress_.Reporter(progress, "rediscover") as shown:
                 outcomes = lab_sweeps.rediscover(chosen, seed=seed, time_limit=time_limit, executor=pool,
-                                                 store=target, out=out, progress=shown)
+                                                 store=target, out=out, progress=shown, domain=asked)
         except InputError as exc:  # a bad option, or e.g. the store became unwritable: one line
             fail(str(exc))
         if fmt == "json":
