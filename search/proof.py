@@ -463,6 +463,21 @@ def _symmetry(d, first: int) -> list[Constraint]:
             + [Constraint(f"symmetry.resource-order[{r}]", d[0][r] >= d[0][r + 1]) for r in range(len(d[0]) - 1)])
 
 
+def normalised_run(mechanism: Mechanism, n: int, m: int, positive_demands: bool
+                   ) -> tuple[SymbolicInstance, list, list[Constraint], list[Constraint]]:
+    """What the relaxed DRF encodings (sp here, pm in `fairlab.search.proof_drf_pm`) start from:
+    (the unknown instance with capacities 1, every user's tasks fixed to 1, the domain's constraints
+    with every demand > 0 if `positive_demands`, the mechanism's spec of that run)."""
+    assert mechanism.spec is not None, "the relaxed encodings are DRF's, which has a spec"
+    sym = SymbolicInstance.unknown(n, m)
+    ones = [z3.RealVal(1)] * n
+    base_constraints = list(sym.domain)
+    if positive_demands:
+        base_constraints += [Constraint(f"assume.positive[{i}][{r}]", sym.demands[i][r] > 0)
+                             for i in range(n) for r in range(m)]
+    return sym, ones, base_constraints, list(mechanism.spec(sym, ones))
+
+
 def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool) -> Encoded:
     """sp of built-in DRF (`_drf_normalised`'s reductions), with the misreported run RELAXED to
     linear arithmetic: a proof of a stronger statement.
@@ -486,20 +501,17 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
     is restricted to e_k = d_k / 2 instead (t'_k = 1/2, again a model of the unrelaxed encoding):
     the others keeping their bundles leave the liar no room, so that control could never be SAT."""
     module = properties.get("sp")
-    assert isinstance(module, DeviationProperty) and mechanism.spec is not None  # sp; DRF's spec
-    sym = SymbolicInstance.unknown(n, m)
+    assert isinstance(module, DeviationProperty)  # sp
+    sym, ones, base_constraints, own = normalised_run(mechanism, n, m, positive_demands)
     d = sym.demands
-    ones = [z3.RealVal(1)] * n
-    base_constraints = list(sym.domain)
-    if positive_demands:
-        base_constraints += [Constraint(f"assume.positive[{i}][{r}]", d[i][r] > 0) for i in range(n) for r in range(m)]
-    own = list(mechanism.spec(sym, ones))
+    spec = mechanism.spec
+    assert spec is not None  # normalised_run checked it
     [(tag, deviation, derived, dev_constraints)] = list(module.derive_symbolic(sym, "sp", 0))
     liar, lie = deviation
     e = [[z3.Real(f"sp.{tag}.e{k}_{r}") for r in range(m)] for k in range(n)]
     rows = [lie if k == liar else e[k] for k in range(n)]
     relaxed = SymbolicInstance(list(derived.capacities), rows, list(derived.weights), list(derived.max_tasks))
-    lie_spec = [Constraint(f"sp.{tag}:{c.name}", c.expr) for c in mechanism.spec(relaxed, ones)]
+    lie_spec = [Constraint(f"sp.{tag}:{c.name}", c.expr) for c in spec(relaxed, ones)]
     relax = []
     for k in range(n):
         if k == liar:

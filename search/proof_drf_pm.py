@@ -43,13 +43,8 @@ def drf_pm_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool)
     assert isinstance(module, DeviationProperty), "pm is a deviation property (a user leaves)"
     spec = mechanism.spec
     assert spec is not None, "the caller (`_drf_normalised`) encodes DRF, which has a spec"
-    sym = SymbolicInstance.unknown(n, m)
+    sym, ones, base_constraints, own = proof.normalised_run(mechanism, n, m, positive_demands)
     d = sym.demands
-    ones = [z3.RealVal(1)] * n
-    base_constraints = list(sym.domain)
-    if positive_demands:
-        base_constraints += [Constraint(f"assume.positive[{i}][{r}]", d[i][r] > 0) for i in range(n) for r in range(m)]
-    own = list(spec(sym, ones))
     [(tag, deviation, derived, dev_constraints)] = [found for found in module.derive_symbolic(sym, "pm", None)
                                                     if found[1] == LEAVES]
     stay = [k for k in range(n) if k != LEAVES]  # original index of each remaining user, in order
