@@ -616,7 +616,7 @@ def _property_cell(mechanism: str, name: str, sizes: list[Size], options: dict, 
     property's state, its units (name, status, seconds) and whether the time limit stopped it."""
     clock = _Clock(max(deadline - time.monotonic(), 0.0))
     clock.deadline = deadline
-    with plugin.time_limit(max(deadline - time.monotonic(), 0.0)):
+    with plugin.time_limit(max(deadline - time.monotonic(), 0.0)), properties.base.allocation_cache():
         mech = _resolve(mechanism, options, budget)
         prop = _Property(name)
         if examples_up_to is not None:
@@ -688,7 +688,8 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
     clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
     plan = [(size, prop) for size in sizes for prop in state.values()]  # the units, in order
-    with plugin.time_limit(float(time_limit)):
+    # one allocation cache for the whole audit, shared by its properties (`properties.base.run`)
+    with plugin.time_limit(float(time_limit)), properties.base.allocation_cache():
         if executor is not None and isinstance(mechanism, str) and len(chosen) > 1:
             # each property in a process of its own (they are independent: the same verdicts)
             _run_cells(executor, mechanism, state, sizes, options, budget, clock, progress, target,
