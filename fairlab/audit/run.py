@@ -609,52 +609,66 @@ def _examples_unit(state: dict[str, _Property], left: int, seconds: float) -> Un
     return Unit(1, 1 + left, "examples", f"violated {', '.join(violated)}" if violated else "none violated", seconds)
 
 
-def _property_cell(mechanism: str, name: str, sizes: list[Size], options: dict, budget: AuditBudget,
+def _property_cell(mechanism: str, prop: _Property, sizes: list[Size], options: dict, budget: AuditBudget,
                    deadline: float, store: Store | None, examples_up_to: Size | None) -> tuple:
-    """One property's audit in a worker process (`_run_cells`): the shipped examples, then each size
-    it still needs, smallest first, exactly as the serial schedule runs them for it. Returns the
-    property's state, its units (name, status, seconds) and whether the time limit stopped it."""
+    """One property's part of an audit in a worker process (`_run_cells`): the shipped examples that
+    fit in `examples_up_to` (if given), then each of `sizes` it still needs, smallest first, exactly
+    as the serial schedule runs them for it. Returns the property's state, its units (name, status,
+    seconds) and whether the time limit stopped it."""
     clock = _Clock(max(deadline - time.monotonic(), 0.0))
     clock.deadline = deadline
     with plugin.time_limit(max(deadline - time.monotonic(), 0.0)), properties.base.allocation_cache():
         mech = _resolve(mechanism, options, budget)
-        prop = _Property(name)
         if examples_up_to is not None:
-            _check_examples(mech, {name: prop}, *examples_up_to, options, budget, clock, None, store)
+            _check_examples(mech, {prop.name: prop}, *examples_up_to, options, budget, clock, None, store)
         units = []
         for size in sizes:
             if prop.needs(size):
                 _audit_size(mech, prop, size, options, budget, clock, None, store)
                 record = prop.sizes[-1]
-                units.append((f"{name} {size_text(size)}", record["status"], record["seconds"]))
+                units.append((f"{prop.name} {size_text(size)}", record["status"], record["seconds"]))
     return prop, units, clock.stopped
 
 
 def _run_cells(executor: concurrent.futures.Executor, mechanism: str, state: dict[str, _Property],
                sizes: list[Size], options: dict, budget: AuditBudget, clock: _Clock, progress,
                store: Store | None, examples_up_to: Size | None) -> None:
-    """Every property of `state` as one cell on `executor` (`_property_cell`), its results put back
-    in `state`; a property's units are reported when its cell ends (a property not yet ended counts
-    all its sizes as left)."""
-    futures = {executor.submit(_property_cell, mechanism, name, sizes, options, budget, clock.deadline, store,
-                               examples_up_to): name for name in state}
+    """Every property of `state` as cells on `executor` (`_property_cell`): first the shipped
+    examples (one cell per property; the examples' unit when all have ended), then its sizes (one
+    cell per property, its units reported when it ends: one not yet ended counts the sizes it
+    needed after the examples as left). The results are put back in `state`."""
+
+    def rounds(stage_sizes: list[Size], examples: Size | None):
+        futures = [executor.submit(_property_cell, mechanism, prop, stage_sizes, options, budget, clock.deadline,
+                                   store, examples) for prop in state.values()]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                prop, units, stopped = future.result()
+                state[prop.name] = prop
+                clock.stopped = clock.stopped or stopped
+                yield prop.name, units
+        finally:
+            for future in futures:
+                future.cancel()
+
     if progress:
-        progress(Unit(0, len(state) * len(sizes)))
-    done, running = 0, len(state)
-    try:
-        for future in concurrent.futures.as_completed(futures):
-            prop, units, stopped = future.result()
-            state[prop.name] = prop
-            clock.stopped = clock.stopped or stopped
-            running -= 1
-            for index, (label, status, seconds) in enumerate(units):
-                done += 1
-                if progress:
-                    left = len(units) - index - 1 + running * len(sizes)
-                    progress(Unit(done, done + left, label, status, seconds))
-    finally:
-        for future in futures:
-            future.cancel()
+        progress(Unit(0, int(examples_up_to is not None) + len(state) * len(sizes)))
+    done = 0
+    if examples_up_to is not None:
+        for _ in rounds([], examples_up_to):
+            pass
+        done = 1
+        if progress:
+            left = _units_left([(size, prop) for size in sizes for prop in state.values()])
+            progress(_examples_unit(state, left, time.monotonic() - clock.start))
+    pending = {name: sum(prop.needs(size) for size in sizes) for name, prop in state.items()}  # at most
+    for name, units in rounds(sizes, None):
+        del pending[name]
+        for index, (label, status, seconds) in enumerate(units):
+            done += 1
+            if progress:
+                left = len(units) - index - 1 + sum(pending.values())
+                progress(Unit(done, done + left, label, status, seconds))
 
 
 def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed: int = 0,

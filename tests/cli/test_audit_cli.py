@@ -116,4 +116,5 @@ def test_audit_jobs_gives_the_serial_verdicts_in_the_same_order(run_cli, mechani
     assert _verdicts(one) == _verdicts(two)
     assert {row["status"] for row in two["properties"]} - {"proved", "none-found"}  # something violated too
     finished = [line for line in parallel.stderr.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
-    assert len(finished) == sum(len(row["sizes"]) for row in two["properties"])  # one line per property and size
+    assert finished[0].startswith("[1/") and "examples" in finished[0]  # the examples' check first
+    assert len(finished) == 1 + sum(len(row["sizes"]) for row in two["properties"])  # then one per property and size
