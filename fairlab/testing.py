@@ -33,9 +33,10 @@ the one the mechanism declares, and ``result.domain`` records it.
 Read a pass of `assert_satisfies` honestly: ``none-found`` means that the stated number of
 candidate instances was checked exactly and none violates the property — evidence, not a proof;
 ``require="proof"`` asks for ``proved`` (every demand profile up to the size), which only the lab's
-own mechanisms can get: a plug-in's ``.spec`` is proved too, but that is a proof about the spec,
-not the code (the two are compared on samples only), so it is listed beside the verdict
-(``result.details["spec_proved_sizes"]``) and the verdict rests on the search. A
+own mechanisms can get: a proof of a plug-in's ``.spec`` is about the spec, not the code (the two
+are compared on samples only), so the audit runs one only when asked (``prove_spec``; these
+assertions ask), lists it beside the verdict (``result.details["spec_proved_sizes"]``) and rests
+the verdict on the search. A
 ``violated`` is always a counterexample the engine re-verified exactly. Failures raise
 `PropertyAssertionError` (an `AssertionError`, so pytest shows it as a failed assertion) whose
 message is the counterexample with the commands that reproduce it, and whose ``.result`` is the
@@ -244,7 +245,8 @@ def _audit(mechanism: MechanismLike, prop: str, up_to: Size, *, seed: int | None
     }
     # a keyword nobody set is not passed: the engine keeps its own deterministic default
     given = {k: v for k, v in given.items() if v is not None}
-    return audit_property(mechanism, prop, users, resources, **given), users, resources, given
+    # a plug-in's declared spec is proved too (`require="proof"` tells a spec-only proof apart)
+    return audit_property(mechanism, prop, users, resources, prove_spec=True, **given), users, resources, given
 
 
 def _status(result: Result) -> str:

@@ -570,6 +570,9 @@ def _serve(conn, fn, name: str) -> None:
     """The worker's loop: one instance in, one reply out, until the pipe closes."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # SIGTERM ends it, whatever handler the parent had (a campaign's pool worker that forked it
+    # handles SIGTERM, and its exit waits for this process after sending one)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.stdout.flush()
     os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only
     sys.stdout = sys.stderr

@@ -194,7 +194,9 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     for the same question is not a mechanism a verdict can be about (a deviation search would
     compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
-    often enough to matter, at the only place allocations are obtained. Built-ins run once."""
+    often enough to matter, at the only place allocations are obtained. Built-ins run once.
+    Inside `allocation_cache()` an instance asked again gets the answer kept (for a foreign
+    mechanism: the one its two runs agreed on)."""
     tasks = _run(mechanism, instance, options)
     for record in _RECORDERS:
         record.append((instance, tasks))
@@ -206,8 +208,13 @@ _RECORDERS: list[list] = []
 
 
 def _run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
-    if _CACHE_DEPTH and ALLOCATION_CACHE and is_builtin(mechanism):
+    if _CACHE_DEPTH and ALLOCATION_CACHE:
         return _cached_exact_tasks(mechanism, instance, options)
+    return _checked_tasks(mechanism, instance, options)
+
+
+def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
+    """`_exact_tasks`, twice for a foreign mechanism (the two must agree; `run`)."""
     tasks = _exact_tasks(mechanism, instance, options)
     if not is_builtin(mechanism):
         again = _exact_tasks(mechanism, instance, options)
@@ -218,10 +225,12 @@ def _run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -
     return tasks
 
 
-#: exact allocations of built-in mechanisms already computed in this process: (mechanism name, its
-#: allocator, instance, options) -> tasks. A built-in is deterministic by review and the tasks are
-#: exact, so a hit is the very answer a fresh run gives; it spares the repeated runs of a search
-#: and its shrinking (the same derived instances recur across checks). Small instances only.
+#: exact allocations already computed in this process: (mechanism name, its allocator, instance,
+#: options) -> tasks. A built-in is deterministic by review and the tasks are exact, so a hit is the
+#: very answer a fresh run gives; a foreign mechanism's entry is kept only after its two runs agreed
+#: (`run`), the answer a deterministic one gives again (each new instance is still run twice). It
+#: spares the repeated runs of a search and its shrinking (the same derived instances recur across
+#: checks; a plug-in's calls cross a pipe to its process). Small instances only.
 #: Only inside `allocation_cache()` (a search and its shrinking), emptied when the outermost
 #: block ends, so nothing outlives the search that filled it (e.g. into a test that patches a
 #: mechanism's exact path).
@@ -234,7 +243,7 @@ ALLOCATION_CACHE_MAX_ENTRIES = 256  # n * m of the instances cached
 
 @contextlib.contextmanager
 def allocation_cache():
-    """Within this block `run` keeps the exact allocations of built-in mechanisms it computes."""
+    """Within this block `run` keeps the exact allocations it computes (`_ALLOCATIONS`)."""
     global _CACHE_DEPTH
     _CACHE_DEPTH += 1
     try:
@@ -247,15 +256,15 @@ def allocation_cache():
 
 def _cached_exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
     if instance.n * instance.m > ALLOCATION_CACHE_MAX_ENTRIES:
-        return _exact_tasks(mechanism, instance, options)
+        return _checked_tasks(mechanism, instance, options)
     try:
         key = (mechanism.name, mechanism.allocate, instance, tuple(sorted(options.items())))
         hash(key)
     except TypeError:  # an option value that is not hashable: no caching
-        return _exact_tasks(mechanism, instance, options)
+        return _checked_tasks(mechanism, instance, options)
     tasks = _ALLOCATIONS.get(key)
     if tasks is None:
-        tasks = _exact_tasks(mechanism, instance, options)
+        tasks = _checked_tasks(mechanism, instance, options)
         if len(_ALLOCATIONS) >= ALLOCATION_CACHE_SIZE:
             _ALLOCATIONS.pop(next(iter(_ALLOCATIONS)))  # the oldest first
         _ALLOCATIONS[key] = tasks

@@ -36,6 +36,7 @@ schedule, the seed. ``time_limit`` is the outer stop of the whole audit: what it
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import shlex
@@ -116,6 +117,9 @@ class AuditBudget:
     time_limit: float = AUDIT_TIME_LIMIT
     #: the asked instance domain (the engines explore it ∩ the mechanism's declared one)
     domain: Domain = ALL
+    #: prove a plug-in's declared spec too (a built-in's spec is always proved): such a proof is about
+    #: the spec, not the plug-in's code, so its status rests on the search either way
+    prove_spec: bool = False
 
     def __post_init__(self):
         for label, value in (("candidates", self.candidates), ("rlimit", self.rlimit),
@@ -133,7 +137,8 @@ class AuditBudget:
 
     def recorded(self) -> dict:
         return {"candidates": self.candidates, "rlimit": self.rlimit, "proof_rlimit": self.proof_rlimit,
-                "proof_attempts": self.proof_attempts, "seed": self.seed, "time_limit": float(self.time_limit)}
+                "proof_attempts": self.proof_attempts, "seed": self.seed, "time_limit": float(self.time_limit),
+                "prove_spec": self.prove_spec}
 
 
 @dataclass
@@ -225,6 +230,12 @@ def _vacuous(prop, size: Size) -> str | None:
     n, m = size
     probe = Instance.build([1] * m, [[1] * m for _ in range(n)])
     return why(probe)
+
+
+def _proves(mech: Mechanism, budget: AuditBudget) -> bool:
+    """Whether the audit runs proofs: a built-in's spec always; a plug-in's declared spec only when
+    asked (``prove_spec``): its proof is about the spec, not the code, and cannot decide its status."""
+    return mech.spec is not None and not mech.discrete and (budget.prove_spec or is_builtin(mech))
 
 
 def _prove(mech: Mechanism, prop: str, size: Size, options: dict, budget: AuditBudget, clock: _Clock):
@@ -324,7 +335,7 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
             record.update(status="vacuous", how="definition", explanation=vacuous)
             return
         proved_for_mechanism = False
-        if mech.spec is not None and not mech.discrete:
+        if _proves(mech, budget):
             if progress:
                 progress(f"{prop.name} at {size_text(size)}: proof")
             result = _prove(mech, prop.name, size, options, budget, clock)
@@ -463,6 +474,9 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     if spec_proved:
         parts.append(f"the plug-in's declared spec is proved at {_summary_of_sizes(spec_proved)} (a proof about the "
                      "spec, not the plug-in's code, whose agreement with the spec was only sampled)")
+    elif mech.spec is not None and not mech.discrete and not _proves(mech, budget):
+        parts.append("the plug-in's declared spec was not proved (--prove-spec proves it; a proof about the spec, "
+                     "not the plug-in's code, cannot decide its status)")
     if prop.refused:
         parts.append(f"{len(prop.refused)} violation(s) found did not re-verify and are not reported "
                      f"({prop.refused[0]})")
@@ -582,6 +596,8 @@ def command_line(mechanism: str, users: int, resources: int, budget: AuditBudget
         parts += ["--time-limit", f"{float(budget.time_limit):g}"]
     if budget.domain != ALL:
         parts += ["--domain", budget.domain.label]
+    if budget.prove_spec:
+        parts.append("--prove-spec")
     for key, value in options.items():
         text = json.dumps(value) if isinstance(value, (bool, type(None), list, dict)) else str(value)
         parts += ["--option", f"{key}={text}"]
@@ -607,21 +623,88 @@ def _examples_unit(state: dict[str, _Property], left: int, seconds: float) -> Un
     return Unit(1, 1 + left, "examples", f"violated {', '.join(violated)}" if violated else "none violated", seconds)
 
 
+def _property_cell(mechanism: str, prop: _Property, sizes: list[Size], options: dict, budget: AuditBudget,
+                   deadline: float, store: Store | None, examples_up_to: Size | None) -> tuple:
+    """One property's part of an audit in a worker process (`_run_cells`): the shipped examples that
+    fit in `examples_up_to` (if given), then each of `sizes` it still needs, smallest first, exactly
+    as the serial schedule runs them for it. Returns the property's state, its units (name, status,
+    seconds) and whether the time limit stopped it."""
+    clock = _Clock(max(deadline - time.monotonic(), 0.0))
+    clock.deadline = deadline
+    with plugin.time_limit(max(deadline - time.monotonic(), 0.0)), properties.base.allocation_cache():
+        mech = _resolve(mechanism, options, budget)
+        if examples_up_to is not None:
+            _check_examples(mech, {prop.name: prop}, *examples_up_to, options, budget, clock, None, store)
+        units = []
+        for size in sizes:
+            if prop.needs(size):
+                _audit_size(mech, prop, size, options, budget, clock, None, store)
+                record = prop.sizes[-1]
+                units.append((f"{prop.name} {size_text(size)}", record["status"], record["seconds"]))
+    return prop, units, clock.stopped
+
+
+def _run_cells(executor: concurrent.futures.Executor, mechanism: str, state: dict[str, _Property],
+               sizes: list[Size], options: dict, budget: AuditBudget, clock: _Clock, progress,
+               store: Store | None, examples_up_to: Size | None) -> None:
+    """Every property of `state` as cells on `executor` (`_property_cell`): first the shipped
+    examples (one cell per property; the examples' unit when all have ended), then its sizes (one
+    cell per property, its units reported when it ends: one not yet ended counts the sizes it
+    needed after the examples as left). The results are put back in `state`."""
+
+    def rounds(stage_sizes: list[Size], examples: Size | None):
+        futures = [executor.submit(_property_cell, mechanism, prop, stage_sizes, options, budget, clock.deadline,
+                                   store, examples) for prop in state.values()]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                prop, units, stopped = future.result()
+                state[prop.name] = prop
+                clock.stopped = clock.stopped or stopped
+                yield prop.name, units
+        finally:
+            for future in futures:
+                future.cancel()
+
+    if progress:
+        progress(Unit(0, int(examples_up_to is not None) + len(state) * len(sizes)))
+    done = 0
+    if examples_up_to is not None:
+        for _ in rounds([], examples_up_to):
+            pass
+        done = 1
+        if progress:
+            left = _units_left([(size, prop) for size in sizes for prop in state.values()])
+            progress(_examples_unit(state, left, time.monotonic() - clock.start))
+    pending = {name: sum(prop.needs(size) for size in sizes) for name, prop in state.items()}  # at most
+    for name, units in rounds(sizes, None):
+        del pending[name]
+        for index, (label, status, seconds) in enumerate(units):
+            done += 1
+            if progress:
+                left = len(units) - index - 1 + sum(pending.values())
+                progress(Unit(done, done + left, label, status, seconds))
+
+
 def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed: int = 0,
           candidates: int = AUDIT_CANDIDATES, rlimit: int = DEFAULT_RLIMIT, proof_rlimit: int | None = None,
           proof_attempts: int | None = None, time_limit: float = AUDIT_TIME_LIMIT, options: dict | None = None,
           store: Store | str | os.PathLike | None = None, properties_: Sequence[str] | None = None,
           progress: Callable[[str | Unit], None] | None = None, with_examples: bool = True,
-          domain: Domain | str | None = None) -> AuditReport:
+          domain: Domain | str | None = None, prove_spec: bool = False,
+          executor: concurrent.futures.Executor | None = None) -> AuditReport:
     """Audit `mechanism` (a name, ``file.py:function``, an entry point, a `Mechanism` or a callable)
     against every registered property (or `properties_`) at every size up to users × resources, on
     `domain` (`fairlab.core.domain.parse`, default ``all``) ∩ the mechanism's declared domain.
+    A plug-in's declared spec is proved only with `prove_spec` (a built-in's always). With an
+    `executor` (a process pool, e.g. `fairlab.campaign.executors.local`) and a mechanism given by
+    name, each property runs in a process of its own: the properties are independent, so the
+    verdicts are those of the serial run (the time limit aside), in the same order.
     A violation is stored in `store` if one is given (a folder or a `Store`). `progress` gets a
     text as each step starts, and a `fairlab.core.progress.Unit` as each property at one size (and
     the examples' check) ends, ``Unit(0, total)`` first."""
     options = dict(options or {})
     budget = AuditBudget(candidates=candidates, rlimit=rlimit, seed=seed, time_limit=time_limit,
-                         domain=parse_domain(domain),
+                         domain=parse_domain(domain), prove_spec=bool(prove_spec),
                          proof_rlimit=proof.DEFAULT_RLIMIT if proof_rlimit is None else proof_rlimit,
                          proof_attempts=proof.DEFAULT_ATTEMPTS if proof_attempts is None else proof_attempts)
     sizes = sizes_up_to(users, resources)
@@ -633,22 +716,28 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
     clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
     plan = [(size, prop) for size in sizes for prop in state.values()]  # the units, in order
-    with plugin.time_limit(float(time_limit)):
-        if progress:
-            progress(Unit(0, int(with_examples) + _units_left(plan)))
-        if with_examples:
-            _check_examples(mech, state, users, resources, options, budget, clock, progress, target)
+    # one allocation cache for the whole audit, shared by its properties (`properties.base.run`)
+    with plugin.time_limit(float(time_limit)), properties.base.allocation_cache():
+        if executor is not None and isinstance(mechanism, str) and len(chosen) > 1:
+            # each property in a process of its own (they are independent: the same verdicts)
+            _run_cells(executor, mechanism, state, sizes, options, budget, clock, progress, target,
+                       (users, resources) if with_examples else None)
+        else:
             if progress:
-                progress(_examples_unit(state, _units_left(plan), time.monotonic() - clock.start))
-        done = int(with_examples)
-        for index, (size, prop) in enumerate(plan):
-            if prop.needs(size):
-                _audit_size(mech, prop, size, options, budget, clock, progress, target)
-                done += 1
+                progress(Unit(0, int(with_examples) + _units_left(plan)))
+            if with_examples:
+                _check_examples(mech, state, users, resources, options, budget, clock, progress, target)
                 if progress:
-                    record = prop.sizes[-1]
-                    progress(Unit(done, done + _units_left(plan[index + 1:]), f"{prop.name} {size_text(size)}",
-                                  record["status"], record["seconds"]))
+                    progress(_examples_unit(state, _units_left(plan), time.monotonic() - clock.start))
+            done = int(with_examples)
+            for index, (size, prop) in enumerate(plan):
+                if prop.needs(size):
+                    _audit_size(mech, prop, size, options, budget, clock, progress, target)
+                    done += 1
+                    if progress:
+                        record = prop.sizes[-1]
+                        progress(Unit(done, done + _units_left(plan[index + 1:]), f"{prop.name} {size_text(size)}",
+                                      record["status"], record["seconds"]))
         # every property ran without an error: only now does anything reach the store
         for prop in state.values():
             if prop.violation is not None and prop.prepared is not None:

@@ -173,10 +173,27 @@ def test_a_plugin_spec_proof_is_recorded_but_never_makes_it_proved(plugins):
     """A plug-in's proof is about its declared spec, not its code (tests/plugins/sp_sneak.py departs
     from DRF's spec on one misreport): the status rests on the search of the allocator."""
     mech = f"{plugins / 'with_spec.py'}:drf_copy"
-    r = audit_property(mech, "si", 2, 1, candidates=20)
+    r = audit_property(mech, "si", 2, 1, candidates=20, prove_spec=True)
     assert r.status == "none-found" and r.details["scope"] == "spec"
     assert r.details["spec_proved_sizes"] == [[1, 1], [2, 1]] and r.details["proved_sizes"] == []
     assert "declared spec is proved" in r.explanation
+
+
+def test_a_plugin_spec_is_proved_only_when_asked(plugins):
+    """Without prove_spec a plug-in's declared spec is not proved (its status rests on the search
+    either way): the same status and candidates, no spec-proved size, and the explanation says so;
+    a built-in's spec is proved whatever prove_spec says."""
+    mech = f"{plugins / 'with_spec.py'}:drf_copy"
+    asked = audit_property(mech, "si", 2, 1, candidates=20, prove_spec=True)
+    r = audit_property(mech, "si", 2, 1, candidates=20)
+    assert r.status == asked.status == "none-found"
+    assert r.details["candidates_by_size"] == asked.details["candidates_by_size"]
+    assert r.details["spec_proved_sizes"] == [] and r.details["scope"] is None
+    assert "declared spec was not proved (--prove-spec proves it" in r.explanation
+    assert all(s["how"] == "search" for s in r.details["sizes"])
+    assert audit_property("drf", "si", 2, 1).details["proved_sizes"] == [[1, 1], [2, 1]]
+    report = audit(mech, 1, 1, properties_=["si"], prove_spec=True, candidates=5)
+    assert report.budget["prove_spec"] is True and report.command.endswith("--property si --candidates 5 --prove-spec")
 
 
 def test_vacuous_at_every_size_is_proved():

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
 from fairlab.core.schemas import validate
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_audit_json_markdown_and_table(run_cli, tmp_path):
@@ -47,6 +50,7 @@ def test_audit_writes_the_html_report(run_cli, tmp_path):
     (["audit", "drf", "--time-limit", "nan"], ["--time-limit"]),
     (["audit", "drf", "--time-limit", "-1"], ["--time-limit"]),
     (["audit", "drf", "--candidates", "0"], ["--candidates"]),
+    (["audit", "drf", "--jobs", "0"], ["--jobs"]),
     (["audit", "drf", "--property", "fairness"], ["fairness"]),
     (["audit", "drf", "--format", "xml"], ["--format"]),
     (["audit", "drf", "--option", "tie=nonsense"], ["tie"]),
@@ -89,3 +93,28 @@ def test_check_all(run_cli):
     assert got["si"] == "violated" and len(got) == 9
     table = run_cli("check", "asset", "all", "thm1-asset-si")
     assert table.returncode == 0 and "violated" in table.stdout
+
+
+def _verdicts(document: dict) -> list:
+    return [(row["property"], row["status"], row["instance"], row["witness"], row["found_by"], row["proved_sizes"],
+             row["candidates_by_size"], [(s["users"], s["resources"], s["status"]) for s in row["sizes"]])
+            for row in document["properties"]]
+
+
+SERIAL_DICTATORSHIP = f"{ROOT / 'examples/plugins/serial_dictatorship.py'}:serial_dictatorship"
+
+
+@pytest.mark.parametrize("mechanism", ["drf", SERIAL_DICTATORSHIP])
+def test_audit_jobs_gives_the_serial_verdicts_in_the_same_order(run_cli, mechanism):
+    """--jobs 2 runs each property in a process of its own: the same statuses, instances, witnesses
+    and candidates as --jobs 1, in the same order (a plug-in's own process ends with its worker)."""
+    args = ["audit", mechanism, "-n", "2", "-m", "2", "--candidates", "15", "--no-store", "--format", "json",
+            "--progress", "plain"]
+    serial, parallel = run_cli(*args, "--jobs", "1", timeout=240), run_cli(*args, "--jobs", "2", timeout=240)
+    assert serial.returncode == 0 and parallel.returncode == 0, (serial.stderr, parallel.stderr)
+    one, two = json.loads(serial.stdout), json.loads(parallel.stdout)
+    assert _verdicts(one) == _verdicts(two)
+    assert {row["status"] for row in two["properties"]} - {"proved", "none-found"}  # something violated too
+    finished = [line for line in parallel.stderr.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
+    assert finished[0].startswith("[1/") and "examples" in finished[0]  # the examples' check first
+    assert len(finished) == 1 + sum(len(row["sizes"]) for row in two["properties"])  # then one per property and size

@@ -82,3 +82,22 @@ def test_deterministic_foreign_mechanisms_still_get_verdicts():
 
 def test_every_registered_mechanism_is_a_builtin():
     assert all(is_builtin(mechanisms.get(name)) for name in mechanisms.names())
+
+
+def test_a_plugin_allocation_is_cached_only_after_its_two_runs_agreed():
+    """Inside `allocation_cache()` a foreign mechanism is run twice on a new instance (the check)
+    and not again on the same one; an alternating one is still refused at its first instance."""
+    calls = itertools.count()
+
+    def counted(instance):
+        next(calls)
+        return fairlab.allocate("drf", instance).tasks
+
+    mech, inst = mechanisms.get(counted), Instance.load("drf-paper")
+    with properties.base.allocation_cache():
+        first, again = run(mech, inst, {}), run(mech, inst, {})
+        assert first == again and next(calls) == 2
+        with pytest.raises(PluginError, match=NOT_DETERMINISTIC):
+            run(mechanisms.get(alternating()), inst, {})
+    run(mech, inst, {})  # outside the block: run twice again
+    assert next(calls) == 5

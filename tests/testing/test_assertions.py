@@ -144,16 +144,18 @@ def test_violates_passes_only_on_a_violation(fake_engine):
 def test_only_keywords_someone_set_reach_the_engine(fake_engine):
     fake_engine.result = audit_result(Status.PROVED)
     assert_satisfies("drf", "si", (2, 3))
-    assert fake_engine.calls[-1] == (("drf", "si", 2, 3), {})  # the engine keeps its defaults (seed 0)
+    # the engine keeps its defaults (seed 0); a plug-in's declared spec is proved too
+    assert fake_engine.calls[-1] == (("drf", "si", 2, 3), {"prove_spec": True})
     previous = use_budget(Budget(seed=5, candidates=9, time_limit=30.0, store="/tmp/s"))
     try:
         assert_satisfies("drf", "si", 2)
         assert fake_engine.calls[-1] == (("drf", "si", 2, 2),
-                                         {"seed": 5, "candidates": 9, "time_limit": 30.0, "store": "/tmp/s"})
+                                         {"seed": 5, "candidates": 9, "time_limit": 30.0, "store": "/tmp/s",
+                                          "prove_spec": True})
         fake_engine.result = VIOLATED
         assert_violates("drf", "si", seed=1, candidates=3, rlimit=7, options={"a": 1})
         assert fake_engine.calls[-1][1] == {"seed": 1, "candidates": 3, "time_limit": 30.0, "rlimit": 7,
-                                            "options": {"a": 1}, "store": "/tmp/s"}
+                                            "options": {"a": 1}, "store": "/tmp/s", "prove_spec": True}
     finally:
         use_budget(previous)
     assert current_budget() == previous

@@ -11,6 +11,7 @@ on bad input (checked before any work, the --out path included).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import List, Optional
 
@@ -21,6 +22,7 @@ from rich.table import Table
 
 from fairlab.audit import html, markdown
 from fairlab.audit.run import AUDIT_CANDIDATES, AUDIT_TIME_LIMIT, audit
+from fairlab.campaign import executors
 from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
@@ -61,6 +63,12 @@ def audit_cmd(
     fmt: str = typer.Option("table", "--format", help="table | json | markdown"),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html", help="also write the HTML report there"),
     progress: Optional[str] = progress_.option(),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", show_default=False,
+                                       help="properties audited at once, each in a process of its own (default: the "
+                                            "cores available; 1: one after another); the verdicts are the same"),
+    prove_spec: bool = typer.Option(False, "--prove-spec",
+                                    help="also prove a plug-in's declared spec at each size (a built-in's is always "
+                                         "proved); such a proof is about the spec, not the plug-in's code"),
 ):
     """Audit MECHANISM against every property at every size up to N×M: the exact check of the shipped
     examples, the search portfolio and, where the mechanism has a spec, a proof per size.
@@ -75,6 +83,8 @@ def audit_cmd(
         params.integer(candidates, "--candidates", 1, 100_000)
         params.integer(rlimit, "--rlimit", 1)
         params.seed(seed)
+        workers = executors.default_workers() if jobs is None else jobs
+        params.integer(workers, "--jobs", 1, 256)
         progress = progress_.choose(progress)
         if out is not None:
             html.check_path(out)  # a bad --out: one line before any work
@@ -82,13 +92,16 @@ def audit_cmd(
         domains = [params.domain(d) for d in asked_domains]  # every --domain parsed before any work
         target = None if no_store else writable_store(Store(store))
         documents = []
-        for asked in domains:
-            title = f"audit {markdown.short_name(mechanism)}" + (f" ({asked.label})" if len(domains) > 1 else "")
-            with progress_.Reporter(progress, title) as shown:
-                report = audit(mechanism, users, resources, seed=seed, candidates=candidates, rlimit=rlimit,
-                               time_limit=time_limit, options=parse_options(option), store=target,
-                               properties_=prop or None, domain=asked, progress=shown)
-            documents.append(report.to_dict())
+        # the pool is forked before a progress display starts its thread (`executors.local`)
+        with executors.local(workers) if workers > 1 else contextlib.nullcontext() as pool:
+            for asked in domains:
+                title = f"audit {markdown.short_name(mechanism)}" + (f" ({asked.label})" if len(domains) > 1 else "")
+                with progress_.Reporter(progress, title) as shown:
+                    report = audit(mechanism, users, resources, seed=seed, candidates=candidates, rlimit=rlimit,
+                                   time_limit=time_limit, options=parse_options(option), store=target,
+                                   properties_=prop or None, domain=asked, progress=shown, prove_spec=prove_spec,
+                                   executor=pool)
+                documents.append(report.to_dict())
         written = []
         if out is not None:
             for document in documents:

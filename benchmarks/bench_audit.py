@@ -1,0 +1,82 @@
+"""Audit speed (issue 28), each figure beside a baseline measured in the same run: the schedule
+before issue 28, kept behind ``--jobs 1 --prove-spec`` (one property after another, a plug-in's
+declared spec proved at every size), against the default (the properties on every core, a
+plug-in's spec proved only when asked). Both run `fairlab audit ... --no-store` in a fresh process,
+as a user runs it; the JSON verdicts of the two are compared (statuses, instances, witnesses).
+
+Targets at 3×3: a spec-less plug-in within 8 s (serial dictatorship, equal split, a greedy rule),
+one with a z3 spec within 1.5× that (12 s); drf within 3 s; drf at 4×4 within 30 s.
+
+    python benchmarks/bench_audit.py [--only drf-3x3] [--baseline-limit 200]
+
+The spec plug-in's baseline proves sp at 2×3, 3×2, 3×3 for minutes each: it runs under
+``--time-limit`` BASELINE_LIMIT (then its time is a lower bound, shown as ">=", and its verdicts
+are not compared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SD = f"{ROOT / 'examples/plugins/serial_dictatorship.py'}:serial_dictatorship"
+SPEC_LESS = ROOT / "benchmarks/plugins/spec_less.py"
+SPEC = f"{ROOT / 'examples/pytest/my_mechanism.py'}:static_partition"
+
+#: name -> (mechanism, users, resources, target seconds)
+CASES = {
+    "serial-dictatorship-3x3": (SD, 3, 3, 8.0),
+    "equal-split-3x3": (f"{SPEC_LESS}:equal_split", 3, 3, 8.0),
+    "greedy-3x3": (f"{SPEC_LESS}:greedy", 3, 3, 8.0),
+    "spec-plugin-3x3": (SPEC, 3, 3, 12.0),
+    "drf-3x3": ("drf", 3, 3, 3.0),
+    "drf-4x4": ("drf", 4, 4, 30.0),
+}
+
+
+def run(mechanism: str, users: int, resources: int, *extra: str) -> tuple[float, dict]:
+    args = [sys.executable, "-m", "fairlab", "audit", mechanism, "-n", str(users), "-m", str(resources),
+            "--no-store", "--format", "json", "--progress", "none", *extra]
+    start = time.monotonic()
+    out = subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    seconds = time.monotonic() - start
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
+    return seconds, json.loads(out.stdout)
+
+
+def verdicts(document: dict) -> list:
+    return [(row["property"], row["status"], row["instance"], row["witness"], row["found_by"], row["proved_sizes"],
+             row["candidates_by_size"]) for row in document["properties"]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", action="append", choices=sorted(CASES), help="these cases only (repeatable)")
+    parser.add_argument("--baseline-limit", type=float, default=200.0,
+                        help="--time-limit of the spec plug-in's baseline (seconds)")
+    args = parser.parse_args()
+    print(f"{'case':26} {'baseline s':>11} {'default s':>10} {'ratio':>7} {'target s':>9}  met  verdicts")
+    for name in args.only or CASES:
+        mechanism, users, resources, target = CASES[name]
+        limited = name.startswith("spec-plugin")
+        extra = ["--time-limit", f"{args.baseline_limit:g}"] if limited else []
+        base_s, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra)
+        new_s, new_doc = run(mechanism, users, resources)
+        stopped = base_doc["budget"].get("stopped") == "time"
+        same = "not compared (baseline stopped)" if stopped else (
+            "identical" if verdicts(base_doc) == verdicts(new_doc) else "DIFFERENT")
+        ratio = base_s / new_s
+        bound = ">=" if stopped else ""
+        met = "yes" if new_s <= target else "no"
+        print(f"{name:26} {bound + f'{base_s:.1f}':>11} {new_s:>10.1f} {bound + f'{ratio:.1f}x':>7} {target:>9.1f}"
+              f"  {met:>3}  {same}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
