@@ -594,9 +594,36 @@ class _Decimals(dict):
         return value
 
 
+#: arrays and objects nested deeper than this are refused: an instance needs a handful of levels,
+#: and how deep Python's own parser goes before a RecursionError differs between versions (3.13's
+#: reads 5,000 levels), so the lab sets the limit itself
+MAX_NESTING = 64
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_EMPTY_PAIRS = re.compile(r"\[\]|\{\}")
+
+
+def nested_too_deeply(text: str | bytes) -> bool:
+    """Whether the JSON `text` nests arrays and objects deeper than `MAX_NESTING` (strings aside).
+    Each pass deletes the innermost empty pairs of the bracket skeleton (at the regex engine's
+    speed), so a document of depth d takes d passes; unbalanced brackets are left to the parser."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    skeleton = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    for _ in range(MAX_NESTING):
+        reduced = _EMPTY_PAIRS.sub("", skeleton)
+        if not reduced or reduced == skeleton:
+            return False
+        skeleton = reduced
+    return True
+
+
 def parse_json(text: str, source: str = "input") -> Any:
     """Parse JSON with numbers read exactly (0.1 -> 1/10) and NaN/Infinity, numbers outside the exact
-    range (`fairlab.core.exact.in_exact_range`), duplicate keys and too deep nesting refused."""
+    range (`fairlab.core.exact.in_exact_range`), duplicate keys and nesting deeper than
+    `MAX_NESTING` refused."""
+    if nested_too_deeply(text):
+        raise InputError(f"{source}: JSON nested too deeply (more than {MAX_NESTING} levels)")
     with without_collector():
         return _parse_json(text, source)
 

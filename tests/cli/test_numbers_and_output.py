@@ -152,3 +152,16 @@ def test_out_writes_all_files_replacing_old_ones(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["report.md", *report.FIGURES])
     assert "](bmf-family.png)" in (tmp_path / "report.md").read_text()
+
+
+def test_the_nesting_limit_is_the_labs_own_on_every_python():
+    """64 levels are read, 65 refused, whatever depth the running Python's parser reaches; brackets
+    inside strings do not count."""
+    from fairlab.core.instance import MAX_NESTING, nested_too_deeply
+
+    assert MAX_NESTING == 64
+    assert not nested_too_deeply("[" * 64 + "]" * 64)
+    assert nested_too_deeply("[" * 65 + "]" * 65)
+    assert not nested_too_deeply('{"users": ["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]}')
+    with pytest.raises(InputError, match="nested too deeply"):
+        parse_json("[" * 65 + "]" * 65, "f.json")
