@@ -37,6 +37,14 @@ TIMEOUT = 20.0  # seconds any one browser step may take (a hung browser fails, i
 
 
 def pytest_configure(config):
+    # Under CI (the environment variable CI set, as .ci/run's runs are) hypothesis draws the same
+    # examples every run (derandomize): CI's verdict on a commit does not depend on luck. Local runs
+    # keep exploring new examples (and hypothesis keeps the failures it finds in .hypothesis/).
+    if os.environ.get("CI"):
+        from hypothesis import settings
+
+        settings.register_profile("fairlab-ci", derandomize=True, database=None)
+        settings.load_profile("fairlab-ci")
     # Findings of every search and proof the tests run go to a throwaway store (FAIRLAB_STORE),
     # inherited by the CLI subprocesses the tests start: nothing is written into the checkout.
     import tempfile
