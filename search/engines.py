@@ -72,6 +72,7 @@ from fairlab.search.budgets import (
     SHRINK_TRIALS,
     WEIGHTS,
 )
+from fairlab.search.proof_domain import ENCODED
 from fairlab.search.shrink import shrink
 
 ENGINES = ("symbolic", "grid", "random")
@@ -733,9 +734,10 @@ def search(
     )
 
 
-#: what the symbolic unknowns range over (`SymbolicInstance.unknown`): unit weights, no task caps;
-#: a ``holds`` or a proof from them covers this sub-domain of the one asked
-SYMBOLIC_DOMAIN = Domain(weights="none", caps="none")
+#: what the symbolic unknowns and the grid and random candidates range over: unit weights, no task
+#: caps (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` or a ``none-found``
+#: covers this sub-domain of the one asked
+SYMBOLIC_DOMAIN = ENCODED
 
 
 def shrink_with(classify, result: Result, trials: int, deadline: float,
