@@ -345,13 +345,6 @@ def hunt(
                                      f"{first_crash[1].to_dict()}: {first_crash[2]}")
                     return result(Status.VIOLATED, engine=name, explanation=payload.explanation, instance=item,
                                   witness=payload.witness, exactness=getattr(payload, "exactness", None))
-                if kind == "crashed":  # the mechanism raised: a finding; the hunt for a violation goes on
-                    crashed[name] += 1
-                    if first_crash is None:
-                        first_crash = (name, item, payload)
-                    if progress:
-                        progress(name, taken)
-                    continue
                 if kind == "outside":
                     outside[name] += 1  # spends a candidate (the budget stays finite), never evaluated
                     continue
@@ -364,6 +357,10 @@ def hunt(
                     refusals[payload] += 1
                 elif kind == "undecided":
                     undecided[name] += 1
+                elif kind == "crashed":  # the mechanism raised: a finding; the hunt for a violation goes on
+                    crashed[name] += 1
+                    if first_crash is None:
+                        first_crash = (name, item, payload)
                 else:  # "stopped": the outer time limit fired inside the check
                     stopped, cut = "time", True
                     if payload != "time":
