@@ -1,1 +1,1 @@
-"""counterexamples: see README."""
+"""counterexamples: the fixture store and the shipped fixtures (docs/concepts.md, "The store of findings")."""

@@ -1,4 +1,4 @@
-"""A BMF allocation by exact iteration on resource levels (issue 18: BMF at cluster sizes).
+"""A BMF allocation by exact iteration on resource levels (BMF at cluster sizes).
 
 Bonald & Roberts §3.3 find BMF allocations by "testing the feasibility of all possible one-to-one
 mappings of transactions to potential bottlenecks", exponential in the users (`bmf.allocate`'s

@@ -67,7 +67,7 @@ def optimum(
     is irrational with more distinct users than that: decided as soon as the prices' polynomial
     root is known (the multivariate z3 path is not tried at all then), before any task is built.
     A caller's `fairlab.core.exact.deadline` (e.g. a property check's time limit) bounds it too.
-    `legacy`: evaluate the values at an algebraic price root with z3 (the method before issue 18,
+    `legacy`: evaluate the values at an algebraic price root with z3 (the original method,
     kept as the benchmark's baseline and the tests' reference) instead of `_values_at_root`."""
     stop = time.monotonic() + float(timeout if timeout < MAX_TIMEOUT else MAX_TIMEOUT)  # clipped before float
     outer = remaining()

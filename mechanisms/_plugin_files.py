@@ -2,7 +2,7 @@
 standard library, site-packages and the lab (a helper beside it, a package folder of the
 researcher's, an editable install), so that whatever identifies a plug-in by content (a campaign
 cell's result, a fixture's ``plugin`` record) covers all of its code, not a guess by folder
-(issue 26, audit finding 1).
+(a finding of the lab's own audit).
 
 A module counts for a plug-in when importing the plug-in's file added it to `sys.modules`, or when
 it is reachable from the plug-in's module through module globals (a helper an earlier plug-in had

@@ -6,7 +6,7 @@ Scalar weights divide the aggregate share; vector weights are not defined for as
 
 Example (§5.1): <9, 18>, A <1, 4>, B <3, 1> -> x = 2.52 = 63/25, y = 2.16 = 54/25 (6x = 7y).
 
-Speed (issue 18): `fill` makes the rounds of `fairlab.mechanisms._filling.fill` with integer
+Speed: `fill` makes the rounds of `fairlab.mechanisms._filling.fill` with integer
 arithmetic over common denominators (`fairlab.core.exact.ratio_sum`, `scale_fraction`). 1/sigma_i
 has a different denominator for nearly every user, so the generic engine's Fraction-by-Fraction
 sums (a gcd of ever larger integers per term, every round) were quadratic in the users. The
@@ -46,7 +46,7 @@ def sigma(instance: Instance):
 
 
 def sigma_generic(instance: Instance):
-    """`sigma` by Fraction sums of the demand shares (any demands; the code before issue 18)."""
+    """`sigma` by Fraction sums of the demand shares (any demands; the original code, kept as the baseline)."""
     weights = instance.scalar_weights()
     if weights is None:
         raise InputError("weights: asset fairness takes one scalar weight per user, not weight vectors")
@@ -177,8 +177,8 @@ def allocate(instance: Instance) -> Allocation:
 
 
 def allocate_reference(instance: Instance) -> Allocation:
-    """The generic path (`sigma_generic`, `_filling.fill`, Fraction by Fraction; the code before
-    issue 18): the baseline the fast path must equal."""
+    """The generic path (`sigma_generic`, `_filling.fill`, Fraction by Fraction; the code
+    before the fast path): the baseline the fast path must equal."""
     tasks, rounds = _filling.fill(instance, sigma_generic(instance))
     return Allocation("asset", instance, tasks, extra={"rounds": rounds})
 

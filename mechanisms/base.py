@@ -521,7 +521,7 @@ def setting_mismatch(name: str, setting: str, instance_setting: str) -> str:
 
 
 #: what the API takes as a mechanism: a registered name or alias, a ``file.py:function`` plug-in,
-#: an entry-point name, a `Mechanism`, or a plain allocator function (see README, "Plug-in mechanisms")
+#: an entry-point name, a `Mechanism`, or a plain allocator function (see docs/howto/plugin-mechanism.md)
 MechanismLike = str | Mechanism | Callable[..., Any]
 
 REGISTRY: dict[str, Mechanism] = {}

@@ -550,7 +550,7 @@ def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None, metho
     """The leximin-maximal BMF allocation (rule in the module docstring), exactly, under the budget
     (`timeout` seconds, `max_checks` solver calls: module docstring).
 
-    ``method="levels"`` (issue 18, cluster sizes): one exact BMF allocation by progressive filling
+    ``method="levels"`` (for cluster sizes): one exact BMF allocation by progressive filling
     on the m resource levels (`fairlab.mechanisms._bmf_levels.continuation_point`, then the level
     iteration), polynomial in the users; the point is re-checked with `is_bmf` (exact). It is not always
     the leximin-maximal BMF allocation: with scalar or no weights it was the same allocation on

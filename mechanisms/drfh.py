@@ -1,5 +1,5 @@
 """DRFH: DRF for heterogeneous servers (Wang, Liang & Li, "Dominant Resource Fairness in Cloud Computing
-Systems with Heterogeneous Servers", INFOCOM 2014), cited beside the lecture's "Beyond DRF" slide (issue 30).
+Systems with Heterogeneous Servers", INFOCOM 2014), cited beside the lecture's "Beyond DRF" slide.
 
 Lab's reading (only the abstract was readable; the reading notes rate the definition medium): each
 server l has a capacity vector c_l; a user's *global dominant share* is sum_l x_il * sigma_i, where
@@ -23,7 +23,7 @@ unique: the notes say which one). No z3 spec: a leximin over placements has no c
 without the LPs' dual certificates (numeric only, like `drf-tasks` with ``skip``).
 
 The abstract claims envy-freeness, Pareto optimality and truthfulness (not sharing incentive); the
-audit on the machines setting decides each at small sizes (README, ledger ``drfh-*``).
+audit on the machines setting decides each at small sizes (the paper-check ledger, ``drfh-*``).
 """
 
 from __future__ import annotations

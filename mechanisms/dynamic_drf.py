@@ -21,7 +21,7 @@ with a zero demand on the saturated resource this leaves that agent where it is)
 Source note: the lab's reference search reached only the paper's opening pages (title, abstract,
 introduction: JAIR page copies at vdocuments.us and paperzz.com) and the lecture slide ("no
 reallocation allowed [Kash, Procaccia, Shah 2013]"); the definitions here follow KPS's wording as
-issue 19 states it (water-filling with at most k/n of each resource; DEF's exact words), and the
+the lab's brief states it (water-filling with at most k/n of each resource; DEF's exact words), and the
 section numbers cited are to be checked against JAIR 51:579-603.
 
 Everything is exact (`Fraction`). Departures are not part of KPS's model: an instance with

@@ -1,4 +1,4 @@
-"""Mechanisms written as linear programs in pulp (issue 29): solved exactly, with a derived z3 spec.
+"""Mechanisms written as linear programs in pulp: solved exactly, with a derived z3 spec.
 
 A plug-in mechanism (``file.py:function``, an entry point, a callable) may return, instead of task
 counts, a ``pulp.LpProblem`` built from the instance, a list of them, or a generator of them:

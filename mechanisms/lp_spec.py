@@ -1,4 +1,4 @@
-"""The z3 spec of an LP mechanism, derived from its LPs' optimality conditions (issue 29).
+"""The z3 spec of an LP mechanism, derived from its LPs' optimality conditions.
 
 An LP mechanism (`fairlab.mechanisms.lp_plugin`) builds its LPs from the instance's numbers with
 ordinary Python code, which may branch on them (``max`` of shares, "is this resource saturated").

@@ -1,4 +1,4 @@
-"""Specs without name traps: every call of a mechanism's spec gets helper unknowns of its own (issue 29).
+"""Specs without name traps: every call of a mechanism's spec gets helper unknowns of its own.
 
 A spec ``spec(sym, tasks, **options) -> [Constraint, ...]`` may introduce helper unknowns (prices,
 levels, indicator variables). z3 identifies an unknown by its name, so a helper written with a

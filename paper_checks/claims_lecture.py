@@ -1,4 +1,4 @@
-"""Ledger claims about the mechanisms the lecture's "Beyond DRF" slides cite (issue 30).
+"""Ledger claims about the mechanisms the lecture's "Beyond DRF" slides cite.
 
 Registered on import (`fairlab.paper_checks` imports this module after `claims_machines`). The
 lecture (seed 003) names the mechanisms; their definitions come from reading notes rated medium or
@@ -52,7 +52,7 @@ def check_lecture_sequential_minmax(ctx):
                     how="exact checks (Fractions); B's two declared half-tasks are the whole resource, one real task")
 
 
-# --------------------------------------------------------------------------- DRFH (reading notes; issue 30)
+# --------------------------------------------------------------------------- DRFH (reading notes)
 #: the instance `fairlab audit drfh -n 2 -m 2` and `fairlab rediscover --claim drfh-si` find (fixture 3731787cb9d97766)
 DRFH_SI = {"machines": [[2, 1], [4, 6]], "demands": [[3, 3], [2, 3]], "users": ["A", "B"]}
 
@@ -90,7 +90,7 @@ def check_lecture_drfh_properties(ctx):
                     how="exact checks (Fractions; machines-pe by z3 linear real arithmetic on each instance)")
 
 
-# --------------------------------------------------------------------------- controlled disruptions (issue 30)
+# --------------------------------------------------------------------------- controlled disruptions
 @claim("lecture-controlled-disruptions", LECTURE, "BACK TO THE DRAWING BOARD: DYNAMIC FAIR DIVISION",
        "when an agent arrives we can take resources from a fixed number of agents [Friedman, Psomas, Vardi 2015, "
        "2017]; optimise the fairness ratio min_t min_i u_i^t / ideal_t",

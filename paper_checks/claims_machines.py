@@ -1,4 +1,4 @@
-"""Ledger claims about several machines (issue 19): Theorem 7 of the DRF paper (§6.2) on machines.
+"""Ledger claims about several machines: Theorem 7 of the DRF paper (§6.2) on machines.
 
 Registered on import (`fairlab.paper_checks` imports this module after `claims`). Both entries run
 the lab's drf-machines (`fairlab.mechanisms.drf_machines`: the placement of Theorem 7's proof) and
@@ -6,7 +6,7 @@ its two Theorem 7 properties on seeded random instances inside the theorem's ass
 (strictly positive demands, every machine holding a max-task, no task caps).
 
 The paper states Theorem 7 pairwise (the difference between any two users' allocations is bounded
-by one max-task): ``drf-thm7-machines-pairwise``, reproduced. Issue 19's per-user reading against
+by one max-task): ``drf-thm7-machines-pairwise``, reproduced. The lab's per-user reading against
 continuous DRF on the pooled capacities is not the paper's statement, so its entry is out of scope
 (not an erratum); it is still checked, and fails on the instances where it is shown to fail.
 """
@@ -59,7 +59,7 @@ FOUND = {"machines": [[1, 6], [4, 7]], "demands": [[1, 3]], "users": ["A"]}
 
 @claim("drf-thm7-machines-continuous", DRF, "§6.2 Theorem 7 (several machines), a reading the paper does not state",
        "each user's dominant share is within one max-task of its dominant share under continuous DRF on the "
-       "pooled capacities (issue 19's per-user wording; the paper states Theorem 7 pairwise: the difference between "
+       "pooled capacities (the lab's per-user wording; the paper states Theorem 7 pairwise: the difference between "
        "any two users' allocations is bounded by one max-task — entry drf-thm7-machines-pairwise)",
        "drf-machines and the property thm7-continuous on the shipped example machines-wasted-max-task (two "
        "machines <2, 5>, <5, 2>; A <2, 2>, B <1, 1>: B is 5/14 away, more than one max-task's 2/7) and on the "

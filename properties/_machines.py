@@ -1,4 +1,4 @@
-"""What the properties of the machines setting share (issue 19, "many machines, whole tasks").
+"""What the properties of the machines setting share ("many machines, whole tasks").
 
 An instance lists machines (`Instance.machines`), each with its own capacity vector; a task runs
 whole on ONE machine. A mechanism of this setting returns a placement (`Allocation.placement`:

@@ -1,4 +1,4 @@
-"""Pareto efficiency relative to what is still free (issue 19, "Agents over time": "Pareto
+"""Pareto efficiency relative to what is still free (the lab's brief, "Agents over time": "Pareto
 efficiency relative to what is still free"): at every step, no present agent can get more out of
 the resources still free without anyone losing — i.e. the allocation is not Pareto dominated by
 any allocation of the present agents within the whole capacities that gives each at least its
@@ -41,7 +41,7 @@ PROPERTY = register(_dynamic.StepProperty(
     title="Pareto efficiency relative to what is still free",
     definition=("At every step, no present agent can get more out of the still-free resources without anyone "
                 "losing."),
-    source="fairlab issue 19 ('Pareto efficiency relative to what is still free'); cf. DRF paper §3 property 4",
+    source="the lab's brief ('Pareto efficiency relative to what is still free'); cf. DRF paper §3 property 4",
     witness=_dynamic.StepImprovementWitness,
     witness_help='{"step": s, "user": i, "improvement": [tasks...]}  (a dominating allocation within capacity)',
     compares=ALLOCATION,

@@ -1,4 +1,4 @@
-"""Envy-freeness on several machines (issue 19; DRF paper §3 property 3, §6.2).
+"""Envy-freeness on several machines (DRF paper §3 property 3, §6.2).
 
 User i envies user j when j's per-machine bundles run more of i's tasks than i runs: with j's
 placement x_jk, machine k holds x_jk d_j for j, which runs ``floor(min over r with d_ir > 0 of

@@ -1,4 +1,4 @@
-"""Pareto efficiency over placements (issue 19; DRF paper §3 property 4, on the machines of §6.2).
+"""Pareto efficiency over placements (DRF paper §3 property 4, on the machines of §6.2).
 
 Violated when some other feasible placement — whole tasks of each user on each machine (any
 non-negative numbers for a divisible mechanism), within every machine's capacities and every

@@ -1,4 +1,4 @@
-"""Sharing incentive on several machines (issue 19; DRF paper §3 property 1, §6.2).
+"""Sharing incentive on several machines (DRF paper §3 property 1, §6.2).
 
 Each user runs at least as many tasks as it would with 1/n of EVERY machine to itself: with whole
 tasks ``sum_k floor(min over r with d_ir > 0 of c_kr / (n d_ir))`` (a task runs whole on one

@@ -1,4 +1,4 @@
-"""Strategyproofness on several machines (issue 19; DRF paper §3 property 2, on the machines of §6.2).
+"""Strategyproofness on several machines (DRF paper §3 property 2, on the machines of §6.2).
 
 A user i declares a demand vector d'_i instead of its true d_i; the mechanism places x'_ik tasks of
 d'_i on each machine k. Utility model (the lecture: "under-reporting gives zero utility"): if d'_i

@@ -31,7 +31,7 @@ frames (``at ef1.py:31 in rule``; ``FAIRLAB_DEBUG=1`` writes the whole traceback
 `InputError` it raises keeps its meaning (this instance is outside what it can judge).
 
 ``domain`` (a module-level ``DOMAIN`` or an attribute ``domain`` of the `Property`, default None)
-is read and kept in `PluginInfo.domain`: the hook for the instance domains of issue 27.
+is read and kept in `PluginInfo.domain`: the hook for the instance domains (`fairlab.core.domain`).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class PluginInfo:
     name: str
     source: str
     identity: dict
-    domain: Any = None  # issue 27's Domain, declared by the plug-in (None: not declared)
+    domain: Any = None  # a `fairlab.core.domain.Domain`, declared by the plug-in (None: not declared)
 
 
 def is_plugin_name(name: str) -> bool:

@@ -1,4 +1,4 @@
-"""A fairness property as ONE object whose rule is written once (issue 15).
+"""A fairness property as ONE object whose rule is written once.
 
 A property is a registered `Property`: its name, title, definition, source, typed witness and what
 its rule compares (`compares`):

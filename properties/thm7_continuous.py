@@ -1,6 +1,6 @@
 """A per-user reading of Theorem 7 of the DRF paper: within one max-task of the continuous DRF.
 
-Source: issue 19's wording ("dominant shares within one max-task of the continuous DRF"). The DRF
+Source: the wording of the lab's brief ("dominant shares within one max-task of the continuous DRF"). The DRF
 paper (§6.2, Theorem 7, as translated in the lab's sources) states the bound for ANY TWO USERS,
 compared with the continuous allocation — `fairlab.properties.thm7_pairwise`; this per-user reading
 is not the paper's statement (the ledger entry ``drf-thm7-machines-continuous`` is out of scope
@@ -50,10 +50,10 @@ PROPERTY = register(PlacementProperty(
     title="Theorem 7 (continuous): dominant shares within one max-task of continuous DRF",
     definition=("Each user's dominant share (against the pooled capacities) is within the dominant share of one "
                 "max-task of its dominant share under continuous DRF on the pooled capacities. A per-user reading "
-                "(issue 19's wording) of DRF paper §6.2 Theorem 7, which states the bound pairwise (thm7-pairwise). "
+                "(the lab's wording) of DRF paper §6.2 Theorem 7, which states the bound pairwise (thm7-pairwise). "
                 "n/a unless all demands are positive, no task caps, and every machine holds "
                 "a max-task."),
-    source="issue 19's reading of Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §6.2 Theorem 7",
+    source="the lab's reading of Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §6.2 Theorem 7",
     witness=UserWitness,
     witness_help='{"user": i}  (0-based: a user more than one max-task away from continuous DRF)',
     rule=off,

@@ -57,7 +57,7 @@ GRID = ((2, 2), (2, 3), (3, 2), (3, 3), (4, 2), (4, 3), (3, 4), (4, 4))
 CATALOGUE: tuple[Entry, ...] = (
     # DRF: DRF paper appendix A and Table 2; lecture proofs of proportionality, envy-freeness, truthfulness.
     # si, ef, pe, sp (and bf, srf, pm) up to 4 x 4 with the tasks-normalised encoding (`fairlab.search.proof`,
-    # `_drf_normalised`; on positive demands too, issue 27):
+    # `_drf_normalised`; on positive demands too):
     # each size well under a second (sp 4 x 4 a few seconds: slow tests, tests/search/test_prove_speed.py)
     Entry("drf", "si", "proved", GRID, "DRF paper §6.1 Table 2, appendix A; lecture 'DRF is proportional'",
           fast=GRID),

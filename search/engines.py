@@ -371,7 +371,7 @@ def hunt(
     if stopped and taken >= candidates and not cut:
         # every candidate of the budget was taken and decided: the stop cut only a question still under
         # way, whose model would not be evaluated (only its unsat could have said holds). Work left undone
-        # makes a verdict unknown, not the clock alone: the verdict is the candidates' (issue 26)
+        # makes a verdict unknown, not the clock alone: the verdict is the candidates'
         notes.append("the time limit stopped a z3 question still under way after the last candidate (it could "
                      "only have proved holds)")
         stopped = None

@@ -1,4 +1,4 @@
-"""Search and proofs for the machines setting (issue 19): whole tasks on several machines.
+"""Search and proofs for the machines setting: whole tasks on several machines.
 
 `fairlab.search.engines.search` and `fairlab.search.proof.prove` send a property of this setting
 here. There is no symbolic engine: drf-machines has a z3 specification of its literal placement (checked

@@ -89,7 +89,7 @@ PER_USER = ("si", "ef", "sp", "pm", "njc", "bf", "srf", "rm")
 
 #: z3 resource limit of the first proof attempt; attempt k gets seed k and DEFAULT_RLIMIT · 2^k.
 #: Measured (fresh contexts, seed 0): `prove drf si -n 3 -m 3` needs 1.5 million units; the
-#: catalogue's fast subset at most ... (see README, Proofs).
+#: catalogue's fast subset at most 0.6 million per size.
 DEFAULT_RLIMIT = 10_000_000
 #: attempts of the proof query (seeds 0, 1, …): 4 attempts spend at most 15 · DEFAULT_RLIMIT.
 DEFAULT_ATTEMPTS = 4

@@ -19,7 +19,7 @@ Symmetries broken (complete, since the unknown instance is symmetric): the liar 
 dominant resource is resource 0; the other users are ordered by truthful dominant share.
 The named constraints mirror the generic ones, so unsat cores read the same way.
 
-Since issue 18 `fairlab.search.proof` proves DRF's sp with the tasks-normalised, relaxed encoding
+Now `fairlab.search.proof` proves DRF's sp with the tasks-normalised, relaxed encoding
 (`_drf_sp_relaxed`: linear, 4 x 4 in about a second); this one stays as the benchmark's baseline
 (`baseline_strategies_for`, `benchmarks/bench_prove.py`).
 """

@@ -71,16 +71,16 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("drf-tasks-pe", "the DRF task loop that stops at the first blocked task is not Pareto efficient",
           "Metin, PDRF §6.2", "violation", "drf-tasks", "pe", options={"on_blocked": "stop"}),
     Claim("drf-machines-thm7", "on several machines DRF's discrete placement can end more than one max-task from "
-          "continuous DRF on the pooled capacities (Theorem 7 read against continuous DRF; issue 19)",
+          "continuous DRF on the pooled capacities (Theorem 7 read against continuous DRF; the lab's reading)",
           "DRF paper, §6.2 Theorem 7 (several machines)", "violation", "drf-machines", "thm7-continuous"),
     Claim("indivisible-si-pe-sp", "with indivisible tasks no mechanism is sharing-incentive, Pareto efficient "
           "and strategyproof", "lecture, after Parkes, Procaccia & Shah", "impossibility",
           properties=("si", "pe", "sp"), indivisible=True),
     Claim("sequential-minmax-sp", "SequentialMinMax (Pareto optimal on whole tasks) pays the indivisibility "
-          "impossibility with strategyproofness (the lab's reading of the mechanism; issue 30)",
+          "impossibility with strategyproofness (the lab's reading of the mechanism)",
           "lecture, after Parkes, Procaccia & Shah", "violation", "sequential-minmax", "sp"),
     Claim("drfh-si", "DRFH on heterogeneous servers does not guarantee sharing incentive (its abstract claims "
-          "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading; issue 30)",
+          "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading)",
           "Wang, Liang & Li (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si"),
 )
 

@@ -1,4 +1,4 @@
-"""DRF and asset fairness written as linear programs in pulp (issue 29): ``examples/lp/filling.py:drf``
+"""DRF and asset fairness written as linear programs in pulp: ``examples/lp/filling.py:drf``
 and ``examples/lp/filling.py:asset``.
 
 Both are progressive filling (DRF paper §4 and appendix A.1; asset fairness §5.1): every user not

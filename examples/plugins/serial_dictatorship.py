@@ -1,4 +1,4 @@
-"""A typed plug-in mechanism: serial dictatorship (README, "Plug-in mechanisms").
+"""A typed plug-in mechanism: serial dictatorship (docs/howto/plugin-mechanism.md).
 
 Users take turns in index order; each runs as many tasks as what the users before it left allows
 (and its task cap). The first user is a dictator, so the mechanism is not sharing incentive: on

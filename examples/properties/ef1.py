@@ -68,5 +68,5 @@ EF1 = AllocationProperty(
     explain=explain,
     vacuous=lambda instance: "vacuous: a single user envies no one" if instance.n == 1 else None,
 )
-#: the instances EF1 is defined on (issue 27's Domain; None: every pool instance)
+#: the instances EF1 is defined on (a `fairlab.core.domain.Domain`; None: every pool instance)
 DOMAIN = None

@@ -86,7 +86,7 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
 
 
 def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, options: dict) -> list[dict]:
-    """Several machines (issue 19): the allocation in tasks; machines-pe's dominating placement
+    """Several machines: the allocation in tasks; machines-pe's dominating placement
     (its row sums), machines-sp's allocation under the misreport."""
     from fairlab.properties.machines_sp import derive  # the machines setting's own derived instance
 

@@ -321,7 +321,7 @@ _numerator = attrgetter("numerator")
 def _new_fraction(numerator: int, denominator: int) -> Fraction:
     """Fraction(numerator, denominator) for Python ints already in lowest terms with denominator > 0.
     The public constructor: filling a bare object's ``_numerator``/``_denominator`` would skip its
-    gcd, but those are private attributes of the standard library (no private API, issue 26)."""
+    gcd, but those are private attributes of the standard library (the lab uses no private API)."""
     return Fraction(numerator, denominator)
 
 

@@ -1,4 +1,4 @@
-"""Network instances: flows routed over links and middleboxes (issue 29).
+"""Network instances: flows routed over links and middleboxes.
 
 Bonald & Roberts' router and network applications (§1, §3.3: flows of packets crossing a router's
 middleboxes and output link, or a network's links; BMF generalises network-wide max-min fairness)

@@ -1,4 +1,4 @@
-"""The event a long computation reports when one unit of its work ends (lab's design, issue 28).
+"""The event a long computation reports when one unit of its work ends (lab's design).
 
 A unit is an audit's property at one size (`fairlab.audit.run.audit`) or a campaign's cell
 (`fairlab.campaign.run.run_cells`). Each reports ``Unit(done, total, name, status, seconds)``
