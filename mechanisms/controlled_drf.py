@@ -1,6 +1,6 @@
 """controlled-drf: dynamic fair division with at most d disruptions per arrival — the lab's reading of
 Friedman, Psomas & Vardi ("Dynamic fair division with minimal disruptions", EC 2015; "Controlled
-dynamic fair division", EC 2017), cited by the lecture (seed 003: "when an agent arrives we can take
+dynamic fair division", EC 2017), cited by the Procaccia & Psomas lecture ("when an agent arrives we can take
 resources from a fixed number of agents").
 
 Only the abstracts were readable (reading notes: the papers' optimal "harmonic" mechanisms and their

@@ -1,6 +1,6 @@
 """SequentialMinMax (whole tasks, one pool, weights): Parkes, Procaccia & Shah, "Beyond Dominant Resource
 Fairness: Extensions, Limitations, and Indivisibilities" (EC 2012; ACM TEAC 2015), as cited by the
-lecture "Fair Division III" (seed 003, "Beyond DRF": indivisible tasks).
+lecture "Fair Division III" (the Procaccia & Psomas lecture, "Beyond DRF": indivisible tasks).
 
 Lab's reading (the primary text was not available; the reading notes rate the definition medium/low):
 repeatedly give one more task to the user whose weighted dominant share *after* receiving it,
@@ -129,7 +129,7 @@ MECHANISM = register(
         name="sequential-minmax",
         summary="SequentialMinMax (whole tasks): one task at a time to the user whose dominant share after it is "
                 "smallest, among users whose next task fits (lab's reading)",
-        source="Parkes, Procaccia & Shah, Beyond DRF (EC 2012), as cited by the lecture (seed 003); lab's reading",
+        source="Parkes, Procaccia & Shah, Beyond DRF (EC 2012), cited by the Procaccia-Psomas lecture; lab's reading",
         allocate=allocate,
         spec=spec,
         options={"trace": "true: also return who got each task, in order"},

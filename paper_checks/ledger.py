@@ -31,12 +31,12 @@ from typing import Any, Callable
 from fairlab.core.exact import Algebraic, format_exact, to_fraction
 from fairlab.core.results import Result, Status
 
-# The five documents (../shared/seeds/, transcribed here; never read at run time).
-BR = "000_674ec7a7de89d71b.txt (Bonald & Roberts, Multi-resource fairness)"
-NOTES = "001_4047cfd234184eb6.txt (notes on the DRF paper)"
-PDRF = "002_1e72054512f22997.txt (Metin, Precomputed DRF)"
-LECTURE = "003_9aabd8afc109e01a.txt (Procaccia & Psomas, Fair Division III lecture)"
-DRF = "004_8308bebe4b31073d.txt (Ghodsi et al., DRF, Chinese translation)"
+# The five source documents (transcribed into the lab's checks; never read at run time).
+BR = 'Bonald & Roberts, "Multi-resource fairness: objectives, algorithms and performance"'
+NOTES = "Notes on the DRF paper (lecture notes)"
+PDRF = 'Metin, "Precomputed Dominant Resource Fairness"'
+LECTURE = 'Procaccia & Psomas, "Fair Division III: Computational Resources" (lecture)'
+DRF = 'Ghodsi et al., "Dominant Resource Fairness" (NSDI 2011), Chinese translation'
 
 STATUSES = ("reproduced", "erratum", "out-of-scope")
 

@@ -1,6 +1,6 @@
 """The exact worst fairness ratio of a mechanism over time, over EVERY event sequence up to a size.
 
-The lecture's fairness ratio (seed 003, "Dynamic fair division": min over steps t of the smallest
+The lecture's fairness ratio (the Procaccia & Psomas lecture, "Dynamic fair division": min over steps t of the smallest
 share over the ideal at t; `fairlab.mechanisms._dynamic.fairness_ratio`, ideal = static DRF of the
 agents present) of one run depends on the arrival order and the departures. `worst_ratio` runs the
 mechanism on every instance of a finite family and returns the smallest ratio (exact, Fractions)
