@@ -42,6 +42,11 @@ def explain_short(inst, tasks, r, i):
     )
 
 
+def vacuous(inst):
+    """Why bf holds without looking at the allocation: no resource is every user's bottleneck."""
+    return None if common_bottlenecks(inst) else "vacuous: no resource is every user's bottleneck"
+
+
 PROPERTY = register(AllocationProperty(
     name="bf",
     title="bottleneck fairness",
@@ -58,4 +63,5 @@ PROPERTY = register(AllocationProperty(
     rule=short_on_bottleneck,
     choices=resources_and_users,
     explain=lambda inst, tasks, w, integral: explain_short(inst, tasks, w.resource, w.user),
+    vacuous=vacuous,
 ))

@@ -186,6 +186,17 @@ def test_srf_is_vacuous_with_several_resources():
     assert v.status == "holds" and "vacuous" in v.explanation
 
 
+def test_bf_says_when_it_holds_vacuously():
+    """No common bottleneck (<1, 2> on <1, 1>: user 1's is r1, user 2's r2): bf holds without looking, and says
+    so; with a common bottleneck its holds is an exact check of the allocation, not 'vacuous'."""
+    crossed = Instance.build([1, 1], [[2, 1], [1, 2]])
+    v = properties.check("asset", "bf", crossed)
+    assert v.status == "holds" and v.explanation.startswith("vacuous: no resource")
+    common = Instance.build([1, 1], [[2, 1], [2, 1]])
+    w = properties.check("drf", "bf", common)
+    assert w.status == "holds" and "vacuous" not in w.explanation
+
+
 # --------------------------------------------------------------------------- budgets
 def test_bad_budget_is_an_input_error():
     with pytest.raises(InputError, match="budget 'bogus'"):
