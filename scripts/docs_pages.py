@@ -64,6 +64,12 @@ def doc_markdown(text: str | None) -> str:
     return re.sub(r"^(#{1,3}) ", r"###\1 ", text, flags=re.MULTILINE)
 
 
+def plain(text: object) -> str:
+    """Transcribed text (a claim as printed, a source) shown as written, not read as Markdown."""
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]#|])", r"\\\1", out)
+
+
 def cell(text: object) -> str:
     """A value fit for one Markdown table cell (one line, pipes escaped)."""
     return " ".join(str(text).split()).replace("|", "\\|")
@@ -107,9 +113,9 @@ def mechanism_page(name: str) -> str:
     mech = registry.get(name)
     module = sys.modules.get(mech.module)
     domain = mech.domain
-    lines = [f"# {mech.name}", "", f"**{cell(mech.summary)}**", ""]
+    lines = [f"# {mech.name}", "", f"**{plain(mech.summary)}**", ""]
     facts = [
-        ["Source", mech.source],
+        ["Source", plain(mech.source)],
         ["Setting", f"`{mech.setting}`: {SETTING_WORDS.get(mech.setting, mech.setting)}"],
         ["Domain", f"`{domain.label or 'all'}`: {domain.words}"],
         ["Aliases", ", ".join(f"`{a}`" for a in mech.aliases) or "none"],
@@ -120,8 +126,8 @@ def mechanism_page(name: str) -> str:
     ]
     lines += facts_list(facts)
     if mech.options:
-        lines += ["## Options", "", table(["option", "meaning"], [[f"`{k}`", v] for k, v in mech.options.items()]),
-                  ""]
+        options = [[f"`{k}`", plain(v)] for k, v in mech.options.items()]
+        lines += ["## Options", "", table(["option", "meaning"], options), ""]
     lines += ["## Definition", "", doc_markdown(module.__doc__ if module else mech.allocate.__doc__), ""]
     lines += ["## The lab's profile", ""]
     profile = profile_of(mech)
@@ -143,7 +149,7 @@ def mechanism_page(name: str) -> str:
             evidence = "; ".join(e["evidence"] + (f" (on {e['restriction']})" if e.get("restriction") else "")
                                  for e in row["evidence"]) or "no record"
             rows.append([f"[{prop}](../properties/{prop}.md)", STATUS_WORDS.get(row["status"], row["status"]),
-                         sizes(row["sizes"]) or "—", row["source"] or "—", evidence])
+                         sizes(row["sizes"]) or "—", plain(row["source"] or "—"), plain(evidence)])
         lines += [table(["property", "status", "sizes", "source", "evidence"], rows), ""]
     return "\n".join(lines)
 
@@ -154,7 +160,7 @@ def mechanisms_index() -> str:
     rows = []
     for name in mechanism_names():
         mech = registry.get(name)
-        rows.append([f"[{name}]({name}.md)", mech.setting, f"`{mech.domain.label or 'all'}`", mech.summary])
+        rows.append([f"[{name}]({name}.md)", mech.setting, f"`{mech.domain.label or 'all'}`", plain(mech.summary)])
     return "\n".join(["# Mechanisms", "",
                       "Every mechanism the lab registers, one page each, generated from the registry when the "
                       "site is built. Each page gives the definition, the source, the domain the mechanism is "
@@ -177,10 +183,10 @@ def property_page(name: str) -> str:
     prop = properties.get(name)
     lines = [f"# {prop.name}: {prop.title}", "", doc_markdown(prop.definition), ""]
     facts = [
-        ["Source", prop.source],
+        ["Source", plain(prop.source)],
         ["Setting", f"`{prop.setting}`: {SETTING_WORDS.get(prop.setting, prop.setting)}"],
         ["Compares", f"`{prop.compares}`"],
-        ["Witness", f"`{prop.witness.__name__}`: {prop.witness_shape()}"],
+        ["Witness", f"`{prop.witness.__name__}`: {plain(prop.witness_shape())}"],
     ]
     lines += facts_list(facts)
     if prop.setting == "pool":
@@ -190,7 +196,7 @@ def property_page(name: str) -> str:
             row = reference.profile(mech.name, mech.domain)[name]
             rows.append([f"[{mech.name}](../mechanisms/{mech.name}.md)", f"`{mech.domain.label or 'all'}`",
                          STATUS_WORDS.get(row["status"], row["status"]), sizes(row["sizes"]) or "—",
-                         row["source"] or "—"])
+                         plain(row["source"] or "—")])
         lines += ["## The reference mechanisms", "",
                   "The stored profiles (theorem catalogue and shipped counterexamples; not recomputed here), "
                   "each on the mechanism's declared domain:", "",
@@ -201,8 +207,10 @@ def property_page(name: str) -> str:
 def properties_index() -> str:
     from fairlab import properties
 
-    rows = [[f"[{n}]({n}.md)", properties.get(n).title, properties.get(n).setting, properties.get(n).source]
-            for n in property_names()]
+    rows = []
+    for name in property_names():
+        prop = properties.get(name)
+        rows.append([f"[{name}]({name}.md)", plain(prop.title), prop.setting, plain(prop.source)])
     return "\n".join(["# Properties", "",
                       "Every fairness property the lab registers, one page each, generated from the registry "
                       "when the site is built.", "", table(["property", "title", "setting", "source"], rows), ""])
@@ -232,9 +240,13 @@ def ledger_page() -> str:
     for source, claims in by_source.items():
         title = source.split(" (", 1)[1].rstrip(")") if " (" in source else source
         lines += [f"## {title}", "", f"Source file: `{source.split(' (', 1)[0]}`.", ""]
-        rows = [[f"`{c.id}`", c.where, c.claim, c.check + (f" (out of scope: {c.reason})" if c.reason else ""),
-                 c.expect + (" (slow)" if c.slow else "")] for c in claims]
-        lines += [table(["id", "where", "claim as printed", "check", "expected"], rows), ""]
+        for c in claims:
+            expected = f"**{c.expect}**" + (" (slow)" if c.slow else "")
+            lines += [f"### {c.id} {{#{c.id}}}", "", f"*{plain(c.where)}*", "",
+                      *(f"> {plain(line)}" for line in c.claim.splitlines()),
+                      "", f"- **Check:** {plain(c.check)}", f"- **Expected:** {expected}"]
+            lines += [f"- **Out of scope:** {plain(c.reason)}"] if c.reason else []
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -251,7 +263,7 @@ def _param_row(ctx: typer.Context, param) -> list[str]:
         kind = " \\| ".join(str(choice) for choice in param.type.choices)
     default = param.get_default(ctx, call=False) if not flag else None
     shown = "" if default in (None, (), [], "") or callable(default) else f"`{default}`"
-    return [name, kind, "yes" if param.required else "", shown, getattr(param, "help", None) or ""]
+    return [name, kind, "yes" if param.required else "", shown, plain(getattr(param, "help", None) or "")]
 
 
 def _command_section(command, path: list[str], level: int) -> list[str]:

@@ -83,7 +83,7 @@ def test_the_generated_pages_cover_the_registries():
         assert f"[{name}]({name}.md)" in pages["mechanisms/index.md"], name
     for name in properties.names(None):
         assert f"properties/{name}.md" in pages, name
-    assert all(f"`{claim.id}`" in pages["ledger.md"] for claim in ledger.CLAIMS)
+    assert all(f"### {claim.id} {{#{claim.id}}}\n" in pages["ledger.md"] for claim in ledger.CLAIMS)
     for verb in ("allocate", "check", "search", "prove", "audit", "paper-check"):
         assert f"## fairlab {verb}\n" in pages["cli.md"], verb
 
@@ -132,3 +132,11 @@ def test_doctests_in_a_docstring_become_code_blocks():
 
     More prose.''')
     assert "```pycon\n>>> 1 + 1\n2\n```" in text and "More prose." in text
+
+
+def test_the_api_index_names_every_top_level_export():
+    import fairlab
+
+    index = (DOCS / "api" / "index.md").read_text(encoding="utf-8")
+    missing = [name for name in fairlab.__all__ if name != "__version__" and f"| `fairlab.{name}` |" not in index]
+    assert not missing, f"docs/api/index.md: add a row for {missing}"
