@@ -97,14 +97,13 @@ def mechanism_names() -> list[str]:
     return registry.names(None)
 
 
-def profile_of(mech) -> dict | None:
-    """The stored profile of `mech` on its declared domain (`fairlab.audit.reference.profile`), or
-    None when the reference records cover no property of its setting."""
+def profile_of(mech) -> dict:
+    """The stored profile of `mech` on its declared domain over its setting's properties
+    (`fairlab.audit.reference.profile`: the theorem catalogue and the shipped fixtures)."""
+    from fairlab import properties
     from fairlab.audit import reference
 
-    if mech.setting != "pool":
-        return None  # the reference profiles are over the pool setting's properties
-    return reference.profile(mech.name, mech.domain)
+    return reference.profile(mech.name, mech.domain, properties.names(mech.setting))
 
 
 def mechanism_page(name: str) -> str:
@@ -131,11 +130,7 @@ def mechanism_page(name: str) -> str:
     lines += ["## Definition", "", doc_markdown(module.__doc__ if module else mech.allocate.__doc__), ""]
     lines += ["## The lab's profile", ""]
     profile = profile_of(mech)
-    stored = {p: row for p, row in (profile or {}).items() if row["evidence"]}
-    if profile is None:
-        lines += [f"The stored reference profiles cover the pool setting's properties; none is stored for "
-                  f"the `{mech.setting}` setting. `fairlab audit {mech.name}` computes one.", ""]
-    elif not stored:
+    if not any(row["evidence"] for row in profile.values()):
         lines += [f"No stored record (theorem catalogue entry or shipped counterexample) covers `{mech.name}` "
                   f"on its domain `{domain.label or 'all'}`: every property is *not established* here. "
                   f"`fairlab audit {mech.name}` computes a profile (searches and proofs; it takes a while).", ""]
