@@ -39,6 +39,15 @@ STATUS_WORDS = {
 }
 
 
+def status_words(row: dict) -> str:
+    """A profile row's status in words; a proof on a smaller domain names that domain."""
+    words = STATUS_WORDS.get(row["status"], row["status"])
+    if row["status"] == "proved (restricted)":
+        restricted = next((e["restriction"] for e in row["evidence"] if e.get("restriction")), None)
+        words += f" ({restricted})" if restricted else ""
+    return words
+
+
 # --------------------------------------------------------------------------- text helpers
 def doc_markdown(text: str | None) -> str:
     """A docstring as Markdown: dedented, doctest lines (``>>>``) fenced as Python sessions (else
@@ -143,7 +152,7 @@ def mechanism_page(name: str) -> str:
         for prop, row in profile.items():
             evidence = "; ".join(e["evidence"] + (f" (on {e['restriction']})" if e.get("restriction") else "")
                                  for e in row["evidence"]) or "no record"
-            rows.append([f"[{prop}](../properties/{prop}.md)", STATUS_WORDS.get(row["status"], row["status"]),
+            rows.append([f"[{prop}](../properties/{prop}.md)", status_words(row),
                          sizes(row["sizes"]) or "—", plain(row["source"] or "—"), plain(evidence)])
         lines += [table(["property", "status", "sizes", "source", "evidence"], rows), ""]
     return "\n".join(lines)
@@ -190,7 +199,7 @@ def property_page(name: str) -> str:
             mech = registry.get(mech_name)
             row = reference.profile(mech.name, mech.domain)[name]
             rows.append([f"[{mech.name}](../mechanisms/{mech.name}.md)", f"`{mech.domain.label or 'all'}`",
-                         STATUS_WORDS.get(row["status"], row["status"]), sizes(row["sizes"]) or "—",
+                         status_words(row), sizes(row["sizes"]) or "—",
                          plain(row["source"] or "—")])
         lines += ["## The reference mechanisms", "",
                   "The stored profiles (theorem catalogue and shipped counterexamples; not recomputed here), "

@@ -99,7 +99,7 @@ def test_a_mechanism_page_gives_domain_source_and_the_stored_profile():
     stored = reference.profile("drf", drf.domain)
     assert stored == gen.profile_of(drf)
     for prop, row in stored.items():
-        assert f"| [{prop}](../properties/{prop}.md) | {gen.STATUS_WORDS[row['status']]} |" in page, prop
+        assert f"| [{prop}](../properties/{prop}.md) | {gen.status_words(row)} |" in page, prop
     # a mechanism with no stored record says so rather than showing a table of "not established"
     bare = [n for n in registry.names(None) if not any(r["evidence"] for r in gen.profile_of(registry.get(n)).values())]
     assert bare, "every mechanism has a stored record: test the message another way"
