@@ -8,8 +8,10 @@ worker and its directory URLs need http) and each HTML page is opened in the sys
 (driven over the DevTools protocol by the `Browser` of tests/conftest.py, the same as the report
 tests'; FAIRLAB_CHROMIUM names another binary). A page fails when its main content is empty, when the
 console, the log or an uncaught exception reports an error, or when it requests anything off the site
-(the site works offline). Every link of every page that stays on the site must name a file of
-SITE_DIR (a folder: its index.html) and, with a #fragment, an element id of that page.
+(the site works offline); the one failed request not counted is the browser's own guess of
+/favicon.ico for a page that declares no icon (the standalone audit report). Every link of every page
+that stays on the site must name a file of SITE_DIR (a folder: its index.html) and, with a #fragment,
+an element id of that page.
 Exit 0: all good; 1: problems (one line each); 2: bad input (no site, no Chromium).
 """
 
@@ -83,6 +85,8 @@ def problems_of(events: list[dict], origin: str) -> list[str]:
             out.append("exception: " + str(details.get("exception", {}).get("description") or details.get("text")))
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
+            if entry.get("url") == origin + "/favicon.ico":
+                continue  # the browser's own guess for a page that declares no icon (a standalone report)
             out.append(f"log: {entry.get('text')} {entry.get('url', '')}".strip())
         elif method == "Network.requestWillBeSent":
             url = params.get("request", {}).get("url", "")
