@@ -80,8 +80,8 @@ def plain(text: object) -> str:
 
 
 def cell(text: object) -> str:
-    """A value fit for one Markdown table cell (one line, pipes escaped)."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """A value fit for one Markdown table cell (one line, each pipe escaped once)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", " ".join(str(text).split()))
 
 
 def table(header: list[str], rows: list[list[object]]) -> str:

@@ -148,3 +148,9 @@ def test_the_api_index_names_every_top_level_export():
     index = (DOCS / "api" / "index.md").read_text(encoding="utf-8")
     missing = [name for name in fairlab.__all__ if name != "__version__" and f"| `fairlab.{name}` |" not in index]
     assert not missing, f"docs/api/index.md: add a row for {missing}"
+
+
+def test_a_pipe_is_escaped_once_in_a_table_cell():
+    gen = generator()
+    assert gen.cell("table | json") == gen.cell(gen.plain("table | json")) == "table \\| json"
+    assert gen.table(["a", "b"], [["x | y", "z"]]).splitlines()[-1] == "| x \\| y | z |"
