@@ -367,14 +367,14 @@ class SymbolicInstance:
         return 1 if self.machines is None else len(self.machines)
 
     def placement(self, tasks: Sequence[z3.ArithRef]) -> list[list[z3.ArithRef]]:
-        """The placement unknowns of `tasks` on the machines: x[i][k] (z3 Int) tasks of user i on
+        """The placement unknowns of `tasks` on the machines: ``x[i][k]`` (z3 Int) tasks of user i on
         machine k, named after tasks[i] (the same `tasks` give the same unknowns, so a caller such
         as `fairlab.mechanisms.conformance` can fix them to a numeric placement)."""
         return [[z3.Int(f"{tasks[i]}@m{k}") for k in range(self.k)] for i in range(self.n)]
 
     @classmethod
     def unknown(cls, n: int, m: int, prefix: str = "", capacities: Any = None, caps: bool = False) -> SymbolicInstance:
-        """Unknown demands d[i][r] >= 0 (each row with a positive entry), unit weights.
+        """Unknown demands ``d[i][r] >= 0`` (each row with a positive entry), unit weights.
 
         `capacities`: numerals to fix (normalised capacities 1 by default, which loses no
         generality for scale-invariant mechanisms); pass "unknown" for unknown positive ones.

@@ -25,8 +25,8 @@ The symbolic specification (`spec`, ``fill=literal`` only; ``greedy`` raises Inp
 the literal placement without simulating it. The keys (j sigma_i, i) of the tasks (user i's j-th,
 0-based; sigma_i its dominant share per task against the pooled capacities; ties to the lower
 index) give ONE global launch order — the merged key order of `fairlab.mechanisms.drf_tasks.spec`
-(tie "index") — and machine k receives a consecutive segment of it. With x[i][k] the z3 Int
-placement unknowns (`SymbolicInstance.placement`) and C^k = sum_{l <= k} x[.][l] the cumulative
+(tie "index") — and machine k receives a consecutive segment of it. With ``x[i][k]`` the z3 Int
+placement unknowns (`SymbolicInstance.placement`) and ``C^k = sum_{l <= k} x[.][l]`` the cumulative
 counts (C^0 = 0):
 
 * x >= 0, integers; a user whose task fits no machine has none (``able``); caps C^K_i <= max_tasks_i;

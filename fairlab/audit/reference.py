@@ -22,6 +22,8 @@ counterexample in the domain is ``violated`` even when a restricted version is p
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from fairlab import mechanisms, properties
 from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
@@ -92,12 +94,14 @@ def _from_fixtures(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
     return rows
 
 
-def profile(mech: str, domain: Domain = ALL) -> dict:
+def profile(mech: str, domain: Domain = ALL, props: Sequence[str] | None = None) -> dict:
     """Property name -> {status: proved | violated | not established, evidence: [...]} on `domain`;
     a violation (a verified counterexample in the domain) decides the status, a proof under a
-    restriction (a smaller domain) is listed beside it."""
+    restriction (a smaller domain) is listed beside it. `props`: the properties covered (default the
+    pool setting's, `fairlab.properties.names()`; the documentation site asks for a mechanism's own
+    setting's)."""
     out = {}
-    for prop in properties.names():
+    for prop in properties.names() if props is None else props:
         evidence = _from_fixtures(mech, prop, domain) + _from_catalogue(mech, prop, domain)
         violated = [e for e in evidence if e["status"] == "violated"]
         proved = [e for e in evidence if e["status"] == "proved"]
