@@ -80,3 +80,15 @@ def test_no_internal_issue_numbers(path: Path):
         text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         found = re.search(r"\bissues? \d+", text, flags=re.IGNORECASE)
         assert found is None, f"{path.name}: names an internal issue number: {found.group(0)!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_headings_carry_no_inline_code(path: Path):
+    """mkdocs-jupyter builds the page's table of contents without inline code, so a heading with backticks
+    gets a contents link to an id that does not exist (the site's browser check reports it as broken)."""
+    for cell in load(path)["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for line in text.splitlines():
+            assert not (line.startswith("#") and "`" in line), f"{path.name}: heading with inline code: {line!r}"
