@@ -25,6 +25,10 @@ Verdicts: ``violated`` (verified, then shrunk), ``holds`` (z3 unsat at n × m, s
 declined every candidate: the reason is its own message), ``unknown`` (no candidate decided, or
 the time limit stopped the search).
 
+Where the code lives: this module is the entry point (`search`, `shrink_with`, `summary`); the
+portfolio and each candidate's exact check are `fairlab.search.hunt`; the symbolic engine and the
+gate of its ``holds`` are `fairlab.search.symbolic` (every name is re-exported here).
+
 A hit is shrunk (`fairlab.search.shrink`) to the smallest integer instance that still violates.
 Every run ends in one `fairlab.core.results.Result` of kind ``"search"``: the per-engine counts
 (``evaluated``, ``declined``, ``undecided``), the engine that decided, the notes, the instance

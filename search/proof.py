@@ -47,6 +47,9 @@ says so. A foreign mechanism's `proved` passes one more gate, "allocator-check" 
 the exact property check of its allocator on the conformance sample and a few seeded instances with
 capacities 1..9; a violation there is the result, `refuted` with that witness, confirmed exactly.
 
+The encodings and which strategy applies are `fairlab.search.proof_encoding` (re-exported here);
+this module keeps the budget, the schedule of attempts, the gates and the controls.
+
 Budgets are deterministic: every z3 query runs in a fresh z3 context (z3's search depends on
 what its context saw before) and is decided by a resource limit (`fairlab.core.solving`). The proof
 query follows a fixed schedule of attempts — attempt k uses seed k and `rlimit` · 2^k — and the
