@@ -2,12 +2,17 @@
 a baseline measured in the same run — the same claims with the symbolic engine switched off
 (grid and random engines only).
 
-    python benchmarks/bench_rediscover.py [--baseline]
+Also `--schedule`: every claim on 2 workers as `fairlab rediscover` runs them (`lab_sweeps.rediscover`),
+costliest first (`Claim.cost`, today's schedule) against the claims' own order (the schedule before,
+every cost equal), interleaved in the same run, the results compared.
+
+    python benchmarks/bench_rediscover.py [--baseline] [--schedule [--rounds 2]]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from fairlab.search import rediscover
@@ -40,7 +45,35 @@ def cli_two_workers() -> float:
         return time.monotonic() - start
 
 
+def schedule(rounds: int) -> None:
+    import dataclasses
+
+    from fairlab.campaign import executors, lab_sweeps
+
+    costly = list(rediscover.CLAIMS)
+    flat = [dataclasses.replace(c, cost=0.5) for c in costly]
+    took = {"costliest first": 0.0, "claims' order (baseline)": 0.0}
+    found = {}
+    with executors.local(2) as pool:
+        for _ in range(rounds):  # interleaved: the shared machine's load hits both alike
+            for label, chosen in (("claims' order (baseline)", flat), ("costliest first", costly)):
+                start = time.monotonic()
+                results = lab_sweeps.rediscover(chosen, executor=pool, store=None)
+                took[label] += time.monotonic() - start
+                found[label] = [(r.details["claim"], r.status.value, r.instance, r.witness) for r in results]
+    new, old = took["costliest first"] / rounds, took["claims' order (baseline)"] / rounds
+    same = found["costliest first"] == found["claims' order (baseline)"]
+    print(f"rediscover on 2 workers: costliest first {new:.1f} s, claims' order {old:.1f} s -> {old / new:.2f}x; "
+          f"target 3 s -> {new / 3:.2f} of target; results {'identical' if same else 'DIFFERENT'}", flush=True)
+
+
 def main() -> None:
+    if "--schedule" in sys.argv:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--schedule", action="store_true")
+        parser.add_argument("--rounds", type=int, default=2)
+        schedule(parser.parse_args().rounds)
+        return
     seconds = cli_two_workers()
     print(f"fairlab rediscover --workers 2: {seconds:.1f} s; target 5 s -> {seconds / 5:.2f} of target", flush=True)
     parser = argparse.ArgumentParser()

@@ -31,8 +31,8 @@ import z3
 from fairlab import properties
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
 from fairlab.properties.property import DepartureWitness, DeviationProperty, Z3View
-from fairlab.search import proof
-from fairlab.search.engines import model_instance
+from fairlab.search import proof_encoding as proof
+from fairlab.search.symbolic import model_instance
 
 LEAVES, LOSES = 0, 1  # after the user symmetry: user 0 leaves, user 1 loses
 

@@ -41,14 +41,16 @@ Progress = Callable[[Unit], None]  # a Unit per cell as it ends (`run_cells`)
 
 
 def _run(sweep: dict, cells: Sequence[Cell], executor, store: Store | None, out: str | Path | None,
-         progress: Progress | None, grace: float) -> dict[str, dict]:
+         progress: Progress | None, grace: float, start_order: Sequence[Cell] | None = None) -> dict[str, dict]:
     """Run the cells; with `out`, keep each finished one (not an error, crash or timeout: those run
-    again next time) and the sweep's ``campaign.json``, so `fairlab campaign report OUT` reads it."""
+    again next time) and the sweep's ``campaign.json``, so `fairlab campaign report OUT` reads it.
+    `start_order`: the same cells in the order they are handed to the executor (scheduling only; the
+    outcomes, the failure reported and ``campaign.json`` follow `cells`)."""
     if out is not None:
         out = Path(out)
         check_out_dir(out)
-    outcomes, _ = run_cells(cells, executor, store=store, out=out, progress=progress, grace=grace,
-                            keep=lambda document: document["outcome"] == "done")
+    outcomes, _ = run_cells(cells if start_order is None else start_order, executor, store=store, out=out,
+                            progress=progress, grace=grace, keep=lambda document: document["outcome"] == "done")
     if out is not None and (out / "cells").is_dir():
         write_atomic(out / "campaign.json", {"schema_version": SCHEMA_VERSION, "kind": "campaign", "spec": sweep,
                                               "cells": [{"id": c.id, **c.description} for c in cells]})
@@ -180,7 +182,9 @@ def rediscover(chosen: Sequence[claims.Claim], *, seed: int = 0, time_limit: flo
                        budget={"time_limit": float(c.time_limit if time_limit is None else time_limit)}, **on)
              for c in chosen]
     sweep = {"verb": "rediscover", "claims": [c.id for c in chosen], "seed": seed, "time_limit": time_limit, **on}
-    outcomes = _run(sweep, cells, executor, store, out, progress, grace)
+    # the costliest claims start first (`Claim.cost`), so the workers end together; results keep the claims' order
+    costliest = [cell for _, cell in sorted(zip(chosen, cells), key=lambda pair: -pair[0].cost)]
+    outcomes = _run(sweep, cells, executor, store, out, progress, grace, start_order=costliest)
     results = []
     for claim, cell in zip(chosen, cells):
         outcome = outcomes[cell.id]

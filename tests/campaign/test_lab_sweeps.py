@@ -3,6 +3,7 @@ give the results of running the same cells one after another."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -57,6 +58,26 @@ def test_rediscover_in_parallel_equals_one_after_another(pool, tmp_path):
     together = lab_sweeps.rediscover(chosen, executor=pool, store=None)
     assert [_verdict(r) for r in together] == [_verdict(r) for r in alone]
     assert all(r.status == "found" for r in together)
+
+
+class _Recording:
+    """An executor that remembers which cell it was handed, in order (then lets `inner` run it)."""
+
+    def __init__(self, inner):
+        self.inner, self.started = inner, []
+
+    def submit(self, fn, description, *args, **kwargs):
+        self.started.append(description["claim"])
+        return self.inner.submit(fn, description, *args, **kwargs)
+
+
+def test_rediscover_starts_the_costliest_claims_first_and_answers_in_the_claims_order(pool):
+    costs = {"thm1-asset-si": 1.0, "thm2-asset-bf": 3.0, "thm6-si-pe-rm": 2.0}
+    chosen = [dataclasses.replace(claims.get_claim(i), cost=c) for i, c in costs.items()]
+    recording = _Recording(pool)
+    results = lab_sweeps.rediscover(chosen, executor=recording, store=None)
+    assert recording.started == ["thm2-asset-bf", "thm6-si-pe-rm", "thm1-asset-si"]
+    assert [r.details["claim"] for r in results] == list(costs) and all(r.status == "found" for r in results)
 
 
 def test_a_cell_past_its_hard_limit_is_unknown_not_a_verdict(pool, plugins):

@@ -93,3 +93,32 @@ def test_fixed_and_fresh_helper_names_give_the_same_checks():
     fixed = fairlab.check(FIXED, "sp", THM4, evaluations=60)
     fresh = fairlab.check(FRESH, "sp", THM4, evaluations=60)
     assert fixed.status == fresh.status == "violated" and fixed.witness == fresh.witness
+
+
+def _walked(exprs):
+    """`unknowns` the slow way: a Python object per sub-expression (`spec_names._walk`)."""
+    from fairlab.mechanisms.spec_names import _walk
+
+    consts, funcs = {}, {}
+    for e in _walk(exprs):
+        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if e.num_args() == 0:
+                consts.setdefault(e.decl().name(), e)
+            else:
+                funcs.setdefault(e.decl().name(), e.decl())
+    return consts, funcs
+
+
+@pytest.mark.parametrize("name", ["drf", "ceei", FIXED])
+def test_unknowns_through_the_c_api_match_the_python_walk(name):
+    """`unknowns` walks z3's terms through the C API (speed): the same names in the same order, the
+    same term kept for each, functions included (the plug-in's fixed helpers are functions too)."""
+    spec = mechanisms.get(name).spec
+    sym = SymbolicInstance.unknown(3, 3)
+    encoding = properties.get("sp").encode(sym, spec, "v")
+    exprs = [c.expr for c in encoding.constraints]
+    exprs.append(z3.ForAll([z3.Real("q")], z3.Function("g", z3.RealSort(), z3.RealSort())(z3.Real("q")) > 0))
+    fast, slow = unknowns(exprs), _walked(exprs)
+    assert list(fast[0]) == list(slow[0]) and all(fast[0][k].eq(slow[0][k]) for k in slow[0])
+    assert list(fast[1]) == list(slow[1]) and all(fast[1][k].eq(slow[1][k]) for k in slow[1])
+    assert "g" in fast[1] and "d0_0" in fast[0]
