@@ -5,6 +5,8 @@ result into exact task counts (and a placement, lottery or steps), or a one-line
 from __future__ import annotations
 
 import atexit
+import collections
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -37,6 +39,8 @@ class _Worker:
         self.name, self.fn, self.path = name, fn, path  # path: the plug-in's file (its calls' imports are its)
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
+        # requests sent, their replies not read yet: [(instance, options), runs left], in order
+        self.queue: collections.deque[list] = collections.deque()
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("fork")
@@ -56,18 +60,71 @@ class _Worker:
             if self.conn is not None:
                 self.conn.close()
         self.process = self.conn = None
+        self.queue.clear()
 
     def call(self, instance: Instance, options: dict | None = None) -> tuple[str, object]:
         """("ok", (encoded tasks, approximate?, error bound)) | ("refuses", message) | ("failed", one-line message).
-        `options`: keyword options of the call (a `Mechanism` from an installed package may take some)."""
+        `options`: keyword options of the call (a `Mechanism` from an installed package may take some).
+
+        Inside `paired()` the worker is asked to run the plug-in twice on the instance (the second
+        run right after the first, in its process): the first reply is returned now, the second to
+        the next call with the same instance and options (the determinism check's second run,
+        `fairlab.properties.base.run`), without another round trip through the pipe. A call whose
+        instance and options were sent ahead (`ahead`) gets the reply to that request."""
+        options = dict(options or {})
         limit = _active()
-        if self.process is None or not self.process.is_alive():
+        if self.queue and not (self._alive() and _same(self.queue[0][0], (instance, options))):
+            self._abandon()  # what was sent ahead is not what is asked now
+        if not self.queue:
+            if not self._alive():
+                self.stop()
+                self._start()
+            if not self._send([(instance, options, 2 if _PAIRED else 1)]):
+                return self._ended()
+        return self._next(limit)
+
+    def ahead(self, requests: list[tuple[Instance, dict]], runs: int) -> None:
+        """Send `requests` (instance, options) ahead, each to be run `runs` times in order: the calls
+        that ask for them next, in the same order, read the replies without a round trip each. A
+        call asking for something else first drops what is left of them (`_abandon`)."""
+        if not requests or self.queue and not self._abandon():
+            return
+        if not self._alive():
             self.stop()
             self._start()
+        self._send([(instance, dict(options), runs) for instance, options in requests])
+
+    def _send(self, requests: list) -> bool:
         conn = self.conn
         assert conn is not None  # set by _start
         try:
-            conn.send((instance, dict(options or {})))
+            conn.send(requests)
+        except (EOFError, OSError):
+            return False
+        except BaseException:
+            self.stop()
+            raise
+        self.queue.extend([(instance, options), runs] for instance, options, runs in requests)
+        return True
+
+    def _next(self, limit) -> tuple[str, object]:
+        """The reply to the request at the head of the queue (the worker answers in order)."""
+        head = self.queue[0]
+        reply = self._reply(limit)
+        if self.queue and self.queue[0] is head:
+            head[1] -= 1
+            if head[1] == 0 or reply[0] != "ok":  # no second run after a refusal, a crash or a failure
+                self.queue.popleft()
+        return reply
+
+    def _alive(self) -> bool:
+        return self.process is not None and self.process.is_alive()
+
+    def _reply(self, limit) -> tuple[str, object]:
+        """The worker's next reply (the modules its call imported recorded first), within `limit`."""
+        conn = self.conn
+        assert conn is not None
+        try:
             if limit is not None and not conn.poll(max(limit.deadline - time.monotonic(), 0.0)):
                 self.stop()
                 raise _timeout(self.name, limit)
@@ -77,17 +134,73 @@ class _Worker:
                     plugin_files.add(self.path, reply[1])
                 reply = conn.recv()
         except (EOFError, OSError):
-            code = self.process.exitcode if self.process is not None else None
-            self.stop()
-            return "failed", f"mechanism {self.name!r}: its process ended without an answer (exit code {code})"
+            return self._ended()
         except BaseException:  # KeyboardInterrupt while waiting: do not leave the call running
             self.stop()
             raise
         if reply[0] == "interrupt":
+            self.stop()
             raise KeyboardInterrupt
         if reply[0] == "ok":
             _returned()
         return reply
+
+    def _ended(self) -> tuple[str, str]:
+        code = self.process.exitcode if self.process is not None else None
+        self.stop()
+        return "failed", f"mechanism {self.name!r}: its process ended without an answer (exit code {code})"
+
+    def _abandon(self) -> bool:
+        """Drop the requests sent ahead that no call asked for: their replies are read (and dropped)
+        while they come quickly; a worker still busy with them after `ABANDON_SECONDS` is stopped
+        (a fresh one serves the next call). Whether the worker was kept."""
+        conn = self.conn
+        until = time.monotonic() + ABANDON_SECONDS
+        try:
+            while self.queue and conn is not None and conn.poll(max(until - time.monotonic(), 0.0)):
+                reply = conn.recv()
+                if reply[0] == "loaded":
+                    if self.path is not None:
+                        plugin_files.add(self.path, reply[1])
+                    continue
+                head = self.queue[0]
+                head[1] -= 1
+                if head[1] == 0 or reply[0] != "ok":
+                    self.queue.popleft()
+        except (EOFError, OSError):
+            pass
+        if self.queue:
+            self.stop()
+            return False
+        return True
+
+
+#: how long a worker may go on with requests sent ahead that no call asked for before it is
+#: stopped (their replies dropped) rather than waited for (seconds)
+ABANDON_SECONDS = 0.05
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    try:
+        return bool(a[0] == b[0] and a[1] == b[1])
+    except Exception:  # an option value that cannot be compared: not the same call
+        return False
+
+
+_PAIRED = 0
+
+
+@contextlib.contextmanager
+def paired():
+    """Plug-in calls inside run the plug-in twice in its worker process, the second run's result
+    kept for the next call with the same instance and options (`_Worker.call`): the determinism
+    check's two runs (`fairlab.properties.base.run`) in one round trip through the pipe."""
+    global _PAIRED
+    _PAIRED += 1
+    try:
+        yield
+    finally:
+        _PAIRED -= 1
 
 
 _WORKERS: weakref.WeakSet[_Worker] = weakref.WeakSet()
@@ -103,6 +216,7 @@ def _forget_inherited() -> None:
             except OSError:
                 pass
         worker.process = worker.conn = None
+        worker.queue.clear()
 
 
 os.register_at_fork(after_in_child=_forget_inherited)
@@ -129,9 +243,17 @@ def _serve(conn, fn, name: str) -> None:
     known, count = set(sys.modules), len(sys.modules)  # what the call imports is new since here
     while True:
         try:
-            instance, options = conn.recv()
+            requests = conn.recv()
         except (EOFError, OSError):
             os._exit(0)
+        for instance, options, runs in requests:
+            count = _serve_one(conn, fn, name, instance, options, runs, known, count)
+
+
+def _serve_one(conn, fn, name: str, instance: Instance, options: dict, runs: int, known: set, count: int) -> int:
+    """Run the plug-in `runs` times on `instance` (stopping after a reply that is not "ok"), each
+    reply sent as it is ready; the number of modules loaded now."""
+    for _ in range(runs):  # two: the determinism check's second run follows at once (`paired`)
         try:
             reply = _run(fn, instance, name, options)
             if len(sys.modules) != count:  # the call imported something: the parent records its files
@@ -144,6 +266,10 @@ def _serve(conn, fn, name: str) -> None:
                 conn.send(("failed", f"mechanism {name!r}: raised {_describe(exc)}"))
             except BaseException:
                 os._exit(1)
+            break
+        if reply[0] != "ok":  # no second run after a refusal, a crash or a failure
+            break
+    return count
 
 
 def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tuple[str, object]:

@@ -76,6 +76,7 @@ from fairlab.mechanisms._plugin_worker import (  # noqa: F401  (re-exported, as 
     _describe,
     _run,
     _Worker,
+    paired,
     tasks_of,
 )
 from fairlab.mechanisms.base import (
@@ -274,6 +275,18 @@ def loaded_files(name: str) -> dict[str, str]:
     calls): what identifies the plug-in by content (`fairlab.mechanisms._plugin_files`)."""
     path, _ = parse(name)
     return plugin_files.digests(plugin_files.loaded(path.resolve()))
+
+
+def send_ahead(mechanism: Mechanism, instances: list[Instance], options: dict, runs: int = 1) -> bool:
+    """Send the plug-in's worker process `instances` (each with `options`, run `runs` times) ahead
+    of the calls that will ask for them, in that order (`_Worker.ahead`): those calls then read
+    their replies without a round trip each. Whether `mechanism` has such a worker (a file or
+    installed plug-in). A hint only: a call asks for what it asks, and gets the reply to that."""
+    worker = getattr(mechanism.allocate, "worker", None)
+    if not isinstance(worker, _Worker):
+        return False
+    worker.ahead([(instance, options) for instance in instances], runs)
+    return True
 
 
 def changed_files(recorded: dict[str, str]) -> list[str]:

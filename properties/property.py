@@ -58,6 +58,7 @@ from fairlab.properties.base import (
     resolve_instance,
     resolve_mechanism,
     run,
+    send_ahead,
     verdict,
     violated,
 )
@@ -555,6 +556,18 @@ class DeviationProperty(Property):
                 return self.make_witness(deviation, i)
         return None
 
+    def _derived(self, inst: Instance, deviations: list) -> list[Instance]:
+        """The derived instances `evaluate` runs the mechanism on for `deviations`, in order."""
+        out = []
+        for deviation in deviations:
+            try:
+                derived = self.derive(inst, deviation)
+            except Exception:  # evaluate meets it and says what it is; a hint is skipped
+                continue
+            if outside_domain(derived) is None:
+                out.append(derived)
+        return out
+
     def _check(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
         if self.exhaustive is not None:
             return self._exhaustive(mech, inst, b)
@@ -566,7 +579,8 @@ class DeviationProperty(Property):
         structured, randomised = self.candidates(inst, b.seed)
         evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
         result = undecided.amend(
-            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
+            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what,
+                           ahead=lambda deviations: send_ahead(mech, self._derived(inst, deviations), b.options)))
         return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
 
     def _exhaustive(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
