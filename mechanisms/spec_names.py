@@ -52,15 +52,38 @@ def _walk(exprs):
 
 def unknowns(exprs) -> tuple[dict[str, z3.ExprRef], dict[str, z3.FuncDeclRef]]:
     """The uninterpreted constants (name -> term) and functions of arity > 0 (name -> declaration)
-    occurring in `exprs`."""
+    occurring in `exprs`. The walk reads each distinct node once through z3's C API functions
+    (``Z3_get_ast_kind``, ``Z3_get_app_arg``, ...: the public API the z3 module wraps), building a
+    Python object only for the unknowns it returns (`_walk` is the same walk in z3's Python terms)."""
     consts: dict[str, z3.ExprRef] = {}
     funcs: dict[str, z3.FuncDeclRef] = {}
-    for e in _walk(exprs):
-        if z3.is_app(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            if e.num_args() == 0:
-                consts.setdefault(e.decl().name(), e)
-            else:
-                funcs.setdefault(e.decl().name(), e.decl())
+    for e in exprs:
+        if not isinstance(e, z3.ExprRef):
+            continue
+        ctx = e.ctx
+        ref = ctx.ref()
+        seen: set[int] = set()
+        stack = [e.as_ast()]
+        while stack:
+            ast = stack.pop()
+            key = z3.Z3_get_ast_id(ref, ast)
+            if key in seen:
+                continue
+            seen.add(key)
+            kind = z3.Z3_get_ast_kind(ref, ast)
+            if kind == z3.Z3_APP_AST:
+                count = z3.Z3_get_app_num_args(ref, ast)
+                decl = z3.Z3_get_app_decl(ref, ast)
+                if z3.Z3_get_decl_kind(ref, decl) == z3.Z3_OP_UNINTERPRETED:
+                    name = z3.Z3_get_symbol_string(ref, z3.Z3_get_decl_name(ref, decl))
+                    if count == 0:
+                        if name not in consts:
+                            consts[name] = z3.FuncDeclRef(decl, ctx)()
+                    elif name not in funcs:
+                        funcs[name] = z3.FuncDeclRef(decl, ctx)
+                stack.extend(z3.Z3_get_app_arg(ref, ast, k) for k in range(count))
+            elif kind == z3.Z3_QUANTIFIER_AST:
+                stack.append(z3.Z3_get_quantifier_body(ref, ast))
     return consts, funcs
 
 
