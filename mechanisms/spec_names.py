@@ -33,28 +33,11 @@ import z3
 from fairlab.core.errors import PluginError
 
 
-def _walk(exprs):
-    """Yield every distinct sub-expression of `exprs` once (DAG-aware: z3 shares subterms)."""
-    seen: set[int] = set()
-    stack = [e for e in exprs if isinstance(e, z3.ExprRef)]
-    while stack:
-        e = stack.pop()
-        key = e.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        yield e
-        if z3.is_app(e):
-            stack.extend(e.children())
-        elif z3.is_quantifier(e):
-            stack.append(e.body())
-
-
 def unknowns(exprs) -> tuple[dict[str, z3.ExprRef], dict[str, z3.FuncDeclRef]]:
     """The uninterpreted constants (name -> term) and functions of arity > 0 (name -> declaration)
     occurring in `exprs`. The walk reads each distinct node once through z3's C API functions
-    (``Z3_get_ast_kind``, ``Z3_get_app_arg``, ...: the public API the z3 module wraps), building a
-    Python object only for the unknowns it returns (`_walk` is the same walk in z3's Python terms)."""
+    (``Z3_get_ast_kind``, ``Z3_get_app_arg``, ...: the public API the z3 module wraps), DAG-aware (z3
+    shares subterms), building a Python object only for the unknowns it returns."""
     consts: dict[str, z3.ExprRef] = {}
     funcs: dict[str, z3.FuncDeclRef] = {}
     for e in exprs:
