@@ -1,8 +1,11 @@
 """Audit speed (issue 28), each figure beside a baseline measured in the same run: the schedule
 before issue 28, kept behind ``--jobs 1 --prove-spec`` (one property after another, a plug-in's
-declared spec proved at every size), against the default (the properties on every core, a
-plug-in's spec proved only when asked). Both run `fairlab audit ... --no-store` in a fresh process,
-as a user runs it; the JSON verdicts of the two are compared (statuses, instances, witnesses).
+declared spec proved at every size) with every plug-in run its own round trip through the pipe
+(``fairlab.properties.base.PLUGIN_BATCHES = False``), against the default (the properties on every
+core, a plug-in's spec proved only when asked, its runs batched: the determinism check's two runs
+in one request, a search's next instances sent ahead). Both run `fairlab audit ... --no-store` in a
+fresh process, as a user runs it, interleaved; the JSON verdicts of the two are compared
+(statuses, instances, witnesses, proved sizes, candidates per size).
 
 Targets at 3×3: a spec-less plug-in within 8 s (serial dictatorship, equal split, a greedy rule),
 one with a z3 spec within 1.5× that (12 s); drf within 3 s; drf at 4×4 within 30 s.
@@ -39,8 +42,14 @@ CASES = {
 }
 
 
-def run(mechanism: str, users: int, resources: int, *extra: str) -> tuple[float, dict]:
-    args = [sys.executable, "-m", "fairlab", "audit", mechanism, "-n", str(users), "-m", str(resources),
+#: the CLI with the plug-in batches off (the baseline's round trips)
+UNBATCHED = ("import sys; from fairlab.properties import base; base.PLUGIN_BATCHES = False; "
+             "from fairlab.cli import main; sys.argv[0] = 'fairlab'; main()")
+
+
+def run(mechanism: str, users: int, resources: int, *extra: str, batches: bool = True) -> tuple[float, dict]:
+    command = ["-m", "fairlab"] if batches else ["-c", UNBATCHED]
+    args = [sys.executable, *command, "audit", mechanism, "-n", str(users), "-m", str(resources),
             "--no-store", "--format", "json", "--progress", "none", *extra]
     start = time.monotonic()
     out = subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -66,7 +75,7 @@ def main() -> None:
         mechanism, users, resources, target = CASES[name]
         limited = name.startswith("spec-plugin")
         extra = ["--time-limit", f"{args.baseline_limit:g}"] if limited else []
-        base_s, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra)
+        base_s, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra, batches=False)
         new_s, new_doc = run(mechanism, users, resources)
         stopped = base_doc["budget"].get("stopped") == "time"
         same = "not compared (baseline stopped)" if stopped else (

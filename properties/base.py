@@ -219,7 +219,7 @@ def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[st
     worker process runs both on one request (`fairlab.mechanisms.plugin.paired`)."""
     if is_builtin(mechanism):
         return _exact_tasks(mechanism, instance, options)
-    with plugin.paired():
+    with plugin.paired() if PLUGIN_BATCHES else contextlib.nullcontext():
         tasks = _exact_tasks(mechanism, instance, options)
         again = _exact_tasks(mechanism, instance, options)
     if again != tasks:
@@ -243,6 +243,9 @@ _CACHE_DEPTH = 0
 ALLOCATION_CACHE = True  # False: every run from scratch (benchmarks/bench_search.py measures both)
 ALLOCATION_CACHE_SIZE = 4096
 ALLOCATION_CACHE_MAX_ENTRIES = 256  # n * m of the instances cached
+#: a plug-in's two runs of an instance in one request, and the instances a search is about to ask for
+#: sent ahead (`send_ahead`); False: one request per run (benchmarks/bench_audit.py measures both)
+PLUGIN_BATCHES = True
 
 
 @contextlib.contextmanager
@@ -280,7 +283,7 @@ def send_ahead(mechanism: Mechanism, instances: Sequence[Instance], options: Map
     allocation cache does not hold): its calls then cross the pipe once for all of them
     (`fairlab.mechanisms.plugin.send_ahead`), each still run twice and compared (`run`). A hint
     only: what `run` asks is what it gets. Nothing for a built-in, or outside `allocation_cache()`."""
-    if is_builtin(mechanism) or not (_CACHE_DEPTH and ALLOCATION_CACHE):
+    if is_builtin(mechanism) or not (_CACHE_DEPTH and ALLOCATION_CACHE and PLUGIN_BATCHES):
         return
     wanted, seen = [], set()
     for instance in instances:
