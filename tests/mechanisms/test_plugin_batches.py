@@ -4,6 +4,7 @@ instance, what was sent ahead and never asked for has no effect (a hang, a crash
 determinism check still sees two real runs."""
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,38 @@ def test_the_determinism_check_still_sees_two_runs(mech):
     m = mech("alternating")
     with base.allocation_cache(), pytest.raises(PluginError, match="not a deterministic mechanism"):
         base.run(m, _inst(20), {})
+
+
+PLUGINS = Path(__file__).parents[1] / "plugins"
+SUITE_PLUGINS = ["unfair.py:dictator", "unfair.py:equal_split", "with_spec.py:ceei_without_spec",
+                 "with_spec.py:drf_copy", "sp_sneak.py:sp_sneak", "breaks_at_three.py:breaks_at_three"]
+
+
+@pytest.mark.parametrize("name", SUITE_PLUGINS)
+@pytest.mark.parametrize("prop", ["sp", "rm"])
+def test_batched_and_unbatched_plugin_checks_agree(name, prop, monkeypatch):
+    """The suite's plug-ins: the same status, witness, candidates and explanation either way."""
+    inst = Instance.build([100, 100], [[16, 1], [1, 2]])
+    target = f"{PLUGINS / name}"
+
+    def check():
+        with base.allocation_cache():
+            r = properties.check(target, prop, inst, evaluations=40)
+        return r.status, r.witness, r.budget.get("candidates"), r.explanation
+
+    batched = check()
+    monkeypatch.setattr(base, "PLUGIN_BATCHES", False)
+    assert check() == batched
+
+
+def test_an_audit_gives_the_same_profile_batched_or_not(monkeypatch):
+    from fairlab.audit.run import audit
+
+    def profile():
+        report = audit(f"{PLUGINS / 'unfair.py'}:dictator", 2, 2, candidates=15, properties_=["sp", "rm", "si"])
+        return [(r["property"], r["status"], r["instance"], r["witness"], r["candidates_by_size"])
+                for r in report.to_dict()["properties"]]
+
+    batched = profile()
+    monkeypatch.setattr(base, "PLUGIN_BATCHES", False)
+    assert profile() == batched
