@@ -56,6 +56,13 @@ def _property_cell(mechanism: str, prop: _Property, sizes: list[Size], options: 
     return prop, units, clock.stopped
 
 
+def _longest_first(prop: _Property) -> int:
+    """The cells' submission order: the deviation searches (sp, rm: the longest cells) first, so the
+    pool's processes end close together; the verdicts and their order do not depend on it."""
+    module = properties.get(prop.name)
+    return 0 if getattr(module, "candidates", None) is not None and getattr(module, "exhaustive", None) is None else 1
+
+
 def _run_cells(executor: concurrent.futures.Executor, mechanism: str, state: dict[str, _Property],
                sizes: list[Size], options: dict, budget: AuditBudget, clock: _Clock, progress,
                store: Store | None, examples_up_to: Size | None) -> None:
@@ -66,7 +73,7 @@ def _run_cells(executor: concurrent.futures.Executor, mechanism: str, state: dic
 
     def rounds(stage_sizes: list[Size], examples: Size | None):
         futures = [executor.submit(_property_cell, mechanism, prop, stage_sizes, options, budget, clock.deadline,
-                                   store, examples) for prop in state.values()]
+                                   store, examples) for prop in sorted(state.values(), key=_longest_first)]
         try:
             for future in concurrent.futures.as_completed(futures):
                 prop, units, stopped = future.result()
