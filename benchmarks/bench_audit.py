@@ -12,6 +12,9 @@ one with a z3 spec within 1.5× that (12 s); drf within 3 s; drf at 4×4 within 
 
     python benchmarks/bench_audit.py [--only drf-3x3] [--baseline-limit 200]
 
+Each row also gives the CPU seconds of both (the audit's process and those it waited for): on a
+machine shared with other work the wall clock depends on the load, the CPU time much less.
+
 The spec plug-in's baseline proves sp at 2×3, 3×2, 3×3 for minutes each: it runs under
 ``--time-limit`` BASELINE_LIMIT (then its time is a lower bound, shown as ">=", and its verdicts
 are not compared).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -47,16 +51,19 @@ UNBATCHED = ("import sys; from fairlab.properties import base; base.PLUGIN_BATCH
              "from fairlab.cli import main; sys.argv[0] = 'fairlab'; main()")
 
 
-def run(mechanism: str, users: int, resources: int, *extra: str, batches: bool = True) -> tuple[float, dict]:
+def run(mechanism: str, users: int, resources: int, *extra: str, batches: bool = True) -> tuple[float, float, dict]:
+    """Wall seconds, CPU seconds (the audit's process and every process it waited for: its pool, its
+    plug-in workers) and the JSON document of one audit."""
     command = ["-m", "fairlab"] if batches else ["-c", UNBATCHED]
     args = [sys.executable, *command, "audit", mechanism, "-n", str(users), "-m", str(resources),
             "--no-store", "--format", "json", "--progress", "none", *extra]
-    start = time.monotonic()
+    start, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    seconds = time.monotonic() - start
+    seconds, after = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
-    return seconds, json.loads(out.stdout)
+    return seconds, cpu, json.loads(out.stdout)
 
 
 def verdicts(document: dict) -> list:
@@ -70,13 +77,15 @@ def main() -> None:
     parser.add_argument("--baseline-limit", type=float, default=200.0,
                         help="--time-limit of the spec plug-in's baseline (seconds)")
     args = parser.parse_args()
-    print(f"{'case':26} {'baseline s':>11} {'default s':>10} {'ratio':>7} {'target s':>9}  met  verdicts")
+    print(f"{'case':26} {'baseline s':>11} {'default s':>10} {'ratio':>7} {'target s':>9}  met  "
+          f"{'cpu base s':>10} {'cpu new s':>9} {'cpu ratio':>9}  verdicts")
     for name in args.only or CASES:
         mechanism, users, resources, target = CASES[name]
         limited = name.startswith("spec-plugin")
         extra = ["--time-limit", f"{args.baseline_limit:g}"] if limited else []
-        base_s, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra, batches=False)
-        new_s, new_doc = run(mechanism, users, resources)
+        base_s, base_cpu, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra,
+                                         batches=False)
+        new_s, new_cpu, new_doc = run(mechanism, users, resources)
         stopped = base_doc["budget"].get("stopped") == "time"
         same = "not compared (baseline stopped)" if stopped else (
             "identical" if verdicts(base_doc) == verdicts(new_doc) else "DIFFERENT")
@@ -84,7 +93,8 @@ def main() -> None:
         bound = ">=" if stopped else ""
         met = "yes" if new_s <= target else "no"
         print(f"{name:26} {bound + f'{base_s:.1f}':>11} {new_s:>10.1f} {bound + f'{ratio:.1f}x':>7} {target:>9.1f}"
-              f"  {met:>3}  {same}", flush=True)
+              f"  {met:>3}  {bound + f'{base_cpu:.1f}':>10} {new_cpu:>9.1f} {bound + f'{base_cpu / new_cpu:.1f}x':>9}"
+              f"  {same}", flush=True)
 
 
 if __name__ == "__main__":
