@@ -10,7 +10,9 @@ fresh process, as a user runs it, interleaved; the JSON verdicts of the two are 
 Targets at 3×3: a spec-less plug-in within 8 s (serial dictatorship, equal split, a greedy rule),
 one with a z3 spec within 1.5× that (12 s); drf within 3 s; drf at 4×4 within 30 s.
 
-    python benchmarks/bench_audit.py [--only drf-3x3] [--baseline-limit 200]
+    python benchmarks/bench_audit.py [--only drf-3x3] [--baseline-limit 200] [--batches-only]
+
+``--batches-only``: both runs ``--jobs 1``, only the plug-in batches differ (what they save alone).
 
 Each row also gives the CPU seconds of both (the audit's process and those it waited for): on a
 machine shared with other work the wall clock depends on the load, the CPU time much less.
@@ -76,6 +78,8 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=sorted(CASES), help="these cases only (repeatable)")
     parser.add_argument("--baseline-limit", type=float, default=200.0,
                         help="--time-limit of the spec plug-in's baseline (seconds)")
+    parser.add_argument("--batches-only", action="store_true",
+                        help="both runs --jobs 1, without --prove-spec: only the plug-in batches differ")
     args = parser.parse_args()
     print(f"{'case':26} {'baseline s':>11} {'default s':>10} {'ratio':>7} {'target s':>9}  met  "
           f"{'cpu base s':>10} {'cpu new s':>9} {'cpu ratio':>9}  verdicts")
@@ -83,9 +87,13 @@ def main() -> None:
         mechanism, users, resources, target = CASES[name]
         limited = name.startswith("spec-plugin")
         extra = ["--time-limit", f"{args.baseline_limit:g}"] if limited else []
-        base_s, base_cpu, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra,
-                                         batches=False)
-        new_s, new_cpu, new_doc = run(mechanism, users, resources)
+        if args.batches_only:
+            base_s, base_cpu, base_doc = run(mechanism, users, resources, "--jobs", "1", batches=False)
+            new_s, new_cpu, new_doc = run(mechanism, users, resources, "--jobs", "1")
+        else:
+            base_s, base_cpu, base_doc = run(mechanism, users, resources, "--jobs", "1", "--prove-spec", *extra,
+                                             batches=False)
+            new_s, new_cpu, new_doc = run(mechanism, users, resources)
         stopped = base_doc["budget"].get("stopped") == "time"
         same = "not compared (baseline stopped)" if stopped else (
             "identical" if verdicts(base_doc) == verdicts(new_doc) else "DIFFERENT")
