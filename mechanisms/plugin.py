@@ -37,7 +37,10 @@ any loop, even one in C code, can be stopped: inside `time_limit(seconds)` (the 
 ``--time-limit``) a call that has not returned when the limit runs out is killed and raises
 `PluginTimeout` ("did not return within 3 s"). Importing the file and calling its ``spec`` run
 in this process under a SIGALRM guard with the same limit (main thread only). Without a time
-limit a call waits as long as the plug-in takes.
+limit a call waits as long as the plug-in takes. Requests may be batched (`paired`: the determinism
+check's two runs of an instance in one request; `send_ahead`: the instances a search will ask for
+next): the worker answers in order, each call reads the reply to exactly its own instance and
+options, and a reply no call asks for is dropped (`fairlab.mechanisms._plugin_worker`).
 
 A plain Python callable (`from_callable`, what `fairlab.mechanisms.get` does with one) follows the
 same rules but runs in this process: it is the caller's own code, called from the caller's session.
