@@ -557,7 +557,8 @@ class DeviationProperty(Property):
                 return self.make_witness(deviation, i)
         return None
 
-    def _ahead(self, mech: Mechanism, inst: Instance, options: Mapping[str, Any], kept: dict):
+    def _ahead(self, mech: Mechanism, inst: Instance, options: Mapping[str, Any],
+               kept: dict) -> Callable[[list], None]:
         """What a search tells of its next deviations (`fairlab.properties._search.search`'s `ahead`):
         their derived instances, sent ahead to a plug-in's worker (`send_ahead`) and kept in `kept`
         (id -> (deviation, derived)) for `evaluate`, which then derives each once."""
@@ -588,7 +589,7 @@ class DeviationProperty(Property):
         structured, randomised = self.candidates(inst, b.seed)
         kept: dict[int, tuple] = {}  # deviations told ahead -> their derived instances (`_ahead`)
 
-        def one(d):
+        def one(d: Any) -> Witness | None:
             told = kept.get(id(d))
             return self.evaluate(mech, inst, tasks, d, b.options, told[1] if told and told[0] is d else None)
 
