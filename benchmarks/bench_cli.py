@@ -2,7 +2,10 @@
 
 1. ``fairlab allocate drf drf-paper`` (a fresh interpreter, as users run it) against
    ``python -c "import numpy, z3"``: target ratio <= 1.5 (median of --repeat runs each).
-2. Reading a 10 000 × 10 instance (`Instance.from_json`) against ``json.loads`` on the same text:
+2. ``fairlab audit``'s start-up: the modules the audit command loads before it runs (its command,
+   the audit, the --jobs pool) against the same baseline; printed with the modules of numpy,
+   scipy, highspy, rich and matplotlib it loads (scipy and matplotlib: none expected).
+3. Reading a 10 000 × 10 instance (`Instance.from_json`) against ``json.loads`` on the same text:
    target ratio <= 10; measured for small integer demands (the lab's usual instances), large
    distinct integers, two-decimal numbers (values repeat) and six-decimal numbers (almost all
    distinct: one exact conversion each).
@@ -43,6 +46,23 @@ def cli(repeat: int) -> float:
     return o / b
 
 
+AUDIT_IMPORTS = "import fairlab.cli.commands.audit, fairlab.campaign.executors, fairlab.audit.run"
+
+
+def audit_startup(repeat: int) -> float:
+    base, ours = [], []
+    for _ in range(repeat):  # interleaved
+        base.append(wall([sys.executable, "-c", "import numpy, z3"]))
+        ours.append(wall([sys.executable, "-c", AUDIT_IMPORTS]))
+    b, o = statistics.median(base), statistics.median(ours)
+    probe = (f"{AUDIT_IMPORTS}; import sys; print(' '.join(m for m in ('numpy', 'scipy', 'highspy', 'rich', "
+             "'matplotlib') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    print(f"audit start-up: python -c 'import numpy, z3' {b:.3f} s, the audit command's modules {o:.3f} s "
+          f"(medians of {repeat}) -> ratio {o / b:.2f}; loads {loaded or 'none of numpy, scipy, highspy, rich'}")
+    return o / b
+
+
 def instance_text(kind: str, n: int = 10_000, m: int = 10) -> str:
     rng = random.Random(0)
     if kind == "small integers":
@@ -80,6 +100,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     cli(args.repeat)
+    audit_startup(args.repeat)
     reading(args.repeat)
 
 

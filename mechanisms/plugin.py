@@ -37,7 +37,10 @@ any loop, even one in C code, can be stopped: inside `time_limit(seconds)` (the 
 ``--time-limit``) a call that has not returned when the limit runs out is killed and raises
 `PluginTimeout` ("did not return within 3 s"). Importing the file and calling its ``spec`` run
 in this process under a SIGALRM guard with the same limit (main thread only). Without a time
-limit a call waits as long as the plug-in takes.
+limit a call waits as long as the plug-in takes. Requests may be batched (`paired`: the determinism
+check's two runs of an instance in one request; `send_ahead`: the instances a search will ask for
+next): the worker answers in order, each call reads the reply to exactly its own instance and
+options, and a reply no call asks for is dropped (`fairlab.mechanisms._plugin_worker`).
 
 A plain Python callable (`from_callable`, what `fairlab.mechanisms.get` does with one) follows the
 same rules but runs in this process: it is the caller's own code, called from the caller's session.
@@ -45,36 +48,40 @@ same rules but runs in this process: it is the caller's own code, called from th
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import dataclasses
 import hashlib
 import importlib.util
-import multiprocessing
 import os
 import signal
 import sys
-import threading
 import time
-import types
 import weakref
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 import z3
 
 from fairlab.core.domain import parse as parse_domain
-from fairlab.core.errors import InputError, PluginCrash, PluginError, describe_exception
-from fairlab.core.exact import Algebraic, to_fraction
+from fairlab.core.errors import InputError, PluginCrash, PluginError
 from fairlab.core.instance import SETTINGS, Instance
-from fairlab.core.lifetime import die_with_parent
 from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms import _plugin_files as plugin_files
-from fairlab.mechanisms import lp_plugin
+from fairlab.mechanisms._plugin_limits import (  # noqa: F401  (re-exported: the public names live on here)
+    PluginTimeout,
+    _active,
+    _Alarm,
+    _guard,
+    _timeout,
+    time_limit,
+)
+from fairlab.mechanisms._plugin_worker import (  # noqa: F401  (re-exported, as above)
+    _decode,
+    _describe,
+    _run,
+    _Worker,
+    paired,
+    tasks_of,
+)
 from fairlab.mechanisms.base import (
     REGISTRY,
     Allocation,
@@ -87,91 +94,6 @@ from fairlab.mechanisms.base import (
 
 _CACHE: dict[tuple[str, float, str], Mechanism] = {}
 _CALLABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-class PluginTimeout(PluginError):
-    """A plug-in call did not return before the time limit ran out (the call was stopped).
-
-    `returned_before` counts the plug-in's calls that did return within the same `time_limit`: a
-    plug-in that had returned before may just be slow, and a search may read the stop as its
-    outer time limit (verdict unknown) instead of a failure; one that never returned is broken."""
-
-    def __init__(self, message: str, returned_before: int = 0):
-        super().__init__(message)
-        self.returned_before = returned_before
-
-
-# --------------------------------------------------------------------------- time limits
-@dataclass
-class _Limit:
-    deadline: float  # time.monotonic() at which calls are stopped
-    seconds: float  # the limit as the user gave it, for messages
-    returned: int = 0  # plug-in calls that returned inside this limit
-
-
-_LIMITS: list[_Limit] = []
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None):
-    """Plug-in calls made inside stop when `seconds` have passed (None: no limit); the earliest of
-    nested limits applies."""
-    if seconds is None or not seconds < 1e8:  # no limit (NaN and infinity included)
-        yield None
-        return
-    seconds = max(float(seconds), 0.0)
-    limit = _Limit(time.monotonic() + seconds, seconds)
-    _LIMITS.append(limit)
-    try:
-        yield limit
-    finally:
-        _LIMITS.remove(limit)
-
-
-def _active() -> _Limit | None:
-    return min(_LIMITS, key=lambda x: x.deadline) if _LIMITS else None
-
-
-def _timeout(name: str, limit: _Limit, counted: bool = True, kind: str = "mechanism") -> PluginTimeout:
-    returned = max(x.returned for x in _LIMITS) if counted and _LIMITS else 0
-    # name the limit the user gave: the outermost one ending (about) when the call was stopped
-    # (a search gives each candidate's check what is left of its own limit)
-    given = next((x for x in _LIMITS if x.deadline <= limit.deadline + 0.05), limit)
-    return PluginTimeout(f"{kind} {name!r}: did not return within {given.seconds:g} s", returned)
-
-
-def _returned() -> None:
-    for limit in _LIMITS:
-        limit.returned += 1
-
-
-class _Alarm(BaseException):
-    """Raised by the SIGALRM guard (a BaseException, so a plug-in's `except Exception` cannot eat it)."""
-
-
-@contextlib.contextmanager
-def _guard(name: str, kind: str = "mechanism"):
-    """Stop Python code of the plug-in running in this process (its import, its spec) at the active
-    time limit: SIGALRM, re-fired every 0.1 s until the code gives up. Main thread only."""
-    limit = _active()
-    if limit is None or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def ring(signum, frame):
-        raise _Alarm()
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, max(limit.deadline - time.monotonic(), 0.001), 0.1)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _Alarm:  # its import or spec: code that should be quick; never read as a slow run
-        raise _timeout(name, limit, counted=False, kind=kind) from None
-    finally:
-        signal.signal(signal.SIGALRM, previous)
 
 
 def parse(name: str) -> tuple[Path, str]:
@@ -358,6 +280,18 @@ def loaded_files(name: str) -> dict[str, str]:
     return plugin_files.digests(plugin_files.loaded(path.resolve()))
 
 
+def send_ahead(mechanism: Mechanism, instances: list[Instance], options: dict, runs: int = 1) -> bool:
+    """Send the plug-in's worker process `instances` (each with `options`, run `runs` times) ahead
+    of the calls that will ask for them, in that order (`_Worker.ahead`): those calls then read
+    their replies without a round trip each. Whether `mechanism` has such a worker (a file or
+    installed plug-in). A hint only: a call asks for what it asks, and gets the reply to that."""
+    worker = getattr(mechanism.allocate, "worker", None)
+    if not isinstance(worker, _Worker):
+        return False
+    worker.ahead([(instance, options) for instance in instances], runs)
+    return True
+
+
 def changed_files(recorded: dict[str, str]) -> list[str]:
     """The files of `recorded` (`loaded_files` of an earlier run) whose content is not the recorded
     one now (edited, or gone)."""
@@ -479,287 +413,3 @@ def _allocator(name: str, call, discrete: bool = False):
     return allocate
 
 
-# --------------------------------------------------------------------------- the worker process
-class _Worker:
-    """One forked process running a plug-in's calls, so a call that never returns can be killed."""
-
-    def __init__(self, name: str, fn, path: Path | None = None):
-        self.name, self.fn, self.path = name, fn, path  # path: the plug-in's file (its calls' imports are its)
-        self.process: multiprocessing.process.BaseProcess | None = None
-        self.conn: Connection | None = None
-
-    def _start(self) -> None:
-        ctx = multiprocessing.get_context("fork")
-        parent, child = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(child, self.fn, self.name), daemon=True,
-                              name=f"fairlab plug-in {self.name}")
-        process.start()
-        child.close()
-        self.process, self.conn = process, parent
-        _WORKERS.add(self)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            if self.process.is_alive():
-                self.process.kill()
-            self.process.join(5)
-            if self.conn is not None:
-                self.conn.close()
-        self.process = self.conn = None
-
-    def call(self, instance: Instance, options: dict | None = None) -> tuple[str, object]:
-        """("ok", (encoded tasks, approximate?, error bound)) | ("refuses", message) | ("failed", one-line message).
-        `options`: keyword options of the call (a `Mechanism` from an installed package may take some)."""
-        limit = _active()
-        if self.process is None or not self.process.is_alive():
-            self.stop()
-            self._start()
-        conn = self.conn
-        assert conn is not None  # set by _start
-        try:
-            conn.send((instance, dict(options or {})))
-            if limit is not None and not conn.poll(max(limit.deadline - time.monotonic(), 0.0)):
-                self.stop()
-                raise _timeout(self.name, limit)
-            reply = conn.recv()
-            while reply[0] == "loaded":  # modules the call imported (the reply follows at once)
-                if self.path is not None:
-                    plugin_files.add(self.path, reply[1])
-                reply = conn.recv()
-        except (EOFError, OSError):
-            code = self.process.exitcode if self.process is not None else None
-            self.stop()
-            return "failed", f"mechanism {self.name!r}: its process ended without an answer (exit code {code})"
-        except BaseException:  # KeyboardInterrupt while waiting: do not leave the call running
-            self.stop()
-            raise
-        if reply[0] == "interrupt":
-            raise KeyboardInterrupt
-        if reply[0] == "ok":
-            _returned()
-        return reply
-
-
-_WORKERS: weakref.WeakSet[_Worker] = weakref.WeakSet()
-
-
-def _forget_inherited() -> None:
-    """In a forked child: the workers belong to the parent (only it can wait for them, and its
-    calls use their pipes). Drop this copy of them; the child starts its own when it needs one."""
-    for worker in list(_WORKERS):
-        if worker.conn is not None:
-            try:
-                worker.conn.close()
-            except OSError:
-                pass
-        worker.process = worker.conn = None
-
-
-os.register_at_fork(after_in_child=_forget_inherited)
-
-
-@atexit.register
-def _stop_all() -> None:
-    """Kill every worker at exit (SIGKILL: a plug-in may ignore SIGTERM, which multiprocessing's own
-    exit handler would then wait for)."""
-    for worker in list(_WORKERS):
-        worker.stop()
-
-
-def _serve(conn, fn, name: str) -> None:
-    """The worker's loop: one instance in, one reply out, until the pipe closes."""
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    # SIGTERM ends it, whatever handler the parent had (a campaign's pool worker that forked it
-    # handles SIGTERM, and its exit waits for this process after sending one)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    sys.stdout.flush()
-    os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only
-    sys.stdout = sys.stderr
-    known, count = set(sys.modules), len(sys.modules)  # what the call imports is new since here
-    while True:
-        try:
-            instance, options = conn.recv()
-        except (EOFError, OSError):
-            os._exit(0)
-        try:
-            reply = _run(fn, instance, name, options)
-            if len(sys.modules) != count:  # the call imported something: the parent records its files
-                count, fresh = len(sys.modules), plugin_files.new_since(known)
-                if fresh:
-                    conn.send(("loaded", fresh))
-            conn.send(reply)
-        except BaseException as exc:  # e.g. an unpicklable value in the reply
-            try:
-                conn.send(("failed", f"mechanism {name!r}: raised {_describe(exc)}"))
-            except BaseException:
-                os._exit(1)
-
-
-def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tuple[str, object]:
-    try:
-        result = fn(instance, **options) if options else fn(instance)
-    except PluginError as exc:
-        return "failed", str(exc)
-    except InputError as exc:  # the plug-in refuses this instance
-        return "refuses", str(exc)
-    except KeyboardInterrupt:
-        return "interrupt", ""
-    except Exception as exc:  # the plug-in raised on this instance: a finding (`PluginCrash`)
-        where = _own_frame(exc)
-        at = f" at {where}" if where else ""
-        return "crashed", (f"mechanism {name!r}: raised {_describe(exc)}{at}", _describe(exc), where)
-    except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
-        return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
-    if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
-        try:
-            staged = True
-            if isinstance(result, types.GeneratorType):  # a generator of LPs, or of plain task counts
-                staged, result = lp_plugin.peek(result)
-            if staged:
-                result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
-        except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
-            return "failed", str(exc)
-        except KeyboardInterrupt:
-            return "interrupt", ""
-        except BaseException as exc:  # the generator of a staged LP raised
-            return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
-    try:
-        shape = _setting_parts(result, instance, name)
-        if isinstance(result, Mapping) and "tasks" not in result and shape:
-            tasks = _derived_tasks(shape)  # a placement / lottery / steps alone says the tasks
-        else:
-            tasks = tasks_of(result, instance, name)
-    except InputError as exc:  # an unusable result is a failure, not a refusal
-        return "failed", str(exc)
-    except BaseException as exc:  # e.g. a result whose iteration raises
-        return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
-    approximate, error_bound = _approximation(result)
-    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound, shape)
-
-
-def _derived_tasks(shape: dict) -> tuple:
-    """The tasks a placement (row sums), a lottery (expected row sums) or steps (the last) give."""
-    if "placement" in shape:
-        return tuple(sum(row, Fraction(0)) for row in shape["placement"])
-    if "lottery" in shape:
-        rows = [sum((p * sum(pl[i], Fraction(0)) for p, pl in shape["lottery"]), Fraction(0))
-                for i in range(len(shape["lottery"][0][1]))]
-        return tuple(rows)
-    return tuple(shape["steps"][-1]) if shape["steps"] else ()
-
-
-def _setting_parts(result, instance: Instance, name: str) -> dict:
-    """A machines or dynamic plug-in's placement / lottery / steps (exact numbers, nested tuples),
-    read from an `Allocation`, an object with those attributes or a mapping with those keys:
-    ``placement`` n rows of k task counts; ``lottery`` [(probability, placement), ...] (or
-    [{"probability": p, "placement": ...}]); ``steps`` one task vector per event (or `Step` s /
-    {"tasks": [...]}). Nothing for a pool instance."""
-    if instance.setting == "pool":
-        return {}
-    read = result.get if isinstance(result, Mapping) else (lambda key: getattr(result, key, None))
-    number = lambda v, where: to_fraction(v.item() if type(v).__module__ == "numpy" else v, where)  # noqa: E731
-    grid = lambda rows, where: tuple(tuple(number(v, f"{where}[{i}][{k}]") for k, v in enumerate(row))  # noqa: E731
-                                     for i, row in enumerate(rows))
-    out: dict = {}
-    if instance.setting == "machines":
-        placement, given = read("placement"), read("lottery")
-        if placement is not None:
-            out["placement"] = grid(placement, f"mechanism {name!r}: placement")
-        if given is not None:
-            lottery = []
-            for t, item in enumerate(given):
-                p, pl = (item["probability"], item["placement"]) if isinstance(item, Mapping) else item
-                lottery.append((number(p, f"mechanism {name!r}: lottery[{t}] probability"),
-                                grid(pl, f"mechanism {name!r}: lottery[{t}] placement")))
-            out["lottery"] = tuple(lottery)
-    else:
-        raw = read("steps")
-        if raw is not None:
-            rows = []
-            for t, step in enumerate(raw):
-                tasks: Any = step.get("tasks") if isinstance(step, Mapping) else getattr(step, "tasks", step)
-                rows.append(tuple(number(v, f"mechanism {name!r}: steps[{t}][{i}]") for i, v in enumerate(tasks)))
-            out["steps"] = tuple(rows)
-    return out
-
-
-def _approximation(result) -> tuple[bool, str | None]:
-    """(approximate?, error bound) as the plug-in's result labels itself: an approximate
-    `Allocation`, or any object or mapping with ``exactness == "approximate"`` (and ``error_bound``)."""
-    if isinstance(result, Allocation):
-        return (not result.is_exact()), (result.error_bound if not result.is_exact() else None)
-    read = result.get if isinstance(result, Mapping) else (lambda key: getattr(result, key, None))
-    if read("exactness") != "approximate":
-        return False, None
-    bound = read("error_bound")
-    return True, None if bound is None else str(bound)
-
-
-def _encode(value):
-    """A task count that can cross the pipe: Fractions as they are, algebraic numbers as z3 text."""
-    if isinstance(value, Algebraic):
-        return ("root", value.ref.sexpr())
-    return value
-
-
-def _decode(value):
-    if isinstance(value, tuple) and value[:1] == ("root",):
-        [equation] = z3.parse_smt2_string(f"(declare-const v Real)(assert (= v {value[1]}))")
-        return Algebraic.of(equation.arg(1))
-    return value
-
-
-#: the lab's own package folders (a traceback frame in them is not the plug-in's)
-_LAB_DIRS = tuple(str(Path(__file__).resolve().parent.parent / d) + os.sep for d in
-                  ("fairlab", "mechanisms", "properties", "search", "counterexamples", "paper_checks", "dynamics"))
-
-
-def _own_frame(exc: BaseException) -> str | None:
-    """``file:line`` where the plug-in's own code raised: the first traceback frame outside the lab
-    names the plug-in's file; the innermost frame in that file is the line (None if none)."""
-    import traceback
-
-    own_file, own = None, None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        path = frame.filename or ""
-        resolved = str(Path(path).resolve()) if path and not path.startswith("<") else path
-        if own_file is None and not resolved.startswith(_LAB_DIRS):
-            own_file = path
-        if own_file is not None and path == own_file:
-            own = f"{path}:{frame.lineno}"
-    return own
-
-
-def _describe(exc: BaseException) -> str:
-    """``Type: message (at file.py:line in fn ...)`` of a plug-in's exception: its own frames, innermost
-    first (``SystemExit: exit code 3`` for an exit); `fairlab.core.errors.describe_exception`."""
-    return describe_exception(exc)
-
-
-def tasks_of(result, instance: Instance, name: str) -> tuple:
-    """Exact tasks per user from whatever the plug-in returned, or an `InputError`."""
-    if isinstance(result, Allocation) or (hasattr(result, "tasks") and not isinstance(result, Mapping)):
-        raw = result.tasks
-    elif isinstance(result, Mapping):
-        if "tasks" not in result:
-            raise InputError(f"mechanism {name!r}: returned a mapping without a 'tasks' key")
-        raw = result["tasks"]
-    else:
-        raw = result
-    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence) and not hasattr(raw, "__iter__"):
-        raise InputError(
-            f"mechanism {name!r}: returned {type(result).__name__}, expected one task count per user"
-        )
-    values = list(raw)
-    if len(values) != instance.n:
-        raise InputError(f"mechanism {name!r}: returned {len(values)} task counts for {instance.n} users")
-    out: list[Fraction | Algebraic] = []
-    for i, v in enumerate(values):
-        if isinstance(v, Algebraic):
-            out.append(v)
-            continue
-        if type(v).__module__ == "numpy" and hasattr(v, "item"):  # numpy scalars -> int / float
-            v = v.item()
-        out.append(to_fraction(v, f"mechanism {name!r}: tasks[{i}]"))
-    return tuple(out)

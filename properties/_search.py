@@ -10,7 +10,8 @@ The budget that decides is a count (evaluations), a seed and z3's rlimit: the sa
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import itertools
+from typing import Callable, Iterable, Iterator
 
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import SymbolicInstance
@@ -42,11 +43,15 @@ def search(
     evaluate: Callable[[object], object | None],
     symbolic: Callable[[], tuple[list, Encoding]] | None,
     what: str,
+    ahead: Callable[[list], None] | None = None,
 ) -> Result:
     """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones.
 
     Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
-    by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``)."""
+    by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``).
+    `ahead(candidates)`, if given, hears of the next candidates before they are evaluated (chunks
+    of 4, 8, ... 64, never more than the evaluations left): a plug-in's worker then runs them in
+    one round trip (`fairlab.properties.base.send_ahead`); the candidates and their order are the same."""
     tried = 0
     stopped = None
     z3_reason = None
@@ -54,7 +59,7 @@ def search(
 
     def attempt(candidates):
         nonlocal tried, stopped
-        for candidate in candidates:
+        for candidate in (candidates if ahead is None else _announced(candidates, ahead, budget)):
             if budget.exhausted():
                 return None
             if budget.time_up():
@@ -121,3 +126,17 @@ def search(
         f"(z3: {z3_status}{f', {z3_reason}' if z3_reason else ''})",
         **z3(candidates=tried, z3=z3_status),
     )
+
+
+def _announced(candidates: Iterable, ahead: Callable[[list], None], budget: Budget) -> Iterator:
+    """`candidates` in their order, each chunk (4, 8, ... 64, at most the evaluations left) given to
+    `ahead` before the first of it is yielded."""
+    stream = iter(candidates)
+    size = 4
+    while True:
+        chunk = list(itertools.islice(stream, max(1, min(size, budget.evaluations - budget.used_evaluations))))
+        if not chunk:
+            return
+        ahead(chunk)
+        yield from chunk
+        size = min(2 * size, 64)

@@ -48,6 +48,7 @@ from fairlab.core.isolated import isolated_solver
 from fairlab.core.results import Result, Status, to_dict
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget
 from fairlab.core.solving import check as solver_check
+from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
 from fairlab.mechanisms.registry import is_builtin
 
@@ -214,14 +215,17 @@ def _run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -
 
 
 def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:
-    """`_exact_tasks`, twice for a foreign mechanism (the two must agree; `run`)."""
-    tasks = _exact_tasks(mechanism, instance, options)
-    if not is_builtin(mechanism):
+    """`_exact_tasks`, twice for a foreign mechanism (the two must agree; `run`): a plug-in's
+    worker process runs both on one request (`fairlab.mechanisms.plugin.paired`)."""
+    if is_builtin(mechanism):
+        return _exact_tasks(mechanism, instance, options)
+    with plugin.paired() if PLUGIN_BATCHES else contextlib.nullcontext():
+        tasks = _exact_tasks(mechanism, instance, options)
         again = _exact_tasks(mechanism, instance, options)
-        if again != tasks:
-            raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
-                              f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
-                              "no verdict")
+    if again != tasks:
+        raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
+                          f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
+                          "no verdict")
     return tasks
 
 
@@ -239,6 +243,9 @@ _CACHE_DEPTH = 0
 ALLOCATION_CACHE = True  # False: every run from scratch (benchmarks/bench_search.py measures both)
 ALLOCATION_CACHE_SIZE = 4096
 ALLOCATION_CACHE_MAX_ENTRIES = 256  # n * m of the instances cached
+#: a plug-in's two runs of an instance in one request, and the instances a search is about to ask for
+#: sent ahead (`send_ahead`); False: one request per run (benchmarks/bench_audit.py measures both)
+PLUGIN_BATCHES = True
 
 
 @contextlib.contextmanager
@@ -269,6 +276,27 @@ def _cached_exact_tasks(mechanism: Mechanism, instance: Instance, options: Mappi
             _ALLOCATIONS.pop(next(iter(_ALLOCATIONS)))  # the oldest first
         _ALLOCATIONS[key] = tasks
     return tasks
+
+
+def send_ahead(mechanism: Mechanism, instances: Sequence[Instance], options: Mapping[str, Any]) -> None:
+    """Tell a plug-in's worker process the instances `run` is about to ask for, in order (those the
+    allocation cache does not hold): its calls then cross the pipe once for all of them
+    (`fairlab.mechanisms.plugin.send_ahead`), each still run twice and compared (`run`). A hint
+    only: what `run` asks is what it gets. Nothing for a built-in, or outside `allocation_cache()`."""
+    if is_builtin(mechanism) or not (_CACHE_DEPTH and ALLOCATION_CACHE and PLUGIN_BATCHES):
+        return
+    wanted, seen = [], set()
+    for instance in instances:
+        if instance.n * instance.m <= ALLOCATION_CACHE_MAX_ENTRIES:  # `run` looks in the cache first
+            try:
+                key = (mechanism.name, mechanism.allocate, instance, tuple(sorted(options.items())))
+                if key in _ALLOCATIONS or key in seen:
+                    continue
+                seen.add(key)
+            except TypeError:  # an option value that is not hashable: no cache, no hint
+                return
+        wanted.append(instance)
+    plugin.send_ahead(mechanism, wanted, dict(options), runs=2)
 
 
 def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) -> tuple[Exact, ...]:

@@ -58,6 +58,7 @@ from fairlab.properties.base import (
     resolve_instance,
     resolve_mechanism,
     run,
+    send_ahead,
     verdict,
     violated,
 )
@@ -542,10 +543,11 @@ class DeviationProperty(Property):
     what: str = "deviation"
 
     def evaluate(self, mech: Mechanism, inst: Instance, tasks: Sequence[Exact], deviation: Any,
-                 options: Mapping[str, Any]) -> Witness | None:
+                 options: Mapping[str, Any], derived: Instance | None = None) -> Witness | None:
         """The witness of a violation at `deviation` (a fresh exact run of the derived instance), or
-        None; None too for a derived instance outside the check's domain (`within`): not a deviation there."""
-        derived = self.derive(inst, deviation)
+        None; None too for a derived instance outside the check's domain (`within`): not a deviation there.
+        `derived`: ``self.derive(inst, deviation)`` if the caller has it already."""
+        derived = self.derive(inst, deviation) if derived is None else derived
         if outside_domain(derived) is not None:
             return None
         after = run(mech, derived, options)
@@ -554,6 +556,27 @@ class DeviationProperty(Property):
             if self.rule(view, i, tasks[i], after[pos], deviation):
                 return self.make_witness(deviation, i)
         return None
+
+    def _ahead(self, mech: Mechanism, inst: Instance, options: Mapping[str, Any],
+               kept: dict) -> Callable[[list], None]:
+        """What a search tells of its next deviations (`fairlab.properties._search.search`'s `ahead`):
+        their derived instances, sent ahead to a plug-in's worker (`send_ahead`) and kept in `kept`
+        (id -> (deviation, derived)) for `evaluate`, which then derives each once."""
+
+        def ahead(deviations: list) -> None:
+            kept.clear()
+            wanted = []
+            for deviation in deviations:
+                try:
+                    derived = self.derive(inst, deviation)
+                except Exception:  # evaluate meets it and says what it is; a hint is skipped
+                    continue
+                kept[id(deviation)] = (deviation, derived)
+                if outside_domain(derived) is None:
+                    wanted.append(derived)
+            send_ahead(mech, wanted, options)
+
+        return ahead
 
     def _check(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:
         if self.exhaustive is not None:
@@ -564,9 +587,16 @@ class DeviationProperty(Property):
         symbolic = _search.symbolic_at(mech, inst, b, self.encode)
         assert self.candidates is not None  # a property without `exhaustive` has `candidates`
         structured, randomised = self.candidates(inst, b.seed)
-        evaluate = undecided.guard(lambda d: self.evaluate(mech, inst, tasks, d, b.options))
+        kept: dict[int, tuple] = {}  # deviations told ahead -> their derived instances (`_ahead`)
+
+        def one(d: Any) -> Witness | None:
+            told = kept.get(id(d))
+            return self.evaluate(mech, inst, tasks, d, b.options, told[1] if told and told[0] is d else None)
+
+        evaluate = undecided.guard(one)
         result = undecided.amend(
-            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what))
+            _search.search(self.name, mech, inst, b, structured, randomised, evaluate, symbolic, self.what,
+                           ahead=self._ahead(mech, inst, b.options, kept)))
         return result if result.status == Status.UNKNOWN else result.replace(exactness=exactness(tasks))
 
     def _exhaustive(self, mech: Mechanism, inst: Instance, b: Budget) -> Result:

@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairlab import __version__, properties
 from fairlab.audit.run import audit
@@ -36,10 +36,12 @@ from fairlab.core.lifetime import die_with_parent
 from fairlab.core.results import Result, provenance, to_dict
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.counterexamples.store import file_sha256
-from fairlab.dynamics import markov
 from fairlab.mechanisms import plugin
 from fairlab.search import catalogue, prove, rediscover, run_search
 from fairlab.search.proof import ProveBudget
+
+if TYPE_CHECKING:
+    from fairlab.dynamics import markov
 
 #: seconds a cell may run past its own time limit (its outer stop) before it is killed
 GRACE_SECONDS = 10.0
@@ -140,6 +142,8 @@ def execute(description: dict, store: str | None) -> dict:
                            properties_=None if d["property"] is None else [d["property"]], **b)
             return report.to_dict()
         elif verb == "dynamics-rates":
+            from fairlab.dynamics import markov  # scipy: imported by the cells that need it only
+
             req = markov.parse_requirements(d["requirements"])
             rho = markov.parse_vector(d["loads"], "loads", len(req))
             result = markov.solve(mech, req, rho, **b)
