@@ -143,11 +143,15 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
     which no registered name can be: a ``def drf(instance)`` is never reported as the built-in
     ``drf``). It runs in this process (no time limit stops it); its results are checked exactly
     feasible, its ``spec``, ``anonymous`` and ``scale_invariant`` attributes are read as a
-    plug-in's. The same callable gives the same `Mechanism` object."""
+    plug-in's. The same callable with the same declared attributes gives the same `Mechanism` object;
+    an attribute set or changed after a first use (``fn.spec = ...``) is read again, never ignored."""
     if not callable(fn):
         raise InputError(f"mechanism: expected a name, a Mechanism or a callable, got {type(fn).__name__}")
+    declared = _declared(fn)
     try:
-        return _CALLABLES[fn]
+        cached_declared, cached = _CALLABLES[fn]
+        if len(cached_declared) == len(declared) and all(a is b for a, b in zip(cached_declared, declared)):
+            return cached
     except (KeyError, TypeError):
         pass
     name = name or callable_name(fn)
@@ -161,10 +165,20 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
 
     mechanism = _wrap(fn, name, f"Python {name}", source or module, module, call)
     try:
-        _CALLABLES[fn] = mechanism
+        _CALLABLES[fn] = (declared, mechanism)
     except TypeError:  # not weak-referenceable: not cached
         pass
     return mechanism
+
+
+#: the function attributes `_wrap` reads: a plug-in's declarations
+DECLARED_ATTRIBUTES = ("spec", "setting", "discrete", "domain", "scale_invariant", "anonymous", "__doc__")
+
+
+def _declared(fn) -> tuple:
+    """What `fn` declares now: each attribute's value (a cached `Mechanism` is reused only while these are the
+    same objects; holding them keeps their identities from being reused)."""
+    return tuple(getattr(fn, attr, None) for attr in DECLARED_ATTRIBUTES)
 
 
 def load_entry_point(ep, name: str) -> Mechanism:

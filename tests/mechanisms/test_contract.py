@@ -120,6 +120,24 @@ def test_a_callable_with_a_spec_passes_conformance_like_the_built_in():
     assert fairlab.conformance(drf_by_hand, 2, 2, samples=3).status == "agrees"
 
 
+def test_a_spec_attached_after_first_use_is_read_not_ignored():
+    """A newcomer's path: use the function, then attach its spec. The lab read the attributes once and kept the
+    first Mechanism, so conformance said "no symbolic specification" and a proof would have run without it."""
+
+    def late(instance):
+        return drf_by_hand(instance)
+
+    first = mechanisms.get(late)
+    assert first.spec is None and mechanisms.get(late) is first  # unchanged attributes: the same Mechanism
+    late.spec = mechanisms.get("drf").spec
+    late.scale_invariant = True
+    again = mechanisms.get(late)
+    assert again is not first and again.spec is not None and again.scale_invariant
+    assert fairlab.conformance(late, 2, 2, samples=3).status == "agrees"
+    del late.spec
+    assert mechanisms.get(late).spec is None
+
+
 def test_a_failing_callable_is_a_plugin_error_and_a_refusal_an_input_error():
     def boom(instance):
         raise RuntimeError("no")
