@@ -54,6 +54,7 @@ from fairlab.core.errors import ExactTimeout, InputError, OptionError, PluginCra
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
+from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check
 from fairlab.mechanisms import conformance, plugin
@@ -658,7 +659,7 @@ def search(
         return result.replace(domain=domain_record(asked, mechanism.domain))
     bad = [e for e in engines if e not in ENGINES]
     if bad:
-        raise InputError(f"engine {bad[0]!r}: unknown (known: {', '.join(ENGINES)})")
+        raise InputError(unknown("engine", bad[0], ENGINES))
     for label, value in (("candidates", candidates), ("rlimit", rlimit), ("check_evaluations", check_evaluations),
                          ("check_rlimit", check_rlimit), ("shrink_trials", shrink_trials)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if label == "shrink_trials" else 1):

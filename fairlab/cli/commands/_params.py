@@ -57,12 +57,13 @@ def size(users: int, resources: int) -> None:
 def setting(value: str, flag: str = "--setting", every: bool = True) -> str | None:
     """A setting name (`fairlab.core.instance.SETTINGS`), or None for ``all`` when `every` allows it."""
     from fairlab.core.instance import SETTINGS
+    from fairlab.core.names import did_you_mean
 
     if every and value == "all":
         return None
     if value not in SETTINGS:
         known = ", ".join(SETTINGS + (("all",) if every else ()))
-        raise InputError(f"{flag} {value!r}: unknown (known: {known})")
+        raise InputError(f"{flag} {value!r}: unknown{did_you_mean(value, SETTINGS)} (known: {known})")
     return value
 
 
