@@ -32,7 +32,7 @@ def test_unknown_keeps_the_known_list():
     (lambda: mechanisms.get("nashh"), "'ceei'"),  # an alias suggests the mechanism it names
     (lambda: Instance.resolve("drf-papr"), "'drf-paper'"),
     (lambda: parse_domain("drf-papr"), "'drf-paper'"),
-    (lambda: engines.search("drf", "si", 2, 2, engines=["symbolc"]), "'symbolic'"),
+    (lambda: engines.search(mechanisms.get("drf"), "si", 2, 2, engines=["symbolc"]), "'symbolic'"),
 ])
 def test_registries_suggest(call, suggested):
     with pytest.raises(InputError) as err:

@@ -57,9 +57,11 @@ def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | js
 
 
 def check_cmd(
-    mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
-    property: str = typer.Argument(..., help="property name (see `fairlab properties`), or all"),
-    instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+    mechanism: str = typer.Argument(..., metavar="MECHANISM",
+                                    help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+    property: str = typer.Argument(..., metavar="PROPERTY", help="property name (see `fairlab properties`), or all"),
+    instance: str = typer.Argument(..., metavar="INSTANCE",
+                                   help="instance JSON file, '-' for stdin, or a shipped example name"),
     time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
     evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
     seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
