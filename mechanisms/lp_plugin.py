@@ -102,12 +102,6 @@ def _is_problem(value: object) -> bool:
     return type(value).__name__ == "LpProblem" and type(value).__module__.startswith("pulp")
 
 
-@overload
-def read_problem(problem: Any, number: None = None, where: str = "LP") -> LP[Fraction]: ...
-@overload
-def read_problem(problem: Any, number: Callable[[Any, str], N], where: str = "LP") -> LP[N]: ...
-
-
 def constraints(problem: Any) -> list[tuple[str, Any]]:
     """The (name, constraint) pairs of a pulp model in the order they were added, read without a
     deprecation warning in every supported pulp: pulp 3.3 lists them as ``problem.constraints()``
@@ -130,6 +124,12 @@ def constraints(problem: Any) -> list[tuple[str, Any]]:
             taken.add(name)
         out.append((name, row))
     return out
+
+
+@overload
+def read_problem(problem: Any, number: None = None, where: str = "LP") -> LP[Fraction]: ...
+@overload
+def read_problem(problem: Any, number: Callable[[Any, str], N], where: str = "LP") -> LP[N]: ...
 
 
 def read_problem(problem: Any, number: Callable[[Any, str], Any] | None = None, where: str = "LP") -> LP[Any]:

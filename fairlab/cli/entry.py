@@ -40,7 +40,7 @@ def unknown_option(exc: Exception) -> str | None:
     name = getattr(exc, "option_name", None)
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command", None)
-    if not isinstance(name, str) or command is None:
+    if not isinstance(name, str) or ctx is None or command is None:
         return None
     options = [opt for param in command.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]
     options += [opt for opt in ctx.help_option_names if opt not in options]
