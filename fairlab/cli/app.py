@@ -15,10 +15,11 @@ import inspect
 import pkgutil
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 import fairlab
 import fairlab.cli.commands as commands
+from fairlab.core.names import unknown
 
 #: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
 HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
@@ -71,9 +72,20 @@ class Command(TyperCommand):
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
 
 
+class Group(TyperGroup):
+    """A Typer group (``fairlab store``, ``campaign``, ``dynamics``) whose unknown subcommand is
+    refused with the closest names (`fairlab.core.names`), like an unknown verb."""
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if isinstance(name, str) and not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(unknown("command", name, self.list_commands(ctx)) + f"; see {ctx.command_path} --help")
+        return super().resolve_command(ctx, args)
+
+
 def reflow_help(item) -> None:
     """Reflow the help of a registered command or group (`reflow`), and of a group's own commands;
-    a command of Typer's default class becomes a `Command`."""
+    a command or group of Typer's default class becomes a `Command` or `Group`."""
     group = getattr(item, "typer_instance", None)
     if group is None:  # a command: its help, else its callback's docstring
         item.help = reflow(item.help if item.help is not None else inspect.getdoc(item.callback))
@@ -83,6 +95,8 @@ def reflow_help(item) -> None:
     for info in (item, group.info):
         if isinstance(info.help, str):
             info.help = reflow(info.help)
+    if not isinstance(item.cls, type):  # Typer's default (its `Default` marker): not a class of the group's own
+        item.cls = Group
     callback = getattr(group.registered_callback, "callback", None)
     if callback is not None and callback.__doc__ and not isinstance(group.info.help, str):
         group.info.help = reflow(inspect.getdoc(callback))

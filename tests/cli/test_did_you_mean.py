@@ -47,6 +47,8 @@ def test_registries_suggest(call, suggested):
                                                         "fairlab search --help"]),
     (["serch", "drf", "si"], ["command 'serch'", "did you mean 'search'?"]),
     (["mechanisms", "--setting", "pol"], ["did you mean 'pool'?"]),
+    (["store", "lst"], ["command 'lst'", "did you mean 'list'?", "fairlab store --help"]),
+    (["check", "drf", "si", "drf-paper", "--evaluatons", "3"], ["did you mean '--evaluations'?"]),
 ])
 def test_cli_suggests_in_one_line(run_cli, assert_one_line_error, args, words):
     assert_one_line_error(run_cli(*args), *words)
