@@ -159,8 +159,10 @@ def continuation_point(
     bottlenecked user's minimum in (*) moves to another option, or a free resource saturates (it
     joins S at level t). When no user is free any more, the levels no longer depend on t: every
     user's minimum is a saturated resource or its cap, a BMF allocation (the caller re-checks).
-    A saturated resource's level never reaches 0 (its users' amounts are bounded by its level), and
-    users only leave the free set. None if the budget of steps ends or an assignment repeats."""
+    A saturated resource's level never reaches 0 (its users' amounts are bounded by its level), but
+    it falls while free users keep growing on it: a capped user is then taken over by that level
+    once it drops below the cap, like any other user (a capped user is not frozen). Users only
+    leave the free set. None if the budget of steps ends or an assignment repeats."""
     n = len(a)
     m = len(a[0]) if n else 0
     used = [[j for j in range(m) if g[i][j] > 0] for i in range(n)]
@@ -203,6 +205,13 @@ def continuation_point(
             return None
         L = {j: (alpha[k], beta[k]) for j, k in index.items()}
 
+        # at t itself each user must already be on its least option by (value, slope) under this
+        # segment's slopes: the choice at an event used the old segment's slopes for the resources
+        # that had just saturated, and a tie broken that way is corrected here before t moves on
+        least = [_least_option(state[i], used[i], g[i], caps[i], L, free_res, t) for i in range(n)]
+        if least != state:
+            state = least
+            continue
         phis = [_segment_phi(state[i], caps[i], G[i], L, g[i]) for i in range(n)]  # φ_i = p + q t
         if all(st != "free" for st in state):
             point = tuple(p + q * t for p, q in phis)
@@ -214,9 +223,7 @@ def continuation_point(
             if q < 0 and -p / q > t:
                 roots.append(-p / q)
 
-        for i in range(n):
-            if state[i] == CAP:
-                continue
+        for i in range(n):  # a capped user too: a saturated level falling below its cap takes it over
             pi, qi = phis[i]
             for j in used[i]:
                 if j in L and j != state[i]:
@@ -242,24 +249,27 @@ def continuation_point(
         S.sort()
         free_res = [j for j in range(m) if j not in S]
         for i in range(n):
-            if state[i] == CAP:
-                continue
-            options: list[tuple[Fraction, Fraction, int, Any]] = []  # (value at t, slope, kind, state)
-            for j in used[i]:
-                if j in L:
-                    p, q = L[j]
-                    options.append(((p + q * t) / g[i][j], q / g[i][j], 0, j))
-            cap = caps[i]
-            if cap is not None:
-                options.append((cap, Fraction(0), 1, CAP))
-            if any(j in free_res for j in used[i]):
-                Gi = max(g[i][j] for j in used[i] if j in free_res)
-                options.append((t / Gi, 1 / Gi, 2, "free"))
-            best = min(options, key=lambda o: (o[0], o[1], o[2]))
-            if state[i] in [o[3] for o in options if (o[0], o[1]) == (best[0], best[1])]:
-                continue  # keep a tied current choice
-            state[i] = best[3]
+            state[i] = _least_option(state[i], used[i], g[i], caps[i], L, free_res, t)
     return None
+
+
+def _least_option(current, used_i, g_row, cap, L, free_res, t):
+    """A user's least option at t by (value at t, slope): a resource of S (level L_j / g_ij), its
+    cap, or "free" (t / G_i); a tied current option is kept."""
+    options: list[tuple[Fraction, Fraction, int, Any]] = []  # (value at t, slope, kind, state)
+    for j in used_i:
+        if j in L:
+            p, q = L[j]
+            options.append(((p + q * t) / g_row[j], q / g_row[j], 0, j))
+    if cap is not None:
+        options.append((cap, Fraction(0), 1, CAP))
+    if any(j in free_res for j in used_i):
+        Gi = max(g_row[j] for j in used_i if j in free_res)
+        options.append((t / Gi, 1 / Gi, 2, "free"))
+    best = min(options, key=lambda o: (o[0], o[1], o[2]))
+    if current in [o[3] for o in options if (o[0], o[1]) == (best[0], best[1])]:
+        return current
+    return best[3]
 
 
 def _segment_phi(state, cap, G, L, g_row) -> tuple[Fraction, Fraction]:

@@ -102,6 +102,30 @@ def _is_problem(value: object) -> bool:
     return type(value).__name__ == "LpProblem" and type(value).__module__.startswith("pulp")
 
 
+def constraints(problem: Any) -> list[tuple[str, Any]]:
+    """The (name, constraint) pairs of a pulp model in the order they were added, read without a
+    deprecation warning in every supported pulp: pulp 3.3 lists them as ``problem.constraints()``
+    (its dict mapping is deprecated for pulp 4, and an unnamed constraint's own ``name`` stays None:
+    it gets the key pulp gives it, ``_C1``, ``_C2``, ... after the names taken); pulp 2.7-3.2 have
+    the dict ``problem.constraints``."""
+    rows = problem.constraints
+    if not callable(rows):
+        return list(rows.items())
+    listed = list(rows())
+    taken = {row.name for row in listed if row.name}
+    out, count = [], 0
+    for row in listed:
+        name = row.name
+        if not name:
+            count += 1
+            while f"_C{count}" in taken:
+                count += 1
+            name = f"_C{count}"
+            taken.add(name)
+        out.append((name, row))
+    return out
+
+
 @overload
 def read_problem(problem: Any, number: None = None, where: str = "LP") -> LP[Fraction]: ...
 @overload
@@ -125,7 +149,7 @@ def read_problem(problem: Any, number: Callable[[Any, str], Any] | None = None, 
     constant = 0 if objective is None else number(objective.constant, f"{where}: objective constant")
     rows = []
     senses = {pulp.LpConstraintLE: "<=", pulp.LpConstraintEQ: "==", pulp.LpConstraintGE: ">="}
-    for name, row in problem.constraints.items():
+    for name, row in constraints(problem):
         if row.sense not in senses:
             raise InputError(f"{where}: constraint {name!r} has sense {row.sense!r}")
         rows.append((name, {v.name: number(c, f"{where}: {name}[{v.name}]") for v, c in row.items()},

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
+from fairlab.core.names import unknown
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import ALIASES, REGISTRY, Allocation, Mechanism, MechanismLike
 
@@ -101,7 +102,7 @@ def get(mechanism: MechanismLike) -> Mechanism:
     if found is not None:
         return found
     known = names(None) + [row["name"] for row in installed()]
-    raise InputError(f"mechanism {mechanism!r}: unknown (known: {', '.join(known)})")
+    raise InputError(unknown("mechanism", mechanism, known, also=ALIASES))
 
 
 def entry_point(name: str) -> Mechanism | None:

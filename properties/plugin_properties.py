@@ -128,9 +128,13 @@ def entry_point(name: str) -> Property | None:
 
 def installed() -> list[dict]:
     """The properties installed packages declare in ``fairlab.properties`` (name, entry point,
-    distribution), read from package metadata without loading them."""
-    out = []
+    distribution), read from package metadata without loading them; a name the lab already uses
+    is left out (the lab's own property wins in `get`), as in `fairlab.mechanisms.registry.installed`."""
+    out, seen = [], {name for name in REGISTRY if name not in PLUGINS}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
         dist = getattr(ep, "dist", None)
         out.append({"name": ep.name, "entry_point": ep.value,
                     "distribution": f"{dist.name} {dist.version}" if dist is not None else None})

@@ -39,6 +39,7 @@ import z3
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, Exact, format_exact, z3_value
 from fairlab.core.instance import Instance, InstanceLike
+from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, Mechanism, MechanismLike, SymbolicInstance, setting_mismatch
 from fairlab.mechanisms.spec_names import check_independent
@@ -748,8 +749,11 @@ def get(name: str | Property) -> Property:
         if found is not None:
             return found
     if not isinstance(name, str) or name not in REGISTRY:
-        raise InputError(f"property {name!r}: unknown (known: {', '.join(names(None))}; or a plug-in "
-                         "path/to/file.py:NAME)")
+        from fairlab.properties import plugin_properties as plugin
+
+        known = names(None) + [row["name"] for row in plugin.installed()]
+        titles = {p.title: p.name for p in REGISTRY.values() if p.name not in PLUGINS}
+        raise InputError(unknown("property", name, known, also=titles, tail="; or a plug-in path/to/file.py:NAME"))
     return REGISTRY[name]
 
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 
 from fairlab import mechanisms
 from fairlab.core.errors import InputError
+from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.search.proof import ProveBudget, prove
 
@@ -114,7 +115,7 @@ def get_entry(entry_id: str) -> Entry:
     for e in CATALOGUE:
         if e.id == entry_id:
             return e
-    raise InputError(f"catalogue entry {entry_id!r}: unknown (known: {', '.join(e.id for e in CATALOGUE)})")
+    raise InputError(unknown("catalogue entry", entry_id, [e.id for e in CATALOGUE]))
 
 
 def run_entry(entry: Entry, budget: ProveBudget, fast_only: bool = False,

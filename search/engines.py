@@ -49,6 +49,7 @@ from fairlab.core.domain import ALL, Domain
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError, PluginCrash
+from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
@@ -169,7 +170,7 @@ def search(
         return result.replace(domain=domain_record(asked, mechanism.domain))
     bad = [e for e in engines if e not in ENGINES]
     if bad:
-        raise InputError(f"engine {bad[0]!r}: unknown (known: {', '.join(ENGINES)})")
+        raise InputError(unknown("engine", bad[0], ENGINES))
     for label, value in (("candidates", candidates), ("rlimit", rlimit), ("check_evaluations", check_evaluations),
                          ("check_rlimit", check_rlimit), ("shrink_trials", shrink_trials)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (0 if label == "shrink_trials" else 1):

@@ -26,6 +26,7 @@ from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
+from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import bmf
@@ -102,7 +103,7 @@ def get_claim(claim_id: str) -> Claim:
     for c in CLAIMS:
         if c.id == claim_id:
             return c
-    raise InputError(f"claim {claim_id!r}: unknown (known: {', '.join(claim_ids())})")
+    raise InputError(unknown("claim", claim_id, claim_ids()))
 
 
 def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:

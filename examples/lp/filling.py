@@ -31,6 +31,14 @@ import pulp
 from fairlab.core.errors import InputError
 
 
+def variable(problem: pulp.LpProblem, name: str, low=None, up=None) -> pulp.LpVariable:
+    """A continuous variable of `problem`: pulp 3.3 creates it with ``problem.add_variable`` (there,
+    ``pulp.LpVariable(...)`` is deprecated for pulp 4); older pulp with ``pulp.LpVariable``."""
+    if hasattr(problem, "add_variable"):
+        return problem.add_variable(name, low, up)
+    return pulp.LpVariable(name, low, up)
+
+
 def _filling(instance, share, name: str) -> Generator[pulp.LpProblem, dict[str, Fraction], None]:
     """Yields each round's LP; the lab sends back its exact solution ``{variable name: Fraction}``."""
     n, m = instance.n, instance.m
@@ -38,8 +46,8 @@ def _filling(instance, share, name: str) -> Generator[pulp.LpProblem, dict[str, 
     frozen: dict[int, Fraction] = {}  # user -> its tasks, fixed in the round it was blocked
     while len(frozen) < n:
         problem = pulp.LpProblem(name, pulp.LpMaximize)
-        level = pulp.LpVariable("level", lowBound=0)
-        tasks = [pulp.LpVariable(f"tasks_{i}", lowBound=0, upBound=instance.max_tasks[i]) for i in range(n)]
+        level = variable(problem, "level", 0)
+        tasks = [variable(problem, f"tasks_{i}", 0, instance.max_tasks[i]) for i in range(n)]
         problem += level
         for r in range(m):
             problem += pulp.lpSum(tasks[i] * demands[i][r] for i in range(n)) <= capacities[r], f"capacity_{r}"

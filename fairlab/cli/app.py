@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import pkgutil
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 import fairlab
 import fairlab.cli.commands as commands
+from fairlab.core.names import unknown
 
 #: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
 HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
@@ -41,6 +44,64 @@ def command_modules() -> list[str]:
 
 def _rank(name: str):
     return (HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER), name)
+
+
+def reflow(text: str | None) -> str | None:
+    """`text` (a docstring or help) with each paragraph on one line, for Rich to wrap to the terminal:
+    Typer keeps a docstring's single line breaks, which show as ragged lines at 80 columns. A paragraph
+    with an indented line (an example) or starting with ``\\b`` keeps its lines."""
+    if text is None:
+        return None
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    out = []
+    for paragraph in paragraphs:
+        lines = paragraph.splitlines()
+        if paragraph.startswith("\b") or any(line[:1].isspace() for line in lines):
+            out.append(paragraph)
+        else:
+            out.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(out)
+
+
+class Command(TyperCommand):
+    """A Typer command whose usage line shows a required argument as ``MECHANISM``, the usual
+    notation, not Typer's ``{MECHANISM}`` (which reads as a placeholder left unfilled)."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p for p in pieces]
+
+
+class Group(TyperGroup):
+    """A Typer group (``fairlab store``, ``campaign``, ``dynamics``) whose unknown subcommand is
+    refused with the closest names (`fairlab.core.names`), like an unknown verb."""
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if isinstance(name, str) and not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(unknown("command", name, self.list_commands(ctx)) + f"; see {ctx.command_path} --help")
+        return super().resolve_command(ctx, args)
+
+
+def reflow_help(item) -> None:
+    """Reflow the help of a registered command or group (`reflow`), and of a group's own commands;
+    a command or group of Typer's default class becomes a `Command` or `Group`."""
+    group = getattr(item, "typer_instance", None)
+    if group is None:  # a command: its help, else its callback's docstring
+        item.help = reflow(item.help if item.help is not None else inspect.getdoc(item.callback))
+        if item.cls in (None, TyperCommand):  # Typer's default
+            item.cls = Command
+        return
+    for info in (item, group.info):
+        if isinstance(info.help, str):
+            info.help = reflow(info.help)
+    if not isinstance(item.cls, type):  # Typer's default (its `Default` marker): not a class of the group's own
+        item.cls = Group
+    callback = getattr(group.registered_callback, "callback", None)
+    if callback is not None and callback.__doc__ and not isinstance(group.info.help, str):
+        group.info.help = reflow(inspect.getdoc(callback))
+    for sub in (*group.registered_commands, *group.registered_groups):
+        reflow_help(sub)
 
 
 class Verbs(typer.Typer):
@@ -92,6 +153,7 @@ class Verbs(typer.Typer):
                     for item in (*self._commands, *self._groups):
                         if id(item) not in known:
                             self._origin[id(item)] = _rank(name)
+                            reflow_help(item)
         finally:
             self._loading = False
         # the order of ``--help`` whatever was loaded first (the app's own additions first)

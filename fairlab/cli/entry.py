@@ -13,8 +13,9 @@ import traceback
 
 import typer
 
-from fairlab.cli.app import app
+from fairlab.cli.app import VERBS, app
 from fairlab.core.errors import InputError, InternalError
+from fairlab.core.names import did_you_mean, unknown
 from fairlab.core.stdio import printable, results_only_on_stdout
 
 INTERNAL_ERROR_EXIT = 3  # an exception no verb expected: a bug in fairlab (2 stays "bad input")
@@ -32,14 +33,33 @@ def error_line(text: str) -> None:
         pass
 
 
+def unknown_option(exc: Exception) -> str | None:
+    """Click's "No such option" as the lab's line with "did you mean", or None for any other usage
+    error. Read through click's public attributes (`NoSuchOption.option_name`, `UsageError.ctx`):
+    typer 0.28 bundles its own click, whose exception classes it does not export."""
+    name = getattr(exc, "option_name", None)
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command", None)
+    if not isinstance(name, str) or ctx is None or command is None:
+        return None
+    options = [opt for param in command.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]
+    options += [opt for opt in ctx.help_option_names if opt not in options]
+    where = " ".join(ctx.command_path.split()) if getattr(ctx, "command_path", "") else "fairlab"
+    return f"unknown option {name!r}{did_you_mean(name, options)} (see {where} --help)"
+
+
 def dispatch() -> int:
     """Run the app; every exception becomes one line on stderr and an exit code (never a traceback)."""
+    verb = sys.argv[1] if len(sys.argv) > 1 else ""
+    if verb and not verb.startswith("-") and verb not in VERBS:
+        error_line(unknown("command", verb, VERBS) + "; see fairlab --help")
+        return 2
     try:
         with app.only(sys.argv[1:]):  # import only the module of the verb asked for
             code = app(standalone_mode=False)  # returns the exit code of typer.Exit / --help
     except typer.TyperException as exc:  # usage errors (exit 2) in one line, not a box
         if type(exc).__name__ != "NoArgsIsHelpError":  # bare `fairlab` has printed the help already
-            error_line(exc.format_message())
+            error_line(unknown_option(exc) or exc.format_message())
         return exc.exit_code
     except typer.Abort:
         error_line("aborted")

@@ -44,7 +44,7 @@ HELP = ("progress on stderr: plain (a line per finished unit), bar, or none (def
 
 def option():
     """The ``--progress`` option every long verb takes (None: chosen by `choose`)."""
-    return typer.Option(None, "--progress", metavar="plain|bar|none", show_default=False, help=HELP)
+    return typer.Option(None, "--progress", metavar="MODE", show_default=False, help=HELP)
 
 
 def choose(mode: Optional[str], stream: Optional[TextIO] = None) -> str:

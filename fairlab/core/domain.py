@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
+from fairlab.core.names import did_you_mean
 
 #: each field's values, narrowest first (a value allows every value before it)
 LEVELS: dict[str, tuple[str, ...]] = {
@@ -194,7 +195,8 @@ def parse(text: DomainLike, flag: str = "--domain") -> Domain:
     if "=" not in parts[0]:
         name = parts.pop(0).lower()
         if name not in PRESETS:
-            raise InputError(f"{flag} {name!r}: unknown domain (known: {', '.join(PRESETS)}, or key=value,...)")
+            raise InputError(f"{flag} {name!r}: unknown domain{did_you_mean(name, PRESETS)} (known: "
+                             f"{', '.join(PRESETS)}, or key=value,...)")
         base = PRESETS[name]
     changes: dict[str, Any] = {}
     for part in parts:

@@ -27,6 +27,7 @@ from typing import IO, Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, in_exact_range, range_error, short_text, to_fraction
+from fairlab.core.names import did_you_mean
 
 KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resources",
               "machines", "machine_names", "arrivals", "departures")
@@ -191,7 +192,9 @@ class Instance:
             if shipped.exists():
                 path_obj = shipped
             else:
-                raise InputError(f"instance: no such file or shipped example {str(path)!r}")
+                hint = did_you_mean(str(path), examples())
+                raise InputError(f"instance: no such file or shipped example {str(path)!r}"
+                                 f"{hint or ' (see fairlab examples)'}")
         try:
             with path_obj.open("rb") as file:
                 text = read_capped(file, repr(str(path)))

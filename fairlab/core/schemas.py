@@ -18,6 +18,7 @@ from functools import cache
 from importlib import resources
 
 from fairlab.core.errors import InputError
+from fairlab.core.names import unknown
 
 PACKAGE = "fairlab.schemas"
 SUFFIX = ".schema.json"
@@ -36,7 +37,7 @@ def _text(name: str) -> str:
 def load(name: str) -> dict:
     """The schema `name` as a dict (a fresh copy); an unknown name is an `InputError` listing the known ones."""
     if name not in names():
-        raise InputError(f"schema {name!r}: unknown (known: {', '.join(names())})")
+        raise InputError(unknown("schema", name, names()))
     return json.loads(_text(name))
 
 

@@ -170,8 +170,8 @@ def test_plain_input_error_from_a_plugin_stays_input_error(plug):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["allocate", "drf", "drf-paper", "--bogus"], "No such option: --bogus"),
-        (["nosuchverb"], "No such command 'nosuchverb'"),
+        (["allocate", "drf", "drf-paper", "--bogus"], "unknown option '--bogus'"),
+        (["nosuchverb"], "command 'nosuchverb': unknown"),
         (["search", "drf", "si", "-n", "abc"], "'--users'"),
         (["examples", "extra"], "unexpected extra argument"),
     ],

@@ -103,3 +103,41 @@ def test_broken_lps_are_one_line_errors():
 def test_a_generator_of_task_counts_is_still_read_as_tasks():
     inst = Instance.build([30, 30], [[1, 3], [1, 1]])
     assert mechanisms.allocate(lambda i: (t for t in [1, 2]), inst).tasks == (1, 2)
+
+
+def test_constraints_are_read_without_deprecation_and_named_as_pulp_names_them():
+    """pulp 3.3 deprecates ``problem.constraints`` as a dict (for pulp 4): the lab reads the list
+    ``problem.constraints()`` where pulp has it, naming an unnamed constraint as pulp's dict does."""
+    import warnings
+
+    import pulp
+
+    from fairlab.mechanisms import lp_plugin
+
+    problem = pulp.LpProblem("mixed", pulp.LpMaximize)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # building it the classic way may warn
+        x, y = pulp.LpVariable("x", 0, 1), pulp.LpVariable("y", 0, 2)
+        problem += x + y
+        problem += x - y <= 0, "_C1"  # a name pulp would give: the first unnamed row is then _C2
+        problem += x + y <= 2
+        problem += x <= F(1, 2), "half"
+        problem += y >= 0
+        expected = list(problem.constraints.keys())  # pulp's dict (or, in pulp 3.3, its deprecated view)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        rows = lp_plugin.constraints(problem)
+        lp = lp_plugin.read_problem(problem)
+    assert [name for name, _ in rows] == expected == ["_C1", "_C2", "half", "_C3"]
+    assert [row[0] for row in lp.rows] == expected
+
+
+def test_the_lp_example_runs_without_deprecation_warnings():
+    """examples/lp/filling.py creates its variables with ``problem.add_variable`` where pulp has it."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        assert fairlab.allocate(f"{FILLING}:drf", "drf-paper").tasks == fairlab.allocate("drf", "drf-paper").tasks
+        report = fairlab.conformance(f"{FILLING}:asset", 2, 2, samples=2)
+    assert report.status == "agrees"

@@ -5,9 +5,16 @@ from fractions import Fraction
 import pulp
 
 
+def variable(problem, name, low=None, up=None):
+    """pulp 3.3: ``problem.add_variable`` (a bare LpVariable is deprecated there); older pulp: LpVariable."""
+    if hasattr(problem, "add_variable"):
+        return problem.add_variable(name, low, up)
+    return pulp.LpVariable(name, low, up)
+
+
 def _base(instance, name):
     problem = pulp.LpProblem(name, pulp.LpMaximize)
-    tasks = [pulp.LpVariable(f"tasks_{i}", lowBound=0) for i in range(instance.n)]
+    tasks = [variable(problem, f"tasks_{i}", 0) for i in range(instance.n)]
     for r in range(instance.m):
         problem += pulp.lpSum(tasks[i] * instance.demands[i][r] for i in range(instance.n)) <= instance.capacities[r]
     return problem, tasks
@@ -16,7 +23,7 @@ def _base(instance, name):
 def equal_tasks(instance):
     """Every user the same number of tasks, as many as fit: one LP."""
     problem, tasks = _base(instance, "equal")
-    level = pulp.LpVariable("level")
+    level = variable(problem, "level")
     problem += level
     for t in tasks:
         problem += t == level
@@ -26,12 +33,12 @@ def equal_tasks(instance):
 def max_min_then_total(instance):
     """Lexicographic: the largest common floor of tasks, then the most tasks in all (two LPs)."""
     first, tasks = _base(instance, "floor")
-    floor = pulp.LpVariable("floor")
+    floor = variable(first, "floor")
     first += floor
     for t in tasks:
         first += t >= floor
     second, tasks2 = _base(instance, "total")
-    floor2 = pulp.LpVariable("floor")
+    floor2 = variable(second, "floor")
     for t in tasks2:
         second += t >= floor2
     second += pulp.lpSum(tasks2) + floor2 * Fraction(1, 1000)  # a tie-break that keeps the optimum unique here
@@ -47,7 +54,7 @@ def infeasible(instance):
 
 def unnamed(instance):
     problem = pulp.LpProblem("unnamed", pulp.LpMaximize)
-    x = pulp.LpVariable("x", lowBound=0, upBound=1)
+    x = variable(problem, "x", 0, 1)
     problem += x
     return problem
 

@@ -118,7 +118,12 @@ def test_changelog_has_the_current_version_first():
     assert versions, "no '## [version] - YYYY-MM-DD' section"
     assert versions[0][0] == fairlab.__version__
     assert len({v for v, _ in versions}) == len(versions), "a version has two sections"
-    assert re.search(r"^## \[[^\]]+\]", changelog, flags=re.M).group(0) == f"## [{fairlab.__version__}]"
+    # Keep a Changelog: an "Unreleased" section (changes not in a release yet) may come first, once
+    headings = re.findall(r"^## \[[^\]]+\]", changelog, flags=re.M)
+    if headings[0] == "## [Unreleased]":
+        headings = headings[1:]
+    assert headings[0] == f"## [{fairlab.__version__}]"
+    assert "## [Unreleased]" not in headings, "the Unreleased section comes first, and only once"
 
 
 def test_citation_names_the_current_version():

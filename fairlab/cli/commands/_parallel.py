@@ -25,12 +25,12 @@ def out_option():
     return typer.Option(None, "--out", metavar="DIR", help=OUT_HELP)
 
 
-SCHEDULER_HELP = "run the cells on the Dask cluster at tcp://HOST:PORT (pip install 'fairlab\\[cluster]')"
+SCHEDULER_HELP = "run the cells on the Dask cluster at ADDRESS, tcp://HOST:PORT (pip install 'fairlab\\[cluster]')"
 CLUSTER_HELP = "run the cells on a local Dask cluster of N single-thread workers: local:N"
 
 
 def scheduler_option():
-    return typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT", help=SCHEDULER_HELP)
+    return typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP)
 
 
 def cluster_option():

@@ -57,19 +57,22 @@ def size(users: int, resources: int) -> None:
 def setting(value: str, flag: str = "--setting", every: bool = True) -> str | None:
     """A setting name (`fairlab.core.instance.SETTINGS`), or None for ``all`` when `every` allows it."""
     from fairlab.core.instance import SETTINGS
+    from fairlab.core.names import did_you_mean
 
     if every and value == "all":
         return None
     if value not in SETTINGS:
         known = ", ".join(SETTINGS + (("all",) if every else ()))
-        raise InputError(f"{flag} {value!r}: unknown (known: {known})")
+        raise InputError(f"{flag} {value!r}: unknown{did_you_mean(value, SETTINGS)} (known: {known})")
     return value
 
 
 #: the help of every verb's --domain
+#: (spaces around each "|" so that a narrow terminal wraps it between values, not inside a word)
 DOMAIN_HELP = ("instance domain: a preset (all, drf-paper, weighted, bonald-roberts, pdrf, lecture, unweighted) or "
-               "key=value,... (demands=positive|nonnegative, weights=none|scalar|vector, caps=none|allowed, "
-               "capacities=unit|arbitrary, departures=none|allowed), or NAME,key=value; default all")
+               "key=value,... with demands = positive | nonnegative, weights = none | scalar | vector, "
+               "caps = none | allowed, capacities = unit | arbitrary, departures = none | allowed; or NAME,key=value; "
+               "default all")
 
 
 def domain(value):

@@ -43,7 +43,8 @@ def register(app: typer.Typer) -> None:
 
 
 def audit_cmd(
-    mechanism: str = typer.Argument(..., help="mechanism name, file.py:function or an entry-point plug-in"),
+    mechanism: str = typer.Argument(..., metavar="MECHANISM",
+                                    help="mechanism name, file.py:function or an entry-point plug-in"),
     users: int = typer.Option(3, "--users", "-n", help="largest number of users (sizes 1..N)"),
     resources: int = typer.Option(3, "--resources", "-m", help="largest number of resources (sizes 1..M)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random engine and of the checks"),

@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
 
 
 @campaign_app.command("cells")
-def cells_cmd(spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSON for *.json)"),
+def cells_cmd(spec: Path = typer.Argument(..., metavar="SPEC", help="campaign spec (TOML, or JSON for *.json)"),
               fmt: str = typer.Option("table", "--format", help="table | json")):
     """List the cells SPEC expands into, with their ids."""
     check_format(fmt)
@@ -61,7 +61,7 @@ def cells_cmd(spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSO
 
 @campaign_app.command("run")
 def run_cmd(
-    spec: Path = typer.Argument(..., help="campaign spec (TOML, or JSON for *.json)"),
+    spec: Path = typer.Argument(..., metavar="SPEC", help="campaign spec (TOML, or JSON for *.json)"),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="folder of the results (one file per cell)"),
     workers: Optional[int] = parallel.workers_option(),
     scheduler: Optional[str] = parallel.scheduler_option(),
@@ -96,7 +96,7 @@ def run_cmd(
 
 
 @campaign_app.command("report")
-def report_cmd(out: Path = typer.Argument(..., help="a campaign's --out folder"),
+def report_cmd(out: Path = typer.Argument(..., metavar="DIR", help="a campaign's --out folder"),
                fmt: Optional[str] = typer.Option(None, "--format",
                                                  help="table | json | jsonl (default: table; none with --out)"),
                html_out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html",

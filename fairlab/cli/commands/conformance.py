@@ -36,7 +36,8 @@ from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 def register(app: typer.Typer) -> None:
     @app.command("conformance")
     def conformance_cmd(
-        mechanism: str = typer.Argument(..., help="mechanism name or file.py:function (with a .spec)"),
+        mechanism: str = typer.Argument(..., metavar="MECHANISM",
+                                        help="mechanism name or file.py:function (with a .spec)"),
         users: int = typer.Option(2, "--users", "-n", help="users of the sampled instances"),
         resources: int = typer.Option(2, "--resources", "-m", help="resources of the sampled instances"),
         samples: int = typer.Option(8, "--samples", help="instances in the seeded sample"),

@@ -131,7 +131,7 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("figure")
     def figure_cmd(
-        number: int = typer.Argument(..., help="1, 2 or 3"),
+        number: int = typer.Argument(..., metavar="NUMBER", help="1, 2 or 3"),
         out: str = typer.Option(".", "--out", help="directory for figureN.png"),
         tol: float = typer.Option(1e-4, "--tol", help="target boundary mass of the truncation"),
         loads: Optional[str] = typer.Option(

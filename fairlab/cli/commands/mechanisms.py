@@ -65,8 +65,10 @@ def mechanisms_cmd(fmt: str = typer.Option("table", "--format", help="table | js
 
 
 def allocate_cmd(
-    mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
-    instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+    mechanism: str = typer.Argument(..., metavar="MECHANISM",
+                                    help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+    instance: str = typer.Argument(..., metavar="INSTANCE",
+                                   help="instance JSON file, '-' for stdin, or a shipped example name"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
     time_limit: Optional[float] = typer.Option(None, "--time-limit",
                                                help="stop a plug-in that has not returned after S seconds"),

@@ -19,6 +19,7 @@ from rich.table import Table
 from fairlab.cli.inputs import check_format, fail
 from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
+from fairlab.core.names import did_you_mean
 from fairlab.core.results import report as report_document
 from fairlab.paper_checks import ledger, report
 
@@ -41,7 +42,8 @@ def register(app: typer.Typer) -> None:
         known = {c.id for c in ledger.CLAIMS}
         for name in only or []:
             if name not in known:
-                fail(f"--only: unknown entry {name!r} (see fairlab paper-check --format json)")
+                fail(f"--only: unknown entry {name!r}{did_you_mean(name, sorted(known))} "
+                     "(see fairlab paper-check --format json)")
         out_dir = None if out is None else Path(out)
         if out is not None and not out.strip():
             fail("--out: the directory name is empty")

@@ -26,6 +26,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
+from fairlab.properties import plugin_properties
 
 
 def register(app: typer.Typer) -> None:
@@ -35,17 +36,25 @@ def register(app: typer.Typer) -> None:
 
 def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | json"),
                    setting: str = typer.Option("all", "--setting", help="pool | machines | dynamic | all")):
-    """List the fairness properties with their definitions, sources and witness shapes."""
+    """List the fairness properties with their definitions, sources and witness shapes, then the
+    properties installed packages declare (entry points of the group fairlab.properties, usable by
+    name in every verb)."""
     check_format(fmt)
     try:
         chosen = params.setting(setting)
     except InputError as exc:
         fail(str(exc))
     rows = [properties.get(name) for name in properties.names(chosen)]
+    extra = plugin_properties.installed()  # read from package metadata, not loaded (their setting is unknown)
     if fmt == "json":
         emit_json(listing("properties", [
             {"name": p.name, "title": p.title, "definition": p.definition, "source": p.source,
              "compares": p.compares, "witness": p.witness_shape(), "setting": p.setting} for p in rows
+        ] + [
+            {"name": e["name"], "title": "installed plug-in (not loaded by the listing)", "definition": "",
+             "source": e["distribution"] or "", "compares": None, "witness": None, "setting": None,
+             "entry_point": e["entry_point"], "distribution": e["distribution"]}
+            for e in extra
         ]))
         return
     table = Table(title="fairness properties (Leontief utilities)")
@@ -53,13 +62,19 @@ def properties_cmd(fmt: str = typer.Option("table", "--format", help="table | js
         table.add_column(col)
     for p in rows:
         table.add_row(p.name, p.setting, p.title, escape(p.definition), escape(p.witness_shape()))
+    for e in extra:
+        source = f" ({escape(e['distribution'])})" if e["distribution"] else ""
+        table.add_row(escape(e["name"]), "", "installed plug-in",
+                      f"entry point {escape(e['entry_point'])}{source}", "")
     console.print(table)
 
 
 def check_cmd(
-    mechanism: str = typer.Argument(..., help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
-    property: str = typer.Argument(..., help="property name (see `fairlab properties`), or all"),
-    instance: str = typer.Argument(..., help="instance JSON file, '-' for stdin, or a shipped example name"),
+    mechanism: str = typer.Argument(..., metavar="MECHANISM",
+                                    help="mechanism name (see `fairlab mechanisms`) or file.py:function"),
+    property: str = typer.Argument(..., metavar="PROPERTY", help="property name (see `fairlab properties`), or all"),
+    instance: str = typer.Argument(..., metavar="INSTANCE",
+                                   help="instance JSON file, '-' for stdin, or a shipped example name"),
     time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
     evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
     seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),

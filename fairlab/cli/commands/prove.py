@@ -35,7 +35,8 @@ from fairlab.search.findings import writable_store
 def register(app: typer.Typer) -> None:
     @app.command("prove")
     def prove_cmd(
-        mechanism: Optional[str] = typer.Argument(None, help="mechanism name or file.py:function (with a .spec)"),
+        mechanism: Optional[str] = typer.Argument(None, metavar="[MECHANISM]",
+                                                  help="mechanism name or file.py:function (with a .spec)"),
         prop: Optional[str] = typer.Argument(None, metavar="PROPERTY",
                                              help="property name, or 'unique', or 'same-as:MECHANISM'"),
         users: int = typer.Option(2, "--users", "-n"),

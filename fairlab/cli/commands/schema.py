@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 
 def schema_cmd(
-    name: Optional[str] = typer.Argument(None, help="a schema's name; without it, the list"),
+    name: Optional[str] = typer.Argument(None, metavar="[NAME]", help="a schema's name; without it, the list"),
     fmt: str = typer.Option("table", "--format", help="table | json (of the list; a schema is always JSON)"),
 ):
     """Print the JSON Schema NAME, or list the shipped schemas."""

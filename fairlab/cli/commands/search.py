@@ -49,7 +49,7 @@ STORE_HELP = "folder of the fixture store (default: $FAIRLAB_STORE, else the per
 def register(app: typer.Typer) -> None:
     @app.command("search")
     def search_cmd(
-        mechanism: str = typer.Argument(..., help="mechanism name or file.py:function"),
+        mechanism: str = typer.Argument(..., metavar="MECHANISM", help="mechanism name or file.py:function"),
         prop: str = typer.Argument(..., metavar="PROPERTY", help="property name (see `fairlab properties`)"),
         users: int = typer.Option(2, "--users", "-n", help="number of users"),
         resources: int = typer.Option(2, "--resources", "-m", help="number of resources"),

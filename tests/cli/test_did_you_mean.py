@@ -1,0 +1,60 @@
+""""Did you mean ...?" for unknown names: one line on stderr, exit 2, the close known name suggested."""
+
+import pytest
+
+from fairlab import mechanisms, properties
+from fairlab.core.domain import parse as parse_domain
+from fairlab.core.errors import InputError
+from fairlab.core.instance import Instance
+from fairlab.core.names import close, did_you_mean, unknown
+from fairlab.search import engines
+
+
+def test_close_matches_names_and_other_spellings():
+    assert close("drf-papr", ["drf", "drf-paper", "drf-paper-weighted"]) == ["drf-paper"]
+    assert close("envy-free", ["si", "ef"], also={"envy-freeness": "ef"}) == ["ef"]
+    assert close("ENVY-FREENESS", ["si", "ef"], also={"envy-freeness": "ef"}) == ["ef"]  # case-insensitive
+    assert close("zzz", ["si", "ef"]) == []
+    assert did_you_mean("zzz", ["si"]) == ""
+    assert did_you_mean("sii", ["si", "sp"]) == "; did you mean 'si'?"
+
+
+def test_unknown_keeps_the_known_list():
+    assert unknown("property", "envy-free", ["si", "ef"], also={"envy-freeness": "ef"}, tail="; or X") == \
+        "property 'envy-free': unknown; did you mean 'ef'? (known: si, ef; or X)"
+    assert unknown("engine", "zzz", ["grid"]) == "engine 'zzz': unknown (known: grid)"
+
+
+@pytest.mark.parametrize("call, suggested", [
+    (lambda: properties.get("envy-free"), "'ef'"),
+    (lambda: properties.get("sharing-incentive"), "'si'"),  # a property's long name
+    (lambda: mechanisms.get("drff"), "'drf'"),
+    (lambda: mechanisms.get("nashh"), "'ceei'"),  # an alias suggests the mechanism it names
+    (lambda: Instance.resolve("drf-papr"), "'drf-paper'"),
+    (lambda: parse_domain("drf-papr"), "'drf-paper'"),
+    (lambda: engines.search(mechanisms.get("drf"), "si", 2, 2, engines=["symbolc"]), "'symbolic'"),
+])
+def test_registries_suggest(call, suggested):
+    with pytest.raises(InputError) as err:
+        call()
+    assert f"did you mean {suggested}?" in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["check", "drf", "envy-free", "drf-paper"], ["property 'envy-free'", "did you mean 'ef'?", "known: si"]),
+    (["allocate", "drf", "drf-papr"], ["'drf-papr'", "did you mean 'drf-paper'?"]),
+    (["search", "drf", "si", "--domian", "drf-paper"], ["'--domian'", "did you mean '--domain'?",
+                                                        "fairlab search --help"]),
+    (["serch", "drf", "si"], ["command 'serch'", "did you mean 'search'?"]),
+    (["mechanisms", "--setting", "pol"], ["did you mean 'pool'?"]),
+    (["store", "lst"], ["command 'lst'", "did you mean 'list'?", "fairlab store --help"]),
+    (["check", "drf", "si", "drf-paper", "--evaluatons", "3"], ["did you mean '--evaluations'?"]),
+])
+def test_cli_suggests_in_one_line(run_cli, assert_one_line_error, args, words):
+    assert_one_line_error(run_cli(*args), *words)
+
+
+def test_no_suggestion_when_nothing_is_close(run_cli, assert_one_line_error):
+    out = run_cli("check", "drf", "qqqq", "drf-paper")
+    assert_one_line_error(out, "property 'qqqq': unknown (known:")
+    assert "did you mean" not in out.stderr
