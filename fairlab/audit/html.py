@@ -30,6 +30,7 @@ from html import escape
 from pathlib import Path
 
 from fairlab.audit.figures import panels_svg
+from fairlab.audit.markdown import how_found
 from fairlab.core.errors import InputError
 from fairlab.counterexamples.store import check_outside_package
 
@@ -42,9 +43,6 @@ STATUSES = {
     "unknown": ("?", "the budget ran out before a verdict"),
     "error": ("!", "the mechanism raised on an instance: the smallest one found, its exception and file:line"),
 }
-#: how a counterexample was found, in words
-FOUND_BY = {"search": "by the search engines", "proof": "from a model of spec ∧ ¬property, checked exactly",
-            "example": "among the shipped examples", "proof+search": "by the proof and the search"}
 #: per-size and reference statuses beyond the five above, each drawn like the closest one
 _LIKE = {"holds": "proved", "refuted": "violated", "vacuous": "n/a", "declined": "n/a", "skipped": "n/a",
          "undecided": "unknown", "not established": "unknown"}
@@ -243,7 +241,7 @@ def _counterexamples(props: list[dict], ids: str) -> str:
         instance = p.get("instance")
         if isinstance(instance, dict):
             n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
-            how = FOUND_BY.get(p.get("found_by") or "", p.get("found_by"))
+            how = how_found(p)
             out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + esc(how) if how else ''}): the "
                        "capacities, and what one task of each user needs:</p>")
             out.append(instance_table(instance))

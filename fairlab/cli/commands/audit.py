@@ -34,6 +34,8 @@ from fairlab.search.findings import writable_store
 
 err_console = Console(stderr=True)
 
+#: the terminal table's summary column is never narrower than this (characters)
+SUMMARY_WIDTH = 40
 COLOURS = {"violated": "red", "proved": "green", "none-found": "cyan", "n/a": "dim", "unknown": "yellow",
            "error": "magenta"}
 
@@ -132,11 +134,14 @@ def print_table(document: dict) -> None:
     table = Table(title=f"audit of {escape(document['mechanism'])} on the domain {escape(domain.get('name', 'all'))}"
                         f": sizes up to {document['users']}×"
                         f"{document['resources']}, seed {document['seed']}, {document['seconds']:.1f} s")
-    table.add_column("property")
-    table.add_column(escape(markdown.short_name(document["mechanism"])))
+    # the whole width: the summary takes 3 parts of the room, each status column 1, and never less than
+    # SUMMARY_WIDTH characters (statuses wrap instead)
+    table.expand = True
+    table.add_column("property", no_wrap=True)
+    table.add_column(escape(markdown.short_name(document["mechanism"])), overflow="fold", ratio=1)
     for name in others:
-        table.add_column(f"[dim]{name}[/dim]")
-    table.add_column("summary", overflow="fold")
+        table.add_column(f"[dim]{name}[/dim]", overflow="fold", ratio=1)
+    table.add_column("summary", overflow="fold", ratio=3, min_width=SUMMARY_WIDTH)
     for row in document["properties"]:
         colour = COLOURS.get(row["status"], "white")
         word = escape(markdown.status_word(row))
