@@ -86,7 +86,7 @@ def table(document: dict, domain_label: bool = False) -> str:
     spec += "@{}"
     head = ["property", f"\\texttt{{{escape(short_name(mechanism))}}}", *(escape(o) for o in others)]
     lines = [f"% fairlab audit {escape(mechanism)}: the property table (fairlab audit --format latex)",
-             "% preamble: " + " ".join(r"\usepackage{%s}" % p for p in PACKAGES),
+             "% preamble: " + " ".join("\\usepackage{" + p + "}" for p in PACKAGES),
              r"\begin{table}[htbp]", r"  \centering", r"  \small",
              f"  \\caption{{{_caption(document)}}}", f"  \\label{{{key}}}",
              f"  \\begin{{tabular}}{{{spec}}}", r"    \toprule",
