@@ -46,13 +46,13 @@ FONT = 12            # px, the chart's text
 CHAR = 7.0           # px, estimated width of one character at FONT (sans-serif average, generous)
 LEFT = 46            # px, room for the y axis labels
 TOP = 40             # px, the title above the plot
-PLOT = 200           # px, height of the 0..100 % axis
+PLOT = 170           # px, height of the 0..100 % axis
 BAR = 64             # px, width of one bar
 SLOT = 116           # px, at least this much horizontal room per resource
 LEGEND_LINE = 20     # px per legend entry
 MAX_NAME = 18        # characters of a name shown on the chart (the full name is in a tooltip)
 PANEL_GAP = 24       # px between panels
-SCALE = 1.25         # the drawn size over the viewBox size (text at 12 px reads as 15 px)
+SCALE = 1.0          # the drawn size over the viewBox size (text at 12 px, the report's small print 13 px)
 
 
 def _number(text) -> float | None:
