@@ -93,6 +93,8 @@ def figure(allocations: list[dict], titles: list[str] | None = None):
     draw it inside ``matplotlib.rc_context(RC)`` for the files' fonts and hatches."""
     from matplotlib.figure import Figure
 
+    if not allocations:
+        raise ValueError("no allocation to draw (only a violated property's row has allocations)")
     panels, width, height, _ = layout(allocations, titles)
     full_width, full_height = width + 8, height + 8
     fig = Figure(figsize=(full_width / 96, full_height / 96))

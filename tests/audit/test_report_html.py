@@ -140,7 +140,7 @@ def test_every_violated_property_has_a_figure_with_drawn_segments(audit_sample, 
         assert all(escape(label) in page for label in labels)
     # the figures show the exact values as text: sp's misreport gives user u2 3/4 tasks
     assert "u2 (3/4 tasks)  ◀ witness" in page and "u2 declares &lt;4/3, 1&gt;" in page
-    assert "after u3 leaves" in page and "1/n = 1/2" in page
+    assert "after u1 leaves" in page and "1/n = 1/2" in page
 
 
 def test_the_sections_carry_the_document(audit_sample, page):
