@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from fairlab.audit.figures import COLOURS, FONT, Canvas, draw, layout
 from fairlab.audit.markdown import short_name
@@ -34,8 +35,8 @@ PT = 0.75
 #: the SVG's hatches (fairlab.audit.figures.HATCHES, by index) in matplotlib's hatch language
 MPL_HATCHES = ("", "///", "..", "---", "xxx", "\\\\\\", "|||")
 #: matplotlib settings of every figure file (inside rc_context only)
-RC = {"font.family": "DejaVu Sans", "svg.hashsalt": "fairlab", "svg.fonttype": "path", "pdf.fonttype": 42,
-      "hatch.color": (0, 0, 0, 0.45), "hatch.linewidth": 1.0}
+RC: dict[str, Any] = {"font.family": "DejaVu Sans", "svg.hashsalt": "fairlab", "svg.fonttype": "path",
+                      "pdf.fonttype": 42, "hatch.color": (0, 0, 0, 0.45), "hatch.linewidth": 1.0}
 FORMATS = ("svg", "pdf")
 _ANCHOR = {"start": "left", "middle": "center", "end": "right"}
 
@@ -111,7 +112,7 @@ def save(allocations: list[dict], stem: Path, titles: list[str] | None = None) -
     import matplotlib
 
     written = []
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(RC):  # type: ignore[arg-type]  # matplotlib types keys as literals
         fig = figure(allocations, titles)
         for fmt in FORMATS:
             path = stem.with_name(f"{stem.name}.{fmt}")

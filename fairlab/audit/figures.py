@@ -146,7 +146,8 @@ class SvgCanvas(Canvas):
     """SVG elements as text (escaped; coordinates with fixed decimals: deterministic bytes)."""
 
     def __init__(self, prefix: str):
-        self.prefix, self.out = prefix, []
+        self.prefix = prefix
+        self.out: list[str] = []
 
     @staticmethod
     def _attrs(cls: str | None, data: dict | None) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from fairlab.audit.reference import REFERENCE_MECHANISMS
 from fairlab.core.stdio import printable
@@ -39,12 +41,13 @@ def short_name(mechanism: str) -> str:
     return mechanism.rsplit(":", 1)[-1] if ":" in mechanism else mechanism
 
 
-def how_found(row: dict) -> str:
+def how_found(row: Mapping[str, Any]) -> str:
     """How an audit row's counterexample was found, in words: the engine that found it, and, for one
     that started from a shipped example, whether it IS that example or was shrunk from it (then it
     is not one of the shipped examples). "" when the row says nothing."""
     found_by = row.get("found_by")
-    origin = row.get("origin") if isinstance(row.get("origin"), dict) else {}
+    given = row.get("origin")
+    origin: Mapping[str, Any] = given if isinstance(given, dict) else {}
     steps, example = origin.get("shrink_steps"), origin.get("example")
     shrunk = f", then shrunk in {steps} step{'s' if steps != 1 else ''}" if isinstance(steps, int) and steps else ""
     if found_by == "example":
