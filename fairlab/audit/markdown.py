@@ -152,7 +152,9 @@ def render(document: dict) -> str:
     if found:
         lines += ["", "## Counterexamples"]
         for row in found:
+            how = how_found(row)
             lines += ["", f"### {row['property']}: {cell(row['title'])}", "", text(row["explanation"]), "",
+                      *([f"Found {text(how)}.", ""] if how else []),
                       *fenced(json.dumps(row["instance"], ensure_ascii=False), "json"), "",
                       *fenced(f"witness: {json.dumps(row['witness'], ensure_ascii=False)}"
                               + (f"\nstored as {row['fixture']}" if row.get("fixture") else ""))]

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from fairlab.audit import html as report
+from fairlab.audit import markdown
 from fairlab.audit.markdown import how_found
 from fairlab.audit.run import audit
 from fairlab.cli.commands.audit import SUMMARY_WIDTH, print_table
@@ -50,6 +51,7 @@ def test_a_shrunk_example_is_not_called_a_shipped_example(audit_sample):
     page = report.render(doc)
     assert "among the shipped examples" not in page
     assert f"by shrinking the shipped example {origin['example']}" in page
+    assert f"Found by shrinking the shipped example {origin['example']}" in markdown.render(doc)
 
 
 def test_shrinking_renumbers_default_names_and_keeps_given_ones():
