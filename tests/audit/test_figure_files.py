@@ -110,3 +110,14 @@ def test_matplotlibs_settings_are_left_alone(audit_sample, tmp_path):
     before = dict(matplotlib.rcParams)
     figure_files.write([audit_sample], tmp_path)
     assert dict(matplotlib.rcParams) == before
+
+
+def test_names_carry_the_domain_when_several_are_asked(audit_sample):
+    other = {**audit_sample, "domain": {"name": "drf-paper", "note": ""}}
+    one = [stem for stem, _, _ in figure_files.figure_names([audit_sample])]
+    two = [stem for stem, _, _ in figure_files.figure_names([audit_sample, other])]
+    assert one == [f"sample-{p}" for p in figured(audit_sample)]
+    assert len(two) == 2 * len(one) == len(set(two))
+    assert all(stem.endswith("-drf-paper") for stem in two[len(one):])
+    hostile = {**audit_sample, "mechanism": "../../etc/x y.py:f"}
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]+", stem) for stem, _, _ in figure_files.figure_names([hostile]))
