@@ -95,3 +95,17 @@ def test_the_terminal_tables_summary_column_is_readable(audit_sample, capsys):
     for row in audit_sample["properties"]:
         assert re.sub(r"\s+", " ", row["summary"])[:60] in body, row["summary"]
 
+
+
+def test_prove_prints_as_many_core_names_as_it_says(run_cli):
+    out = run_cli("prove", "drf", "sp", "--users", "2", "--resources", "2", timeout=120, env={"COLUMNS": "400"})
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.split("core (", 1)[1].split("\n")[0]  # one line: COLUMNS is wide
+    count, names = line.split("): ", 1)
+    listed = [n for n in re.split(r",\s*", names.strip()) if n]
+    assert all(re.fullmatch(r"[\w.:\[\]-]+", n) for n in listed), listed
+    shown = int(count.split()[0])
+    assert shown == len(listed), (count, listed)
+    assert not any(n.startswith("domain.") for n in listed)
+    if " of " in count:  # domain bounds left out, and said so
+        assert re.fullmatch(r"\d+ of \d+ shown; \d+ domain bounds? omitted", count), count
