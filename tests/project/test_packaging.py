@@ -118,7 +118,11 @@ def test_changelog_has_the_current_version_first():
     assert versions, "no '## [version] - YYYY-MM-DD' section"
     assert versions[0][0] == fairlab.__version__
     assert len({v for v, _ in versions}) == len(versions), "a version has two sections"
-    assert re.search(r"^## \[[^\]]+\]", changelog, flags=re.M).group(0) == f"## [{fairlab.__version__}]"
+    # Keep a Changelog: changes not released yet go in one "## [Unreleased]" section above it
+    headings = re.findall(r"^## \[[^\]]+\]", changelog, flags=re.M)
+    if headings[0] == "## [Unreleased]":
+        headings = headings[1:]
+    assert headings[0] == f"## [{fairlab.__version__}]" and "## [Unreleased]" not in headings
 
 
 def test_citation_names_the_current_version():
