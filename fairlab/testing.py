@@ -290,9 +290,10 @@ def _counterexample(mechanism: MechanismLike, prop: str, result: Result, users: 
         lines.append(f"  witness: {result.explanation}")
     if result.witness is not None:
         lines.append(f"  witness fields: {json.dumps(_json(result.witness), separators=(', ', ': '))}")
-    found_by = result.details.get("found_by")
-    if found_by:
-        lines.append(f"  found by: {found_by}")
+    if result.details.get("found_by"):
+        from fairlab.audit.markdown import how_found  # the report's words: the engine, the example (if any)
+
+        lines.append(f"  found {how_found(result.details)}")
     fixture = result.details.get("fixture")
     if fixture:
         lines.append(f"  stored: {fixture}")

@@ -113,10 +113,19 @@ def shrink(
     return best, best_verdict, steps, tried, False
 
 
+def _renumbered(names: list[str], kept: list[str], prefix: str) -> list[str]:
+    """The names of what is kept: default names (``r1 .. rm`` in order) are numbered afresh, so a
+    3×2 instance shrunk from a 3×3 one says ``r1, r2`` (as its indices do), not ``r2, r3``; names the
+    instance was given are kept."""
+    if names == [f"{prefix}{k + 1}" for k in range(len(names))]:
+        return [f"{prefix}{k + 1}" for k in range(len(kept))]
+    return kept
+
+
 def _drop_user(inst: Instance, keep: list[int]) -> Instance:
     data = inst.to_dict()
     data["demands"] = [data["demands"][i] for i in keep]
-    data["users"] = [data["users"][i] for i in keep]
+    data["users"] = _renumbered(data["users"], [data["users"][i] for i in keep], "u")
     if "weights" in data:
         data["weights"] = [data["weights"][i] for i in keep]
     if "max_tasks" in data:
@@ -128,7 +137,7 @@ def _drop_resource(inst: Instance, r: int) -> Instance:
     data = inst.to_dict()
     data["capacities"] = [c for j, c in enumerate(data["capacities"]) if j != r]
     data["demands"] = [[d for j, d in enumerate(row) if j != r] for row in data["demands"]]
-    data["resources"] = [x for j, x in enumerate(data["resources"]) if j != r]
+    data["resources"] = _renumbered(data["resources"], [x for j, x in enumerate(data["resources"]) if j != r], "r")
     if inst.weights_given == "vector":
         data["weights"] = [[w for j, w in enumerate(row) if j != r] for row in data["weights"]]
     return Instance.from_dict(data)

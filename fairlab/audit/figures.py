@@ -46,13 +46,13 @@ FONT = 12            # px, the chart's text
 CHAR = 7.0           # px, estimated width of one character at FONT (sans-serif average, generous)
 LEFT = 46            # px, room for the y axis labels
 TOP = 40             # px, the title above the plot
-PLOT = 200           # px, height of the 0..100 % axis
+PLOT = 170           # px, height of the 0..100 % axis
 BAR = 64             # px, width of one bar
 SLOT = 116           # px, at least this much horizontal room per resource
 LEGEND_LINE = 20     # px per legend entry
 MAX_NAME = 18        # characters of a name shown on the chart (the full name is in a tooltip)
 PANEL_GAP = 24       # px between panels
-SCALE = 1.25         # the drawn size over the viewBox size (text at 12 px reads as 15 px)
+SCALE = 1.0          # the drawn size over the viewBox size (text at 12 px, the report's small print 13 px)
 
 
 def _number(text) -> float | None:
@@ -114,17 +114,81 @@ def _defs(prefix: str, styles: list[int]) -> str:
     return f"<defs>{''.join(out)}</defs>"
 
 
-def _halo_text(x: float, y: float, text: str, anchor: str = "middle", size: int = FONT, weight: str = "") -> str:
-    """Text with a white halo, readable over any colour and hatch."""
-    bold = f' font-weight="{weight}"' if weight else ""
-    return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}"{bold} fill="#111" '
-            f'stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">{escape(text)}</text>')
+class Canvas:
+    """What a panel draws with, in the SVG's user units (y down, text `y` its baseline): the
+    report's inline SVG (`SvgCanvas`) and the standalone SVG/PDF files (`fairlab.audit.figure_files`)
+    implement it, so both come from the same drawing code (`_Panel`). A user's fill is its `style`
+    index (its colour and hatch); tooltips (`title`) and groups exist in SVG only."""
+
+    def begin(self, cls: str | None = None, data: dict | None = None, title: str | None = None,
+              transform: tuple[float, float] | None = None) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+    def text(self, x: float, y: float, text: str, *, anchor: str = "middle", size: float = FONT,
+             weight: str = "", fill: str = "#111", halo: bool = False, title: str | None = None,
+             rotate: bool = False) -> None:
+        raise NotImplementedError
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, *, stroke: str, width: float = 1.0,
+             dash: tuple[float, float] | None = None) -> None:
+        raise NotImplementedError
+
+    def rect(self, x: float, y: float, width: float, height: float, *, style: int | None = None,
+             stroke: str = "none", stroke_width: float = 1.0, dash: tuple[float, float] | None = None,
+             cls: str | None = None, data: dict | None = None, title: str | None = None) -> None:
+        raise NotImplementedError
+
+
+class SvgCanvas(Canvas):
+    """SVG elements as text (escaped; coordinates with fixed decimals: deterministic bytes)."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.out: list[str] = []
+
+    @staticmethod
+    def _attrs(cls: str | None, data: dict | None) -> str:
+        return (f' class="{cls}"' if cls else "") + "".join(f' data-{k}="{escape(str(v))}"'
+                                                             for k, v in (data or {}).items())
+
+    def begin(self, cls=None, data=None, title=None, transform=None) -> None:
+        move = f' transform="translate({_f(transform[0])} {_f(transform[1])})"' if transform else ""
+        self.out.append(f"<g{self._attrs(cls, data)}{move}>" + (f"<title>{escape(title)}</title>" if title else ""))
+
+    def end(self) -> None:
+        self.out.append("</g>")
+
+    def text(self, x, y, text, *, anchor="middle", size=FONT, weight="", fill="#111", halo=False, title=None,
+             rotate=False) -> None:
+        bold = f' font-weight="{weight}"' if weight else ""
+        turn = f' transform="rotate(-90 {_f(x)} {_f(y)})"' if rotate else ""
+        paint = ' stroke="#fff" stroke-width="3" stroke-linejoin="round" paint-order="stroke"' if halo else ""
+        tip = f"<title>{escape(title)}</title>" if title else ""
+        self.out.append(f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{_f(size)}"{bold} '
+                        f'fill="{fill}"{paint}{turn}>{escape(text)}{tip}</text>')
+
+    def line(self, x1, y1, x2, y2, *, stroke, width=1.0, dash=None) -> None:
+        extra = (f' stroke-width="{_f(width)}"' if width != 1.0 else "") + \
+            (f' stroke-dasharray="{_f(dash[0])} {_f(dash[1])}"' if dash else "")
+        self.out.append(f'<line x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}" stroke="{stroke}"{extra}/>')
+
+    def rect(self, x, y, width, height, *, style=None, stroke="none", stroke_width=1.0, dash=None, cls=None,
+             data=None, title=None) -> None:
+        fill = f"url(#{self.prefix}-s{style})" if style is not None else "none"
+        dashes = f' stroke-dasharray="{_f(dash[0])} {_f(dash[1])}"' if dash else ""
+        tip = f"<title>{escape(title)}</title>" if title else ""
+        self.out.append(f'<rect{self._attrs(cls, data)} x="{_f(x)}" y="{_f(y)}" width="{_f(width)}" '
+                        f'height="{_f(height)}" fill="{fill}" stroke="{stroke}" stroke-width="{_f(stroke_width)}"'
+                        f"{dashes}>{tip}</rect>")
 
 
 class _Panel:
     """One allocation drawn at the origin; `width`/`height` for placing it beside others."""
 
-    def __init__(self, allocation: dict, title: str, style_of: dict[str, int], prefix: str):
+    def __init__(self, allocation: dict, title: str, style_of: dict[str, int]):
         shares = allocation.get("shares") or []
         tasks = allocation.get("tasks") or []
         n = max(len(shares), len(tasks))
@@ -136,7 +200,7 @@ class _Panel:
         self.witness = _index(allocation.get("user"), n)
         self.other = _index(allocation.get("other"), n)  # e.g. the envied user of an ef witness
         self.equal_split = allocation.get("equal_split")
-        self.style_of, self.prefix = style_of, prefix
+        self.style_of = style_of
         self.slot = max([SLOT] + [_width(self._resource_label(r)) + 16 for r in range(m)]
                         + [_width(self._capacity_label(r)) + 16 for r in range(m)])
         if self.equal_split:  # room right of each bar for its "1/n = ..." label
@@ -174,39 +238,39 @@ class _Panel:
         return row[r] if r < len(row) else None
 
     # ---------------------------------------------------------------- drawing
-    def body(self) -> str:
-        out = [_halo_text(0, 16, _short(self.title, 60), anchor="start", size=FONT + 1, weight="bold")]
-        if len(self.title) > 60:
-            out[0] = f"<g><title>{escape(self.title)}</title>{out[0]}</g>"
-        out.append(self._axes())
+    def draw(self, c: Canvas) -> None:
+        long = len(self.title) > 60
+        if long:
+            c.begin(title=self.title)
+        c.text(0, 16, _short(self.title, 60), anchor="start", size=FONT + 1, weight="bold", halo=True)
+        if long:
+            c.end()
+        self._axes(c)
         for r in range(len(self.resources)):
-            out.append(self._bar(r))
+            self._bar(c, r)
         for r in range(len(self.resources)):  # on top of every bar
-            out.append(self._equal_split_line(r))
-        out.append(self._legend())
-        return "".join(out)
+            self._equal_split_line(c, r)
+        self._legend(c)
 
     def _y(self, share: float) -> float:
         return TOP + PLOT * (1 - min(max(share, 0.0), 1.0))
 
-    def _axes(self) -> str:
+    def _axes(self, c: Canvas) -> None:
         right = LEFT + len(self.resources) * self.slot
-        out = ['<g class="axes" font-size="11" fill="#333">']
+        c.begin("axes")
         for pct in (0, 25, 50, 75, 100):
             y = self._y(pct / 100)
-            out.append(f'<line x1="{LEFT}" y1="{_f(y)}" x2="{_f(right)}" y2="{_f(y)}" stroke="#ddd"/>')
-            out.append(f'<text x="{LEFT - 6}" y="{_f(y + 4)}" text-anchor="end">{pct}%</text>')
-        out.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + PLOT}" stroke="#333"/>')
-        out.append(f'<line x1="{LEFT}" y1="{TOP + PLOT}" x2="{_f(right)}" y2="{TOP + PLOT}" stroke="#333"/>')
-        out.append(f'<text x="12" y="{_f(TOP + PLOT / 2)}" text-anchor="middle" '
-                   f'transform="rotate(-90 12 {_f(TOP + PLOT / 2)})">share of capacity</text>')
-        out.append("</g>")
-        return "".join(out)
+            c.line(LEFT, y, right, y, stroke="#ddd")
+            c.text(LEFT - 6, y + 4, f"{pct}%", anchor="end", size=11, fill="#333")
+        c.line(LEFT, TOP, LEFT, TOP + PLOT, stroke="#333")
+        c.line(LEFT, TOP + PLOT, right, TOP + PLOT, stroke="#333")
+        c.text(12, TOP + PLOT / 2, "share of capacity", size=11, fill="#333", rotate=True)
+        c.end()
 
-    def _bar(self, r: int) -> str:
+    def _bar(self, c: Canvas, r: int) -> None:
         x = self._bar_left(r)
         resource = self.resources[r]
-        out = [f'<g class="bar" data-resource="{escape(resource)}">']
+        c.begin("bar", {"resource": resource})
         bottom, outlines = 0.0, []
         for i, user in enumerate(self.users):
             exact = self._share(i, r)
@@ -219,33 +283,27 @@ class _Panel:
             if height <= 0:
                 bottom = top
                 continue
-            style = self.style_of[user]
             tip = f"{user} on {resource}: {_exact_text(exact)} of the capacity"
-            out.append(f'<rect class="segment" data-user="{escape(user)}" x="{_f(x)}" y="{_f(y0)}" width="{BAR}" '
-                       f'height="{_f(height)}" fill="url(#{self.prefix}-s{style})" stroke="#fff" stroke-width="0.75">'
-                       f'<title>{escape(tip)}</title></rect>')
+            c.rect(x, y0, BAR, height, style=self.style_of[user], stroke="#fff", stroke_width=0.75, cls="segment",
+                   data={"user": user}, title=tip)
             if i in (self.witness, self.other):
-                role, dash = ("witness", "") if i == self.witness else ("other", ' stroke-dasharray="5 3"')
-                outlines.append(f'<rect class="{role}" x="{_f(x + 1.5)}" y="{_f(y0 + 1.5)}" width="{BAR - 3}" '
-                                f'height="{_f(max(height - 3, 0.5))}" fill="none" stroke="#111" stroke-width="3"{dash}>'
-                                f'<title>{escape(tip)} (the {role} user)</title></rect>')
+                role = "witness" if i == self.witness else "other"
+                outlines.append((role, y0, height, tip))
             label = f"{_short(user, 6)} {_exact_text(exact)}"
             if height >= FONT + 4:
                 if _width(label) > BAR - 4:
                     label = _exact_text(exact)
                 if _width(label) <= BAR - 4:
-                    out.append(_halo_text(x + BAR / 2, self._label_y(r, y0, y1) + FONT / 3, label))
+                    c.text(x + BAR / 2, self._label_y(r, y0, y1) + FONT / 3, label, halo=True)
             bottom = top
-        out += outlines
+        for role, y0, height, tip in outlines:
+            c.rect(x + 1.5, y0 + 1.5, BAR - 3, max(height - 3, 0.5), stroke="#111", stroke_width=3,
+                   dash=None if role == "witness" else (5, 3), cls=role, title=f"{tip} (the {role} user)")
         cx = x + BAR / 2
-        out.append(f'<text x="{_f(cx)}" y="{TOP + PLOT + 17}" text-anchor="middle" font-size="{FONT}" '
-                   f'font-weight="bold" fill="#111">{escape(self._resource_label(r))}'
-                   f'<title>{escape(resource)}</title></text>')
+        c.text(cx, TOP + PLOT + 17, self._resource_label(r), weight="bold", title=resource)
         if self._capacity_label(r):
-            out.append(f'<text x="{_f(cx)}" y="{TOP + PLOT + 32}" text-anchor="middle" font-size="11" '
-                       f'fill="#444">{escape(self._capacity_label(r))}</text>')
-        out.append("</g>")
-        return "".join(out)
+            c.text(cx, TOP + PLOT + 32, self._capacity_label(r), size=11, fill="#444")
+        c.end()
 
     def _label_y(self, r: int, top: float, bottom: float) -> float:
         """The middle of a segment, or of its taller part when the equal-split line would cross
@@ -263,43 +321,80 @@ class _Panel:
     def _bar_left(self, r: int) -> float:
         return LEFT + r * self.slot + (self.slot - BAR) / 2
 
-    def _equal_split_line(self, r: int) -> str:
+    def _equal_split_line(self, c: Canvas, r: int) -> None:
         """A dashed line across bar `r` at the equal split, its value written just above it."""
         x = self._bar_left(r)
         if not self.equal_split or r >= len(self.equal_split):
-            return ""
+            return
         exact = self.equal_split[r]
         value = _number(exact)
         if value is None:
-            return ""
+            return
         y = self._y(value)
-        tip = f"equal split on {self.resources[r]}: {_exact_text(exact)} of the capacity"
-        return (f'<g class="equal-split"><title>{escape(tip)}</title>'
-                f'<line x1="{_f(x - 8)}" y1="{_f(y)}" x2="{_f(x + BAR + 8)}" y2="{_f(y)}" stroke="#111" '
-                f'stroke-width="2" stroke-dasharray="6 4"/>'
-                + _halo_text(x + BAR + 12, y + 3.5, self._split_label(r), anchor="start", size=10)
-                + "</g>")
+        c.begin("equal-split", title=f"equal split on {self.resources[r]}: {_exact_text(exact)} of the capacity")
+        c.line(x - 8, y, x + BAR + 8, y, stroke="#111", width=2, dash=(6, 4))
+        c.text(x + BAR + 12, y + 3.5, self._split_label(r), anchor="start", size=10, halo=True)
+        c.end()
 
-    def _legend(self) -> str:
-        out = ['<g class="legend">']
+    def _legend(self, c: Canvas) -> None:
+        c.begin("legend")
         y = self.legend_top
         for i, user in enumerate(self.users):
-            style = self.style_of[user]
-            stroke = 'stroke="#666" stroke-width="0.75"'
+            stroke, width, dash = "#666", 0.75, None
             if i in (self.witness, self.other):
-                stroke = 'stroke="#111" stroke-width="3"' + ("" if i == self.witness else ' stroke-dasharray="5 3"')
-            out.append(f'<rect x="0" y="{y}" width="28" height="14" fill="url(#{self.prefix}-s{style})" {stroke}>'
-                       f'<title>{escape(user)}</title></rect>')
-            weight = ' font-weight="bold"' if i == self.witness else ""
-            out.append(f'<text x="36" y="{y + 11}" font-size="{FONT}"{weight} fill="#111">'
-                       f'{escape(self.legend[i])}<title>{escape(user)}</title></text>')
+                stroke, width, dash = "#111", 3, (None if i == self.witness else (5, 3))
+            c.rect(0, y, 28, 14, style=self.style_of[user], stroke=stroke, stroke_width=width, dash=dash, title=user)
+            c.text(36, y + 11, self.legend[i], anchor="start", weight="bold" if i == self.witness else "",
+                   title=user)
             y += LEGEND_LINE
         if self.equal_split:
-            out.append(f'<line x1="0" y1="{y + 7}" x2="28" y2="{y + 7}" stroke="#111" stroke-width="2" '
-                       f'stroke-dasharray="6 4"/>')
-            out.append(f'<text x="36" y="{y + 11}" font-size="{FONT}" fill="#111">{escape(self.legend[-1])}</text>')
-        out.append("</g>")
-        return "".join(out)
+            c.line(0, y + 7, 28, y + 7, stroke="#111", width=2, dash=(6, 4))
+            c.text(36, y + 11, self.legend[-1], anchor="start")
+        c.end()
+
+
+def layout(allocations: list[dict], titles: list[str] | None = None) -> tuple[list[_Panel], float, float, str]:
+    """The panels of `allocations` side by side, titled by each ``label`` unless `titles` are given:
+    (panels, width, height, accessible label); draw them with `draw`."""
+    titles = [str(t) for t in titles] if titles else [str(a.get("label") or "allocation") for a in allocations]
+    style_of = _styles(allocations)
+    panels = [_Panel(a, t, style_of) for a, t in zip(allocations, titles)]
+    width = sum(p.width for p in panels) + PANEL_GAP * (len(panels) - 1)
+    height = max(p.height for p in panels)
+    label = "allocation: " + " | ".join(titles) if len(titles) == 1 else "allocations: " + " | ".join(titles)
+    return panels, width, height, label
+
+
+def draw(panels: list[_Panel], canvas: Canvas) -> None:
+    """Every panel onto `canvas`, left to right."""
+    x = 0.0
+    for p in panels:
+        canvas.begin("panel", transform=(x, 0))
+        p.draw(_Shifted(canvas, x) if not isinstance(canvas, SvgCanvas) else canvas)
+        canvas.end()
+        x += p.width + PANEL_GAP
+
+
+class _Shifted(Canvas):
+    """A canvas whose origin is moved right by `dx` (SVG moves a panel with a transform instead)."""
+
+    def __init__(self, inner: Canvas, dx: float):
+        self.inner, self.dx = inner, dx
+
+    def begin(self, cls=None, data=None, title=None, transform=None) -> None:
+        self.inner.begin(cls, data, title, None)
+
+    def end(self) -> None:
+        self.inner.end()
+
+    def text(self, x, y, text, **keywords) -> None:
+        self.inner.text(x + self.dx, y, text, **keywords)
+
+    def line(self, x1, y1, x2, y2, **keywords) -> None:
+        self.inner.line(x1 + self.dx, y1, x2 + self.dx, y2, **keywords)
+
+    def rect(self, x, y, width, height, **keywords) -> None:
+        self.inner.rect(x + self.dx, y, width, height, **keywords)
 
 
 def _prefix(allocations: list[dict], titles: list[str]) -> str:
@@ -308,21 +403,15 @@ def _prefix(allocations: list[dict], titles: list[str]) -> str:
     return "fl" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
-def _svg(panels: list[_Panel], prefix: str, label: str) -> str:
-    width = sum(p.width for p in panels) + PANEL_GAP * (len(panels) - 1)
-    height = max(p.height for p in panels)
+def _svg(panels: list[_Panel], width: float, height: float, prefix: str, label: str) -> str:
     styles = sorted({s for p in panels for s in p.style_of.values()})
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="allocation-chart" role="img" '
-           f'aria-label="{escape(label)}" width="{_f(SCALE * (width + 8))}" height="{_f(SCALE * (height + 8))}" '
-           f'viewBox="-4 -4 {_f(width + 8)} {_f(height + 8)}" '
-           f'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif">',
-           f"<title>{escape(label)}</title>", _defs(prefix, styles)]
-    x = 0.0
-    for p in panels:
-        out.append(f'<g class="panel" transform="translate({_f(x)} 0)">{p.body()}</g>')
-        x += p.width + PANEL_GAP
-    out.append("</svg>")
-    return "".join(out)
+    canvas = SvgCanvas(prefix)
+    draw(panels, canvas)
+    return "".join([f'<svg xmlns="http://www.w3.org/2000/svg" class="allocation-chart" role="img" '
+                    f'aria-label="{escape(label)}" width="{_f(SCALE * (width + 8))}" '
+                    f'height="{_f(SCALE * (height + 8))}" viewBox="-4 -4 {_f(width + 8)} {_f(height + 8)}" '
+                    f'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif">',
+                    f"<title>{escape(label)}</title>", _defs(prefix, styles), *canvas.out, "</svg>"])
 
 
 def _styles(allocations: list[dict]) -> dict[str, int]:
@@ -346,9 +435,6 @@ def panels_svg(allocations: list[dict], titles: list[str] | None = None, id_pref
     each titled by its ``label`` unless `titles` are given. An empty list gives ``""``."""
     if not allocations:
         return ""
-    titles = [str(t) for t in titles] if titles else [str(a.get("label") or "allocation") for a in allocations]
-    prefix = id_prefix or _prefix(allocations, titles)
-    style_of = _styles(allocations)
-    panels = [_Panel(a, t, style_of, prefix) for a, t in zip(allocations, titles)]
-    label = "allocation: " + " | ".join(titles) if len(titles) == 1 else "allocations: " + " | ".join(titles)
-    return _svg(panels, prefix, label)
+    panels, width, height, label = layout(allocations, titles)
+    prefix = id_prefix or _prefix(allocations, [p.title for p in panels])
+    return _svg(panels, width, height, prefix, label)

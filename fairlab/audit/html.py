@@ -2,17 +2,20 @@
 
 `render(document)` turns an audit document (``AuditReport.to_dict()``, schema ``audit``) into a
 page with inline CSS and inline SVG only: no network, no external fonts, no scripts. `write`
-writes it atomically. Sections, in order: the summary line, the property table (statuses as
-coloured badges that carry the word), one section per violated property (its instance, the
-witness in words, the allocations involved drawn by `fairlab.audit.figures`, the stored fixture),
-the proofs (sizes, scope, unsat core), the properties with no verdict either way (candidates per
-size, reasons), the reference profiles of drf, ceei, bmf and asset next to the audited mechanism,
-and how to reproduce (command, seed, versions).
+writes it atomically. Sections, in order: the summary line; the property table (statuses as
+coloured badges that carry the word) with the reference profiles of drf, ceei, bmf and asset in
+columns beside the audited mechanism's status, their evidence folded below it; one article per
+violated property (the witness in words, its instance beside the allocations involved drawn by
+`fairlab.audit.figures`, the stored fixture); the proofs, one folded ``<details>`` each (sizes,
+scope, unsat core); the properties with no verdict either way; how to reproduce (command, seed;
+versions and budget folded). Every per-size record is folded too, so a 2×2 audit stays a few
+screens long.
 
 Every string taken from the document is HTML-escaped: mechanism, user and resource names come
 from user files. Stable hooks for tests: ``table#properties`` with rows ``tr[data-property]
-[data-status]``, ``figure.allocation-figure[data-property]``, ``table#reference``,
-``section#reproduce``. The output is deterministic (same document, same bytes).
+[data-status]`` and reference cells ``td.reference[data-mechanism]``, ``table#reference-evidence``,
+``figure.allocation-figure[data-property]``, ``details.proof[data-property]``, ``section#reproduce``.
+The output is deterministic (same document, same bytes).
 
 Shared with the campaign report (`fairlab.campaign.html`), which embeds each audit cell's
 `sections` under an id prefix: the style sheet `CSS`, the page shell `page`, the escaping and
@@ -29,7 +32,10 @@ import tempfile
 from html import escape
 from pathlib import Path
 
+from fairlab.audit import markdown
 from fairlab.audit.figures import panels_svg
+from fairlab.audit.markdown import how_found
+from fairlab.audit.reference import REFERENCE_MECHANISMS
 from fairlab.core.errors import InputError
 from fairlab.counterexamples.store import check_outside_package
 
@@ -42,9 +48,6 @@ STATUSES = {
     "unknown": ("?", "the budget ran out before a verdict"),
     "error": ("!", "the mechanism raised on an instance: the smallest one found, its exception and file:line"),
 }
-#: how a counterexample was found, in words
-FOUND_BY = {"search": "by the search engines", "proof": "from a model of spec ∧ ¬property, checked exactly",
-            "example": "among the shipped examples", "proof+search": "by the proof and the search"}
 #: per-size and reference statuses beyond the five above, each drawn like the closest one
 _LIKE = {"holds": "proved", "refuted": "violated", "vacuous": "n/a", "declined": "n/a", "skipped": "n/a",
          "undecided": "unknown", "not established": "unknown"}
@@ -54,7 +57,7 @@ CSS = """
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
        color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 24px 32px 64px; }
-h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 40px 0 12px;
+h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 24px 0 8px;
      border-bottom: 1px solid var(--line); padding-bottom: 4px; } h3 { font-size: 16px; margin: 24px 0 8px; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 13px; }
 pre { background: var(--soft); border: 1px solid var(--line); padding: 10px 12px; overflow-x: auto;
@@ -73,20 +76,28 @@ table#properties td:first-child { white-space: nowrap; }
 .status-na { background: #eaeef2; color: #424a53; border-color: #afb8c1; }
 .status-unknown { background: #fff8c5; color: #7d4e00; border-color: #d4a72c; }
 .status-error { background: #fbefff; color: #6e2b8b; border-color: #c297d8; }
-.legend { display: flex; flex-wrap: wrap; gap: 6px 20px; margin: 4px 0 0; padding: 0; list-style: none;
-          font-size: 13px; color: var(--muted); }
-article { border: 1px solid var(--line); border-radius: 6px; padding: 4px 16px 12px; margin: 16px 0; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0 0; padding: 0; list-style: none;
+          font-size: 12px; color: var(--muted); }
+article { border: 1px solid var(--line); border-radius: 6px; padding: 2px 16px 6px; margin: 8px 0; }
 article.violated { border-left: 6px solid #cf222e; } article.proved { border-left: 6px solid #1a7f37; }
 article.partial { border-left: 6px solid #afb8c1; }
-figure.allocation-figure { margin: 12px 0; overflow-x: auto; }
+figure.allocation-figure { margin: 4px 0; overflow-x: auto; max-width: 100%; }
 figure.allocation-figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 13px; color: var(--muted); }
 ul.core { columns: 2 280px; margin: 4px 0; } ul.core li { break-inside: avoid; }
-table#reference tr.audited td, table#reference tr.audited th { background: #fff8e6; font-weight: 600; }
-table#reference { table-layout: fixed; width: 100%; min-width: 900px; }
-table#reference th:first-child { width: 190px; overflow-wrap: anywhere; }
-table#reference td { text-align: center; padding: 4px 3px; vertical-align: middle; }
-table#reference .badge { white-space: normal; font-size: 12px; padding: 1px 6px; }
+table#properties { width: 100%; } table#properties td.summary { font-size: 13px; min-width: 260px; }
+table#properties th.reference, table#properties td.reference { text-align: center; background: #fbfcfd; }
+table#properties td.reference { padding: 4px 3px; } table#properties th.group { text-align: center; }
+table#properties td.reference .badge { white-space: normal; font-size: 12px; padding: 1px 6px; }
+.cx { display: flex; flex-wrap: wrap; gap: 4px 24px; align-items: flex-start; }
+.cx > .facts { flex: 1 1 300px; min-width: 0; } .cx > .facts > h3 { margin-top: 12px; }
+.cx > .facts p { margin: 6px 0; } .cx p.found { font-size: 14px; } .cx table.instance { margin: 4px 0; }
+.cx table.instance th, .cx table.instance td { padding: 2px 10px; } .cx > figure { flex: 0 1 auto; margin: 0; }
+details.proof { border: 1px solid var(--line); border-left: 6px solid #1a7f37; border-radius: 6px;
+                padding: 4px 12px; margin: 8px 0; } details.proof.partial { border-left-color: #afb8c1; }
+details.proof > summary { color: var(--fg); }
+table.undecided { width: 100%; } table.undecided th { white-space: nowrap; font-weight: 600; background: none; }
+table.undecided details { margin: 2px 0 0; }
 caption { text-align: left; white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 details { margin: 8px 0; } summary { cursor: pointer; color: var(--muted); }
@@ -191,19 +202,48 @@ def _header(doc: dict, ids: str) -> str:
     return "".join(out)
 
 
-def _property_table(props: list[dict], ids: str) -> str:
+def _reference_columns(doc: dict) -> list[str]:
+    """The reference mechanisms shown beside the audited one (drf, ceei, bmf, asset; not itself)."""
+    mechanisms = (doc.get("reference") or {}).get("mechanisms") or {}
+    return [name for name in REFERENCE_MECHANISMS if name in mechanisms and name != doc.get("mechanism")]
+
+
+def _reference_cell(entry) -> str:
+    """A reference status as a badge with its evidence as a tooltip; "not established" (nothing is
+    claimed) as a muted dash, its meaning in the tooltip."""
+    if not isinstance(entry, dict):
+        return ""
+    if entry.get("status") == "not established":
+        return '<span class="muted" title="not established: no theorem and no fixture">—</span>'
+    return badge(entry.get("status"), _evidence_tooltip(entry))
+
+
+def _property_table(doc: dict, props: list[dict], ids: str) -> str:
+    """The property table: each property's status, the reference profiles' statuses beside it (each
+    with its evidence as a tooltip), the summary; the reference evidence folded below."""
+    others = _reference_columns(doc)
+    mechanisms = (doc.get("reference") or {}).get("mechanisms") or {}
     rows = []
     for p in props:
         name, status = p.get("property", "?"), p.get("status", "unknown")
         link = f'<a href="#{ids}p-{anchor(name)}">{esc(name)}</a>'
+        refs = []
+        for mech in others:
+            entry = (mechanisms.get(mech) or {}).get(name)
+            cell = _reference_cell(entry)
+            refs.append(f'<td class="reference" data-mechanism="{esc(mech)}">{cell}</td>')
         rows.append(f'<tr data-property="{esc(name)}" data-status="{esc(status)}"><td>{link} '
                     f'<span class="muted">{esc(p.get("title"))}</span></td><td>{badge(status)}</td>'
-                    f'<td>{esc(p.get("summary"))}</td></tr>')
+                    f'{"".join(refs)}<td class="summary">{esc(p.get("summary"))}</td></tr>')
     legend = "".join(f"<li>{badge(s)} {esc(meaning)}</li>" for s, (_, meaning) in STATUSES.items())
+    group = (f'<tr><th colspan="2"></th><th class="group reference" colspan="{len(others)}">reference profiles'
+             "</th><th></th></tr>") if others else ""
+    head = "".join(f'<th class="reference">{esc(m)}</th>' for m in others)
     return (f'<section id="{ids}profile"><h2>Property profile</h2>'
-            f'<table id="{ids}properties"><thead><tr><th>property</th><th>status</th><th>summary</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><ul class="legend" id="{ids}status-legend">{legend}</ul>'
-            '</section>')
+            f'<div class="scroll"><table id="{ids}properties"><thead>{group}<tr><th>property</th>'
+            f"<th><code>{esc(markdown.short_name(str(doc.get('mechanism', '?'))))}</code></th>{head}"
+            f'<th>summary</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<ul class="legend" id="{ids}status-legend">{legend}</ul>{_reference(doc, ids)}</section>')
 
 
 def instance_table(instance: dict | None) -> str:
@@ -235,65 +275,69 @@ def _counterexamples(props: list[dict], ids: str) -> str:
     out = [f'<section id="{ids}counterexamples"><h2>Counterexamples</h2>']
     if not violated:
         out.append('<p class="muted">No property is violated at the sizes audited.</p>')
+    else:
+        out.append('<p class="muted">In each figure a bar is one resource, its segments the users\' shares of its '
+                   "capacity (hover a segment for the exact value); the witness user is outlined, the other user of "
+                   "a witness dashed.</p>")
     for k, p in violated:
         name = p.get("property", "?")
-        out.append(f'<article class="violated" id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
-                   f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge('violated')}</h3>")
-        out.append(f'<p class="witness"><strong>{esc(p.get("explanation") or p.get("summary"))}</strong></p>')
+        out.append(f'<article class="violated" id="{ids}p-{anchor(name)}" data-property="{esc(name)}">')
+        facts = [f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge('violated')}</h3>",
+                 f'<p class="witness"><strong>{esc(p.get("explanation") or p.get("summary"))}</strong></p>']
         instance = p.get("instance")
         if isinstance(instance, dict):
             n, m = len(instance.get("demands") or []), len(instance.get("capacities") or [])
-            how = FOUND_BY.get(p.get("found_by") or "", p.get("found_by"))
-            out.append(f"<p>The smallest counterexample found ({n}×{m}{', ' + esc(how) if how else ''}): the "
-                       "capacities, and what one task of each user needs:</p>")
-            out.append(instance_table(instance))
+            how = how_found(p)
+            facts.append(f'<p class="found">The smallest counterexample found: {n}×{m}'
+                         f"{', ' + esc(how) if how else ''}. The capacities, and what one task of each user needs:</p>")
+            facts.append(instance_table(instance))
         if p.get("witness") is not None:
-            out.append(f"<p>Witness: <code>{esc(json_text(p.get('witness')))}</code></p>")
+            facts.append(f"<p>Witness: <code>{esc(json_text(p.get('witness')))}</code></p>")
+        if p.get("fixture"):
+            facts.append(f'<p class="muted">Stored as <code>{esc(p.get("fixture"))}</code></p>')
+        facts.append(_trail(p, open_=False))
+        figure = ""
         allocations = [a for a in p.get("allocations") or [] if isinstance(a, dict)]
         if allocations:
             svg = panels_svg(allocations, id_prefix=f"{ids}fig{k}")
-            labels = " | ".join(str(a.get("label") or "allocation") for a in allocations)
-            other = ", the other user of the witness dashed" if any(
-                isinstance(a.get("other"), int) for a in allocations) else ""
-            out.append(f'<figure class="allocation-figure" data-property="{esc(name)}">{svg}'
-                       f"<figcaption>{esc(name)}: {esc(labels)}. Each bar is one resource, its segments the users' "
-                       "shares of its capacity (hover a segment for the exact value); the witness user is "
-                       f"outlined{other}.</figcaption></figure>")
-        if p.get("fixture"):
-            out.append(f'<p class="muted">Stored as <code>{esc(p.get("fixture"))}</code></p>')
-        out.append(_trail(p, open_=False))
-        out.append("</article>")
+            figure = f'<figure class="allocation-figure" data-property="{esc(name)}">{svg}</figure>'
+        out.append(f'<div class="cx"><div class="facts">{"".join(facts)}</div>{figure}</div></article>')
     out.append("</section>")
     return "".join(out)
 
 
+def _core_list(core: list) -> str:
+    return f'<ul class="core">{"".join(f"<li><code>{esc(c)}</code></li>" for c in core)}</ul>'
+
+
 def _proofs(props: list[dict], ids: str) -> str:
-    """Every property proved at some size: the sizes, what the proof covers, the unsat core."""
+    """Every property proved at some size, one folded ``<details>`` each: its summary line says what
+    was proved where; inside, the scope, the unsat core and each size's record."""
     proved = [p for p in props if p.get("proved_sizes") or p.get("status") == "proved" or p.get("spec_proved_sizes")]
     out = [f'<section id="{ids}proofs"><h2>Proofs</h2>']
     if not proved:
         out.append('<p class="muted">No property was proved at any size (the mechanism may have no spec).</p>')
+    else:
+        out.append('<p class="muted">Each proof is folded: open it for its scope, its unsat core and each size.</p>')
     for p in proved:
-        name, status = p.get("property", "?"), p.get("status")
+        name, status, core = p.get("property", "?"), p.get("status"), p.get("core") or []
+        title = f"<strong>{esc(name)}</strong> — {esc(p.get('title'))}: "
+        cores = f"; unsat core of {len(core)} constraint{'s' if len(core) != 1 else ''}" if core else ""
         if status == "proved":
-            out.append(f'<article class="proved" id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
-                       f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge(status)}</h3>")
+            head = (f'<details class="proof" id="{ids}p-{anchor(name)}" data-property="{esc(name)}"><summary>'
+                    f"{title}{badge(status)} at {sizes_text(p.get('proved_sizes'))}{cores}</summary>")
         elif not p.get("proved_sizes"):  # only a plug-in's declared spec is proved
-            out.append(f'<article class="partial" data-property="{esc(name)}"><h3>{esc(name)} — '
-                       f"{esc(p.get('title'))}: its declared spec proved; {badge(status)}</h3>"
+            out.append(f'<details class="proof partial" data-property="{esc(name)}"><summary>{title}its declared '
+                       f"spec proved at {sizes_text(p.get('spec_proved_sizes'))}; {badge(status)}{cores}</summary>"
                        f"<p>The plug-in's declared spec is proved for every demand profile at "
                        f"{sizes_text(p.get('spec_proved_sizes'))}: a proof about the spec, not the plug-in's code, "
                        "whose agreement with the spec was only sampled; the status rests on the search of the "
-                       "allocator.</p>")
-            core = p.get("core")
-            if core:
-                out.append(f'<ul class="core">{"".join(f"<li><code>{esc(c)}</code></li>" for c in core)}</ul>')
-            out.append("</article>")
+                       f"allocator.</p>{_core_list(core) if core else ''}</details>")
             continue
         else:  # proved at the smaller sizes only
-            out.append(f'<article class="partial" data-property="{esc(name)}"><h3>{esc(name)} — '
-                       f"{esc(p.get('title'))}: proved up to {size_text(p.get('largest_proved'))}, then "
-                       f"{badge(status)}</h3>")
+            head = (f'<details class="proof partial" data-property="{esc(name)}"><summary>{title}proved up to '
+                    f"{size_text(p.get('largest_proved'))}, then {badge(status)}{cores}</summary>")
+        out.append(head)
         scope = p.get("scope")
         scope_words = {"mechanism": "the mechanism itself (its spec passed conformance)",
                        "spec": "the plug-in's declared spec (not its code)"}.get(scope or "", scope)
@@ -305,14 +349,12 @@ def _proofs(props: list[dict], ids: str) -> str:
                    f"{' Beyond it: ' + esc(p.get('summary')) if status not in ('proved', 'violated') else ''}</p>")
         if status == "proved" and p.get("summary"):
             out.append(f'<p class="muted">{esc(p.get("summary"))}</p>')
-        core = p.get("core")
         if core:
             out.append(f"<p>Unsat core at {size_text(largest)} ({len(core)} constraints: spec ∧ ¬{esc(name)} is "
-                       "unsatisfiable with these alone):</p>"
-                       f'<ul class="core">{"".join(f"<li><code>{esc(c)}</code></li>" for c in core)}</ul>')
+                       f"unsatisfiable with these alone):</p>{_core_list(core)}")
         if status == "proved":
             out.append(_trail(p, open_=False))
-        out.append("</article>")
+        out.append("</details>")
     out.append("</section>")
     return "".join(out)
 
@@ -356,11 +398,12 @@ def _undecided(props: list[dict], ids: str) -> str:
     out = [f'<section id="{ids}undecided"><h2>No counterexample, not applicable, unknown</h2>']
     if not rest:
         out.append('<p class="muted">Every property is violated or proved.</p>')
-    for p in rest:
-        name = p.get("property", "?")
-        out.append(f'<article id="{ids}p-{anchor(name)}" data-property="{esc(name)}">'
-                   f"<h3>{esc(name)} — {esc(p.get('title'))}: {badge(p.get('status'))}</h3>"
-                   f"<p>{esc(p.get('explanation') or p.get('summary'))}</p>{_trail(p, open_=True)}</article>")
+    rows = [f'<tr class="undecided" id="{ids}p-{anchor(name)}" data-property="{esc(name)}"><th>{esc(name)} '
+            f'<span class="muted">{esc(p.get("title"))}</span></th><td>{badge(p.get("status"))}</td>'
+            f"<td>{esc(p.get('explanation') or p.get('summary'))}{_trail(p, open_=False)}</td></tr>"
+            for p in rest for name in [p.get("property", "?")]]
+    if rows:
+        out.append(f'<table class="undecided"><tbody>{"".join(rows)}</tbody></table>')
     out.append("</section>")
     return "".join(out)
 
@@ -402,42 +445,24 @@ def _evidence_rows(mech: str, prop: str, entry: dict) -> str:
 
 
 def _reference(doc: dict, ids: str) -> str:
-    """The audited mechanism's row above the reference profiles (drf, ceei, bmf, asset); each
-    reference status carries its evidence as a tooltip, and the evidence is listed below."""
+    """Where the reference columns come from, and every reference entry's evidence (folded)."""
     ref = doc.get("reference") or {}
     mechanisms = ref.get("mechanisms") or {}
-    props = [p.get("property", "?") for p in doc.get("properties") or [] if isinstance(p, dict)]
-    for profile in mechanisms.values():  # properties the reference knows but this audit did not run
-        for name in profile or {}:
-            if name not in props:
-                props.append(name)
-    audited = {p.get("property"): p for p in doc.get("properties") or [] if isinstance(p, dict)}
-    cells = "".join(f"<td>{badge(audited[p].get('status'), audited[p].get('summary'))}</td>" if p in audited
-                    else "<td></td>" for p in props)
-    mech = esc(doc.get("mechanism"))
-    rows = [f'<tr class="audited" data-mechanism="{mech}"><th><code>{mech}</code> (this audit)</th>{cells}</tr>']
+    audited = [p.get("property", "?") for p in doc.get("properties") or [] if isinstance(p, dict)]
     notes = []
-    for name, profile in mechanisms.items():
-        row = []
-        for p in props:
-            entry = (profile or {}).get(p)
-            if not isinstance(entry, dict):
-                row.append("<td></td>")
-                continue
-            notes.append(_evidence_rows(name, p, entry))
-            row.append(f"<td>{badge(entry.get('status'), _evidence_tooltip(entry))}</td>")
-        rows.append(f'<tr data-mechanism="{esc(name)}"><th>{esc(name)}</th>{"".join(row)}</tr>')
+    for name in _reference_columns(doc):
+        profile = mechanisms.get(name) or {}
+        for prop in audited + [q for q in profile if q not in audited]:
+            if isinstance(profile.get(prop), dict):
+                notes.append(_evidence_rows(name, prop, profile[prop]))
     note = str(ref.get("note") or "")
     note += "" if not note or note.endswith(".") else "."
-    head = "".join(f"<th>{esc(p)}</th>" for p in props)
-    return (f'<section id="{ids}reference-profiles"><h2>Reference profiles</h2>'
-            f'<p class="muted">{esc(note)} Hover a status for its evidence, or open the list below the table.</p>'
-            f'<div class="scroll"><table id="{ids}reference"><thead><tr><th>mechanism</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>'
-            "<details><summary>Evidence for each reference entry</summary>"
-            '<table class="evidence"><thead><tr><th>mechanism</th><th>property</th><th>status</th><th>sizes</th>'
-            '<th>evidence</th>'
-            f'</tr></thead><tbody>{"".join(notes)}</tbody></table></details></section>')
+    domain = f" On the domain {ref['domain']}." if ref.get("domain") else ""
+    return (f'<details id="{ids}reference"><summary>Reference profiles: where they come from, and the evidence '
+            f'for each entry</summary><p class="muted">{esc(note)}{esc(domain)} Hover a status for its evidence.</p>'
+            '<div class="scroll"><table class="evidence" id="' + ids + 'reference-evidence"><thead><tr><th>mechanism'
+            '</th><th>property</th><th>status</th><th>sizes</th><th>evidence</th></tr></thead>'
+            f'<tbody>{"".join(notes)}</tbody></table></div></details>')
 
 
 def _reproduce(doc: dict, ids: str) -> str:
@@ -455,9 +480,11 @@ def _reproduce(doc: dict, ids: str) -> str:
     if plugin:
         out.append(f"<p>Plug-in <code>{esc(plugin.get('name'))}</code>, sha256 <code>{esc(plugin.get('sha256'))}"
                    "</code>.</p>")
-    out.append(f'<table class="versions"><caption class="muted">versions</caption><tbody>{rows}</tbody></table>')
-    if budget_rows:
-        out.append(f'<table class="budget"><caption class="muted">budget</caption><tbody>{budget_rows}</tbody></table>')
+    budget_table = (f'<table class="budget"><caption class="muted">budget</caption><tbody>{budget_rows}</tbody>'
+                    "</table>") if budget_rows else ""
+    out.append('<details><summary>versions and budget</summary><div class="cx">'
+               f'<table class="versions"><caption class="muted">versions</caption><tbody>{rows}</tbody></table>'
+               f"{budget_table}</div></details>")
     out.append("</section>")
     return "".join(out)
 
@@ -468,8 +495,8 @@ def sections(document: dict, ids: str = "") -> str:
     report embeds one per audit cell, `fairlab.campaign.html`)."""
     doc = document if isinstance(document, dict) else {}
     props = [p for p in doc.get("properties") or [] if isinstance(p, dict)]
-    return "".join([_header(doc, ids), _property_table(props, ids), _counterexamples(props, ids),
-                    _proofs(props, ids), _undecided(props, ids), _reference(doc, ids), _reproduce(doc, ids)])
+    return "".join([_header(doc, ids), _property_table(doc, props, ids), _counterexamples(props, ids),
+                    _proofs(props, ids), _undecided(props, ids), _reproduce(doc, ids)])
 
 
 def scoped_css(scope: str, css: str = CSS) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from fairlab.audit.reference import REFERENCE_MECHANISMS
 from fairlab.core.stdio import printable
@@ -37,6 +39,33 @@ def compact(value) -> str:
 def short_name(mechanism: str) -> str:
     """A column header for a mechanism: a plug-in ``path/to/file.py:function`` is its function."""
     return mechanism.rsplit(":", 1)[-1] if ":" in mechanism else mechanism
+
+
+def how_found(row: Mapping[str, Any]) -> str:
+    """How an audit row's counterexample was found, in words: the engine that found it, and, for one
+    that started from a shipped example, whether it IS that example or was shrunk from it (then it
+    is not one of the shipped examples). "" when the row says nothing."""
+    found_by = row.get("found_by")
+    given = row.get("origin")
+    origin: Mapping[str, Any] = given if isinstance(given, dict) else {}
+    steps, example = origin.get("shrink_steps"), origin.get("example")
+    shrunk = f", then shrunk in {steps} step{'s' if steps != 1 else ''}" if isinstance(steps, int) and steps else ""
+    if found_by == "example":
+        if not example:  # an older document: which example, and whether it was shrunk, is not recorded
+            return "starting from a shipped example (shrunk, if it could be)"
+        if steps == 0:
+            return f"among the shipped examples: it is the example {example}"
+        return (f"by shrinking the shipped example {example} ({steps} step{'s' if steps != 1 else ''}; it is not "
+                "itself a shipped example)" if isinstance(steps, int) else
+                f"starting from the shipped example {example} (shrunk, if it could be)")
+    if found_by == "search":
+        engine = origin.get("engine")
+        return (f"by the {engine} search engine" if engine else "by the search engines") + shrunk
+    if found_by == "proof":
+        return "from a model of spec ∧ ¬property, checked exactly" + shrunk
+    if found_by == "proof+search":
+        return "by the proof and the search"
+    return str(found_by or "")
 
 
 def reference_word(entry: dict | None) -> str:
@@ -123,7 +152,9 @@ def render(document: dict) -> str:
     if found:
         lines += ["", "## Counterexamples"]
         for row in found:
+            how = how_found(row)
             lines += ["", f"### {row['property']}: {cell(row['title'])}", "", text(row["explanation"]), "",
+                      *([f"Found {text(how)}.", ""] if how else []),
                       *fenced(json.dumps(row["instance"], ensure_ascii=False), "json"), "",
                       *fenced(f"witness: {json.dumps(row['witness'], ensure_ascii=False)}"
                               + (f"\nstored as {row['fixture']}" if row.get("fixture") else ""))]

@@ -89,6 +89,14 @@ def _summary_of_sizes(sizes: list[Size]) -> str:
     return ", ".join(size_text(s) for s in sizes)
 
 
+def _origin(finding: Result) -> dict:
+    """Where a kept counterexample came from, for the report's words: the engine that found it
+    (``example``, ``prove``, or a search engine's name), the shipped example it started from, and how
+    many shrink steps changed it (0: it is that example itself)."""
+    return {"engine": finding.details.get("engine"), "example": finding.details.get("example"),
+            "shrink_steps": finding.details.get("shrink_steps")}
+
+
 def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dict, clock: _Clock) -> Result:
     """The property's one status, from its size records, examples and finding."""
     module = properties.get(prop.name)
@@ -123,7 +131,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         allocations = prop.allocations
         size = (inst.n, inst.m)
         details.update(found_by=prop.found_by, fixture=prop.fixture, allocations=allocations,
-                       shrink_steps=finding.details.get("shrink_steps"), notes=notes)
+                       shrink_steps=finding.details.get("shrink_steps"), notes=notes, origin=_origin(finding))
         words = printable(finding.explanation)
         summary = f"violated at {size_text(size)}: {words}"
         if prop.crash is not None:
@@ -249,7 +257,7 @@ class AuditReport:
                 "candidates": d["candidates"], "candidates_by_size": d["candidates_by_size"],
                 "sizes": to_dict(d["sizes"], versioned=False), "examples": to_dict(d["examples"], versioned=False),
                 "allocations": to_dict(d["allocations"], versioned=False), "notes": d.get("notes", []),
-                "seconds": round(r.seconds, 3), "domain": r.domain,
+                "seconds": round(r.seconds, 3), "domain": r.domain, "origin": d.get("origin"),
                 **({"crash": d["crash"]} if "crash" in d else {}),
             })
         return {"schema_version": 1, "kind": "audit", "mechanism": self.mechanism, "about": self.about,

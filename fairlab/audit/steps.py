@@ -276,6 +276,7 @@ def _check_examples(mech, props: dict[str, _Property], users, resources, options
             if kind == "violated" and prop.open:
                 finding = _as_finding(mech, prop.name, inst, payload, "example", options, budget, clock)
                 if finding is not None:
+                    finding = finding.replace(details={**finding.details, "example": name})  # the report names it
                     prop.offer(finding, "example", mech, options, store)
 
 

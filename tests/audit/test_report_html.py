@@ -140,7 +140,7 @@ def test_every_violated_property_has_a_figure_with_drawn_segments(audit_sample, 
         assert all(escape(label) in page for label in labels)
     # the figures show the exact values as text: sp's misreport gives user u2 3/4 tasks
     assert "u2 (3/4 tasks)  ◀ witness" in page and "u2 declares &lt;4/3, 1&gt;" in page
-    assert "after u3 leaves" in page and "1/n = 1/2" in page
+    assert "after u1 leaves" in page and "1/n = 1/2" in page
 
 
 def test_the_sections_carry_the_document(audit_sample, page):
@@ -149,7 +149,7 @@ def test_the_sections_carry_the_document(audit_sample, page):
     assert f"Unsat core at 3×1 ({len(srf['core'])} constraints: spec ∧ ¬srf is unsatisfiable" in page
     assert escape(audit_sample["command"]) in page and audit_sample["provenance"]["z3-solver"] in page
     for mech in ("drf", "ceei", "bmf", "asset"):
-        assert f'<tr data-mechanism="{mech}">' in page
+        assert f'<td class="reference" data-mechanism="{mech}">' in page
     for p in audit_sample["properties"]:
         assert escape(p["summary"]) in page
         if p["status"] not in ("violated", "proved"):
@@ -324,3 +324,97 @@ def test_the_sample_is_an_audit_document(audit_sample):
     assert [p["property"] for p in audit_sample["properties"]] == list(properties.names())
     assert set(audit_sample["reference"]["mechanisms"]) == {"drf", "ceei", "bmf", "asset"}
     json.dumps(audit_sample)
+
+
+# ------------------------------------------------------------------------------ the page's structure
+class Structure(HTMLParser):
+    """The order of the page's landmarks, and what sits inside which <details>."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.order: list[str] = []        # ids of sections, tables and details, in page order
+        self.header: list[list[str]] = []  # table#properties' header rows (cell texts)
+        self.details: list[dict] = []     # each <details>: class, data-property, open, tags inside
+        self.open_details: list[dict] = []
+        self._in_head = False
+        self._cell: list[str] | None = None
+        self.sizes = [0, 0]  # per-size tables outside, inside a <details>
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for d in self.open_details:
+            d["inside"].append((tag, a.get("class") or ""))
+        if tag == "table" and a.get("class") == "sizes":
+            self.sizes[bool(self.open_details)] += 1
+        if a.get("id") and tag in ("section", "table", "details"):
+            self.order.append(f"{tag}#{a['id']}")
+        if tag == "table" and a.get("id") == "properties":
+            self._in_head = True
+        if tag == "tbody":
+            self._in_head = False
+        if tag == "tr" and self._in_head:
+            self.header.append([])
+        if tag == "th" and self._in_head:
+            self._cell = []
+        if tag == "details":
+            record = {"class": a.get("class") or "", "property": a.get("data-property"), "open": "open" in a,
+                      "inside": []}
+            self.details.append(record)
+            self.open_details.append(record)
+
+    def handle_endtag(self, tag):
+        if tag == "details":
+            self.open_details.pop()
+        if tag == "th" and self._cell is not None:
+            self.header[-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def structure(page: str) -> Structure:
+    found = Structure()
+    found.feed(page)
+    return found
+
+
+def test_the_reference_profiles_sit_beside_the_status_in_the_property_table(audit_sample, page):
+    """Not at the bottom of the page: the reference columns follow the audited status in the property
+    table itself, their evidence is folded right below it, before the counterexamples."""
+    found = structure(page)
+    assert found.header[-1] == ["property", "sample", "drf", "ceei", "bmf", "asset", "summary"]
+    assert found.order.index("table#properties") < found.order.index("details#reference") \
+        < found.order.index("section#counterexamples")
+    assert found.order.index("details#reference") == found.order.index("table#properties") + 1
+    tree = Tree()
+    tree.feed(page)
+    for p in audit_sample["properties"]:
+        row = tree.row_text[p["property"]]
+        for mech in ("drf", "ceei", "bmf", "asset"):
+            entry = audit_sample["reference"]["mechanisms"][mech].get(p["property"])
+            if entry and entry["status"] != "not established":
+                assert entry["status"] in row, (p["property"], mech, row)
+    # the audited mechanism is not its own reference column
+    drf = copy.deepcopy(audit_sample)
+    drf["mechanism"] = "drf"
+    assert structure(report.render(drf)).header[-1] == ["property", "drf", "ceei", "bmf", "asset", "summary"]
+
+
+def test_proofs_and_per_size_records_are_folded(audit_sample, page):
+    found = structure(page)
+    proofs = [d for d in found.details if "proof" in d["class"].split()]
+    proved = [p["property"] for p in audit_sample["properties"]
+              if p.get("proved_sizes") or p["status"] == "proved" or p.get("spec_proved_sizes")]
+    assert [d["property"] for d in proofs] == proved and proofs
+    assert not any(d["open"] for d in found.details), "everything folded is closed"
+    srf = next(d for d in proofs if d["property"] == "srf")
+    assert ("ul", "core") in srf["inside"]  # the unsat core is inside the fold
+    assert ("table", "sizes") in srf["inside"]
+    assert "<ul class=\"core\">" not in re.sub(r"<details.*?</details>", "", page, flags=re.S)
+    # every per-size table is inside a <details>
+    assert found.sizes[0] == 0 and found.sizes[1] == page.count('<table class="sizes">') > 0
+    # the summary line says what was proved where
+    assert re.search(r"<summary><strong>srf</strong>.*?proved.*? at 1×1, 2×1, 3×1; unsat core of \d+ constraints",
+                     page)

@@ -118,3 +118,26 @@ def test_audit_jobs_gives_the_serial_verdicts_in_the_same_order(run_cli, mechani
     finished = [line for line in parallel.stderr.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
     assert finished[0].startswith("[1/") and "examples" in finished[0]  # the examples' check first
     assert len(finished) == 1 + sum(len(row["sizes"]) for row in two["properties"])  # then one per property and size
+
+
+def test_audit_latex_table_and_figures(run_cli, tmp_path):
+    """--format latex prints only the booktabs table; --figures writes the report's figure as SVG and
+    PDF into the folder (created) and says so on stderr."""
+    folder = tmp_path / "figs"
+    out = run_cli("audit", "drf", "-n", "2", "-m", "2", "--property", "rm", "--no-store", "--format", "latex",
+                  "--figures", folder, "--progress", "none")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("% fairlab audit drf") and r"\toprule" in out.stdout
+    assert out.stdout.rstrip().endswith(r"\end{table}")
+    assert sorted(p.name for p in folder.iterdir()) == ["drf-rm.pdf", "drf-rm.svg"]
+    assert f"figures: 2 files in {folder}" in out.stderr
+
+
+def test_a_figures_path_that_is_a_file_is_refused_before_any_work(run_cli, assert_one_line_error, tmp_path):
+    afile = tmp_path / "figs"
+    afile.write_text("keep me")
+    start = time.monotonic()
+    out = run_cli("audit", "drf", "--figures", afile, timeout=60)
+    assert_one_line_error(out, "--figures", "is a file")
+    assert time.monotonic() - start < 30 and afile.read_text() == "keep me"
+    assert_one_line_error(run_cli("audit", "drf", "--format", "tex", timeout=60), "--format")

@@ -36,13 +36,15 @@ SIZES = [{"users": 1, "resources": 1, "status": "proved", "how": "proof", "candi
 def audit_result(status, **fields) -> Result:
     details = {"summary": fields.pop("summary", f"{status}: ..."), "sizes": fields.pop("sizes", SIZES),
                "candidates": fields.pop("candidates", 27), "proved_sizes": fields.pop("proved_sizes", []),
-               "scope": fields.pop("scope", None), "found_by": fields.pop("found_by", None)}
+               "scope": fields.pop("scope", None), "found_by": fields.pop("found_by", None),
+               "origin": fields.pop("origin", None)}
     return Result("audit", status, mechanism="asset", property="si", details=details,
                   budget=fields.pop("budget", {"seed": 0, "candidates": 20}), **fields)
 
 
 VIOLATED = audit_result(
     Status.VIOLATED, instance=THM1, witness=UserWitness(user=1), found_by="search",
+    origin={"engine": "random", "example": None, "shrink_steps": 2},
     explanation="user u2 runs 12 tasks but its equal-split bundle <15, 15> runs 15",
     summary="violated at 2×2: user u2 runs 12 tasks but its equal-split bundle <15, 15> runs 15")
 
@@ -84,10 +86,12 @@ def test_a_violation_fails_with_the_counterexample_and_how_to_reproduce_it(fake_
     assert text.startswith("asset does not satisfy si up to 2×2: violated")
     for words in ("capacities: CPU 30, GB 30", "u1 demands <1, 3>", "u2 demands <1, 1>",
                   "witness: user u2 runs 12 tasks but its equal-split bundle <15, 15> runs 15",
-                  '"user": 1', "found by: search", "sizes tried: 1×1 proved (proof), 2×1 none-found (search, "
+                  '"user": 1', "found by the random search engine, then shrunk in 2 steps",
+                  "sizes tried: 1×1 proved (proof), 2×1 none-found (search, "
                   "20 candidates), 2×2 violated (search, 7 candidates)", "fairlab check asset si instance.json",
                   "fairlab audit asset --property si --users 2 --resources 2 --seed 0"):
         assert words in text, (words, text)
+    assert "found by: " not in text and "shipped example" not in text
     # the instance printed inline is the shell-quoted JSON of the counterexample
     echo = next(line for line in text.splitlines() if line.strip().startswith("echo "))
     written = json.loads(shlex.split(echo.strip())[1])
@@ -174,3 +178,18 @@ def test_importing_it_loads_neither_pytest_nor_the_engine():
             "assert not heavy, heavy; print(t.Budget().describe())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "engine defaults", out.stderr
+
+
+@pytest.mark.parametrize("origin, words, absent", [
+    ({"engine": "example", "example": "thm1-asset-si", "shrink_steps": 0},
+     "found among the shipped examples: it is the example thm1-asset-si", "shrink"),
+    ({"engine": "example", "example": "thm1-asset-si", "shrink_steps": 3},
+     "found by shrinking the shipped example thm1-asset-si (3 steps; it is not itself a shipped example)",
+     "among the shipped examples"),
+])
+def test_the_failure_says_whether_the_counterexample_is_a_shipped_example(fake_engine, origin, words, absent):
+    fake_engine.result = audit_result(
+        Status.VIOLATED, instance=THM1, witness=UserWitness(user=1), found_by="example", origin=origin,
+        explanation="user u2 runs 12 tasks", summary="violated at 2×2: user u2 runs 12 tasks")
+    text = str(failure(assert_satisfies, "asset", "si", up_to=(2, 2)))
+    assert words in text and absent not in text, text

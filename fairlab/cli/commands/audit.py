@@ -3,10 +3,12 @@
     fairlab audit drf
     fairlab audit my_mechanism.py:allocate --users 3 --resources 4 --out report.html
     fairlab audit asset --format json | python -c "import json, sys; json.load(sys.stdin)"
+    fairlab audit drf --format latex --figures figures/   # for a paper
 
-It calls `fairlab.audit.run.audit` and prints the profile (``--format table|json|markdown``);
-``--out FILE.html`` also writes the self-contained HTML report. Exit 0 whatever the verdicts, 2
-on bad input (checked before any work, the --out path included).
+It calls `fairlab.audit.run.audit` and prints the profile (``--format table|json|markdown|latex``);
+``--out FILE.html`` also writes the self-contained HTML report, ``--figures DIR`` each of its
+figures as SVG and PDF (`fairlab.audit.figure_files`). Exit 0 whatever the verdicts, 2 on bad input
+(checked before any work, the --out and --figures paths included).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from fairlab.audit import html, markdown
+from fairlab.audit import figure_files, html, latex, markdown
 from fairlab.audit.run import AUDIT_CANDIDATES, AUDIT_TIME_LIMIT, audit
 from fairlab.campaign import executors
 from fairlab.cli import progress as progress_
@@ -34,6 +36,8 @@ from fairlab.search.findings import writable_store
 
 err_console = Console(stderr=True)
 
+#: the terminal table's summary column is never narrower than this (characters)
+SUMMARY_WIDTH = 40
 COLOURS = {"violated": "red", "proved": "green", "none-found": "cyan", "n/a": "dim", "unknown": "yellow",
            "error": "magenta"}
 
@@ -61,8 +65,11 @@ def audit_cmd(
     no_store: bool = typer.Option(False, "--no-store", help="do not store the counterexamples found"),
     domain: Optional[List[str]] = typer.Option(None, "--domain", help=params.DOMAIN_HELP + "; repeatable: one "
                                                "profile per domain"),
-    fmt: str = typer.Option("table", "--format", help="table | json | markdown"),
+    fmt: str = typer.Option("table", "--format", help="table | json | markdown | latex (a booktabs table)"),
     out: Optional[Path] = typer.Option(None, "--out", metavar="FILE.html", help="also write the HTML report there"),
+    figures: Optional[Path] = typer.Option(None, "--figures", metavar="DIR",
+                                           help="also write each figure of the report there, as SVG and PDF "
+                                                "(the folder is created if missing)"),
     progress: Optional[str] = progress_.option(),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", show_default=False,
                                        help="properties audited at once, each in a process of its own (default: the "
@@ -76,7 +83,7 @@ def audit_cmd(
 
     Per property: violated (the smallest counterexample, verified and stored), proved (at the sizes
     listed), none-found (with the candidates tried), n/a (declined) or unknown (budget ran out)."""
-    check_format(fmt, ("table", "json", "markdown"))
+    check_format(fmt, ("table", "json", "markdown", "latex"))
     try:
         params.integer(users, "--users", 1, 6, "an audit goes up to 6×6")
         params.integer(resources, "--resources", 1, 6, "an audit goes up to 6×6")
@@ -89,6 +96,8 @@ def audit_cmd(
         progress = progress_.choose(progress)
         if out is not None:
             html.check_path(out)  # a bad --out: one line before any work
+        if figures is not None:
+            figure_files.check_folder(figures)
         asked_domains: list[str | None] = list(domain) if domain else [None]
         domains = [params.domain(d) for d in asked_domains]  # every --domain parsed before any work
         target = None if no_store else writable_store(Store(store))
@@ -110,12 +119,15 @@ def audit_cmd(
                     "=", "-").replace(",", "_"))
                 html.write(document, path)
                 written.append(path)
+        drawn = figure_files.write(documents, figures) if figures is not None else []
     except InputError as exc:
         fail(str(exc))
     if fmt == "json":
         emit_json(documents[0] if len(documents) == 1 else
                   {"schema_version": 1, "kind": "audit-domains", "mechanism": documents[0]["mechanism"],
                    "profiles": documents})
+    elif fmt == "latex":
+        console.print(latex.render(documents), markup=False, highlight=False, soft_wrap=True, end="")
     elif fmt == "markdown":
         console.print("\n".join(markdown.render(d) for d in documents), markup=False, highlight=False,
                       soft_wrap=True)
@@ -124,6 +136,10 @@ def audit_cmd(
             print_table(document)
     for path in written:
         err_console.print(f"report: {path}", markup=False, highlight=False)
+    if figures is not None:
+        err_console.print(f"figures: {len(drawn)} files in {figures}"
+                          + ("" if drawn else " (no property is violated: the report draws no figure)"),
+                          markup=False, highlight=False, soft_wrap=True)
 
 
 def print_table(document: dict) -> None:
@@ -133,11 +149,14 @@ def print_table(document: dict) -> None:
     table = Table(title=f"audit of {escape(document['mechanism'])} on the domain {escape(domain.get('name', 'all'))}"
                         f": sizes up to {document['users']}×"
                         f"{document['resources']}, seed {document['seed']}, {document['seconds']:.1f} s")
-    table.add_column("property")
-    table.add_column(escape(markdown.short_name(document["mechanism"])))
+    # the whole width: the summary takes 3 parts of the room, each status column 1, and never less than
+    # SUMMARY_WIDTH characters (statuses wrap instead)
+    table.expand = True
+    table.add_column("property", no_wrap=True)
+    table.add_column(escape(markdown.short_name(document["mechanism"])), overflow="fold", ratio=1)
     for name in others:
-        table.add_column(f"[dim]{name}[/dim]")
-    table.add_column("summary", overflow="fold")
+        table.add_column(f"[dim]{name}[/dim]", overflow="fold", ratio=1)
+    table.add_column("summary", overflow="fold", ratio=3, min_width=SUMMARY_WIDTH)
     for row in document["properties"]:
         colour = COLOURS.get(row["status"], "white")
         word = escape(markdown.status_word(row))
@@ -154,7 +173,7 @@ def print_table(document: dict) -> None:
                        markup=False, highlight=False)
         if row["status"] == "violated":
             wide.print(f"{row['property']}: instance {markdown.compact(row['instance'])}; "
-                       f"witness {markdown.compact(row['witness'])}"
+                       f"witness {markdown.compact(row['witness'])}; found {markdown.how_found(row)}"
                        + (f"; stored as {row['fixture']}" if row.get("fixture") else ""), markup=False,
                        highlight=False)
     wide.print(f"reference columns: {document['reference']['note']}", markup=False, highlight=False)

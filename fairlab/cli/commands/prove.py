@@ -32,6 +32,14 @@ from fairlab.search import prove
 from fairlab.search.findings import writable_store
 
 
+def core_count(core: list[str]) -> str:
+    """How many constraints of an unsat `core` the line lists: its domain bounds (``domain.*``) are
+    left out, and the count says so ("11 of 19 shown; 8 domain bounds omitted")."""
+    hidden = sum(1 for c in core if c.startswith("domain."))
+    if not hidden:
+        return str(len(core))
+    return f"{len(core) - hidden} of {len(core)} shown; {hidden} domain bound{'s' if hidden != 1 else ''} omitted"
+
 def register(app: typer.Typer) -> None:
     @app.command("prove")
     def prove_cmd(
@@ -169,7 +177,7 @@ def print_proof(result) -> None:
         console.print(f"  · {escape(str(report_.get('summary', report_.get('explanation', ''))))}")
     core = certificate.get("core") or []
     if core:
-        console.print(f"core ({len(core)}): {', '.join(c for c in core if not c.startswith('domain.'))}")
+        console.print(f"core ({core_count(core)}): {', '.join(c for c in core if not c.startswith('domain.'))}")
     if certificate.get("control"):
         control = certificate["control"]
         dropped = ", ".join(control.get("dropped_together") or [control["dropped"]])

@@ -1,0 +1,108 @@
+"""The audit's property table as a LaTeX booktabs table (`fairlab audit MECHANISM --format latex`).
+
+One ``table`` float per audit document: a row per property (its name and title), the audited
+mechanism's status in the words of the markdown report (`fairlab.audit.markdown.status_word`:
+"proved up to 2×2", "violated at 3×2", ...) and the reference columns (drf, ceei, bmf, asset:
+`fairlab.audit.markdown.reference_word`), ruled with ``\\toprule``/``\\midrule``/``\\bottomrule``.
+The caption says what the table is about (the sizes, the instance domain, the seed, the version)
+and the ``\\label`` is ``tab:fairlab-audit-MECHANISM`` (``-DOMAIN`` added when asked per domain).
+
+The preamble needs ``\\usepackage{booktabs}`` and ``\\usepackage{array}`` (both in Debian's
+texlive-latex-base / -recommended); the leading comment says so. Every string from the document
+is escaped (`escape`): names come from user files. The output is plain ASCII except for letters
+of user names outside it, which a comment flags (compile with lualatex or xelatex then).
+"""
+
+from __future__ import annotations
+
+import re
+
+from fairlab.audit.markdown import reference_columns, reference_word, short_name, status_word
+
+#: characters LaTeX treats specially, and how to write each literally (text mode)
+SPECIALS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+    ">": r"\textgreater{}", "|": r"\textbar{}", '"': r"\textquotedbl{}",
+}
+#: the non-ASCII characters the lab's own words use, written so that pdflatex needs no extra package
+SYMBOLS = {
+    "×": r"$\times$", "—": "---", "–": "--", "∞": r"$\infty$", "≤": r"$\leq$", "≥": r"$\geq$", "∧": r"$\wedge$",
+    "¬": r"$\neg$", "…": r"\ldots{}", "→": r"$\rightarrow$", "∈": r"$\in$", "⊆": r"$\subseteq$", "·": r"$\cdot$",
+    "‘": "`", "’": "'", "“": "``", "”": "''", "◀": r"$\triangleleft$", "\u00a0": "~",
+}
+#: what the table needs in the preamble
+PACKAGES = ("booktabs", "array")
+
+
+def escape(value) -> str:
+    """`value` as LaTeX text: specials escaped, the lab's symbols written out, control characters
+    dropped, and any other character kept as is (letters of user names)."""
+    out = []
+    for ch in "" if value is None else str(value):
+        if ch in SPECIALS:
+            out.append(SPECIALS[ch])
+        elif ch in SYMBOLS:
+            out.append(SYMBOLS[ch])
+        elif ch in "\n\r\t":
+            out.append(" ")
+        elif ord(ch) >= 32 and ch != "\x7f":
+            out.append(ch)
+    return "".join(out)
+
+
+def label(text: str) -> str:
+    """A ``\\label`` key: letters, digits and ``-:.`` only."""
+    return re.sub(r"[^A-Za-z0-9:.-]+", "-", text).strip("-") or "audit"
+
+
+def _caption(document: dict) -> str:
+    domain = document.get("domain") or {}
+    provenance = document.get("provenance") or {}
+    words = (f"Property profile of \\texttt{{{escape(short_name(document['mechanism']))}}} by fairlab "
+             f"{escape(provenance.get('lab', ''))}: every size up to {document['users']}~users~$\\times$~"
+             f"{document['resources']}~resources, instance domain \\emph{{{escape(domain.get('name', 'all'))}}}, "
+             f"seed {escape(document['seed'])}. Violated: a counterexample verified exactly; proved: for every "
+             "demand profile at the sizes given; none-found: no counterexample among the candidates evaluated "
+             "(not a proof); n/a: the mechanism declines such instances; unknown: the budget ran out.")
+    others = reference_columns(document)
+    if others:
+        words += (f" Columns {', '.join(escape(o) for o in others)}: reference profiles "
+                  f"({escape(document['reference'].get('note', ''))}); ---: not established.")
+    return words
+
+
+def table(document: dict, domain_label: bool = False) -> str:
+    """The property table of one audit `document` as a ``table`` float (a str ending in a newline)."""
+    mechanism = document["mechanism"]
+    others = reference_columns(document)
+    ref = document["reference"]["mechanisms"]
+    key = f"tab:fairlab-audit-{label(short_name(mechanism))}"
+    if domain_label:
+        key += f"-{label((document.get('domain') or {}).get('name', 'all'))}"
+    # the columns share \linewidth exactly (a table* in a two-column paper spans both columns)
+    column = r">{\raggedright\arraybackslash}p{\dimexpr %s-2\tabcolsep\relax}"
+    spec = "@{}" + column % r"0.22\linewidth" + (column % rf"0.78\linewidth/{1 + len(others)}") * (1 + len(others))
+    spec += "@{}"
+    head = ["property", f"\\texttt{{{escape(short_name(mechanism))}}}", *(escape(o) for o in others)]
+    lines = [f"% fairlab audit {escape(mechanism)}: the property table (fairlab audit --format latex)",
+             "% preamble: " + " ".join("\\usepackage{" + p + "}" for p in PACKAGES),
+             r"\begin{table}[htbp]", r"  \centering", r"  \small",
+             f"  \\caption{{{_caption(document)}}}", f"  \\label{{{key}}}",
+             f"  \\begin{{tabular}}{{{spec}}}", r"    \toprule",
+             "    " + " & ".join(f"\\textbf{{{h}}}" for h in head) + r" \\", r"    \midrule"]
+    for row in document["properties"]:
+        cells = [f"{escape(row['property'])} ({escape(row.get('title', ''))})", escape(status_word(row))]
+        cells += [escape(reference_word(ref[name].get(row["property"]))) for name in others]
+        lines.append("    " + " & ".join(cells) + r" \\")
+    lines += [r"    \bottomrule", r"  \end{tabular}", r"\end{table}"]
+    text = "\n".join(lines) + "\n"
+    if any(ord(ch) > 127 for ch in text):
+        text = ("% some names use letters outside ASCII: pdflatex reads them as UTF-8 where it knows them;"
+                " else compile with lualatex or xelatex\n" + text)
+    return text
+
+
+def render(documents: list[dict]) -> str:
+    """The tables of one or more audit documents (one per asked domain), a blank line apart."""
+    return "\n".join(table(d, domain_label=len(documents) > 1) for d in documents)
