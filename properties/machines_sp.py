@@ -157,7 +157,9 @@ class MachinesSP(PlacementProperty):
         gain, truth = self._gain(mech, inst, before, i, declared, options)
         if gain <= truth:
             return None
-        ante = "" if truth.denominator == 1 and gain.denominator == 1 else " (expected, ex ante)"
+        lottery = len(outcomes_run(mech, inst, options)) > 1 or len(outcomes_run(mech, derive(inst, i, declared),
+                                                                                 options)) > 1
+        ante = " (expected tasks, ex ante)" if lottery else ""
         return (f"user {inst.users[i]} runs {format_exact(truth)} tasks when truthful but {format_exact(gain)} of its "
                 f"real tasks by declaring {fmt_vec(declared)}{ante}")
 
