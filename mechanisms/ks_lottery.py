@@ -19,7 +19,11 @@ basis re-solved in Fractions with an exact optimality certificate, z3 otherwise)
 freeze loop as `fairlab.mechanisms.drfh`. The expected utilities are unique (a leximin over a convex
 set); the lottery reaching them need not be: it is one exact optimal vertex of the last LP (at most
 n + 1 placements; the notes say so). Properties that read more than the expected utilities (ex-ante
-envy-freeness, ex-post findings) are about this lottery.
+envy-freeness, ex-post findings) are about this lottery. Option ``lottery``: ``envy-free`` (default)
+asks the last LP for a lottery that is also envy-free ex ante — E[tasks of i that j's per-machine
+bundles run] <= E[u_i] for every pair, over the frontier's placements (one per task vector) — and
+falls back to any vertex, said in the notes, when none exists; ``any``: any vertex. Either way the
+expected tasks are the leximin's (the refinement is the lab's, not the notes').
 
 Uniform random dictatorship (`fairlab.mechanisms.random_dictatorship`) gives every user at least
 u_i* / n in expectation, so t >= 1/n here: the lottery is ex-ante proportional, hence ex-ante
@@ -37,6 +41,7 @@ known to the lab. Its exactness is the certified LPs'.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -46,17 +51,28 @@ from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
 from fairlab.core.lp import OPTIMAL, solve_lp
 from fairlab.mechanisms._placements import as_fractions, frontier, solo
-from fairlab.mechanisms.base import Allocation, Mechanism, register
+from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
+
+LOTTERIES = ("envy-free", "any")
 
 
-def _solve(objective, a, b, eq, who: str):
+def _solve(objective, a, b, eq, who: str, required: bool = True):
     result = solve_lp(objective, A_ub=a or None, b_ub=b or None, A_eq=[eq], b_eq=[Fraction(1)], maximize=True)
-    if result.status != OPTIMAL:
+    if result.status != OPTIMAL and required:
         raise InputError(f"ks-lottery: the exact LP ({who}) ended {result.status}; no lottery")
     return result
 
 
-def leximin(instance: Instance):
+def envy_value(instance: Instance, placement, i: int, j: int) -> int:
+    """Whole tasks of user i that user j's per-machine bundles run (capped): `machines-ef`'s value."""
+    d = instance.demands
+    used = [r for r in range(instance.m) if d[i][r] > 0]
+    total = sum(min(math.floor(placement[j][k] * d[j][r] / d[i][r]) for r in used) for k in range(instance.k))
+    cap = instance.max_tasks[i]
+    return total if cap is None else min(total, math.floor(cap))
+
+
+def leximin(instance: Instance, lottery: str = "envy-free"):
     """(levels, vectors, probabilities): the leximin normalised expected utilities E[u_i] / u_i*, the
     frontier's vectors with their placements, and one exact lottery (a probability per vector)."""
     points = list(frontier(instance).items())
@@ -97,12 +113,25 @@ def leximin(instance: Instance):
         for i in frozen:
             levels[i] = t
     a, b = floors(lambda i: levels[i], 0)
+    envy_free = None
+    if lottery == "envy-free":
+        ea, eb = list(a), list(b)
+        for i in range(n):
+            for j in range(n):
+                if i != j:  # E[envy_value(i, j)] - E[u_i] <= 0
+                    ea.append([Fraction(envy_value(instance, pl, i, j) - v[i]) for v, pl in points])
+                    eb.append(Fraction(0))
+        found = _solve([Fraction(0)] * size, ea, eb, eq0, "envy-free lottery", required=False)
+        envy_free = found.status == OPTIMAL
+        if envy_free:
+            return [level or Fraction(0) for level in levels], points, found.x, ideal, envy_free
     weights = _solve([Fraction(0)] * size, a, b, eq0, "lottery").x
-    return [level or Fraction(0) for level in levels], points, weights, ideal
+    return [level or Fraction(0) for level in levels], points, weights, ideal, envy_free
 
 
 def allocate(instance: Instance, **options) -> Allocation:
-    levels, points, weights, ideal = leximin(instance)
+    kind = choice(options, "lottery", LOTTERIES, "envy-free")
+    levels, points, weights, ideal, envy_free = leximin(instance, kind)
     lottery = tuple((p, as_fractions(placement)) for p, (_, placement) in zip(weights, points) if p > 0)
     expected = tuple(sum((p * v[i] for p, (v, _) in zip(weights, points)), Fraction(0)) for i in range(instance.n))
     if any(e != level * u for e, level, u in zip(expected, levels, ideal)):
@@ -112,10 +141,14 @@ def allocate(instance: Instance, **options) -> Allocation:
              f"ideal points u_i* {', '.join(f'{u} {x}' for u, x in zip(instance.users, ideal))}",
              f"one lottery reaching them over {len(lottery)} placements (an exact LP vertex); the expected tasks are "
              "unique, the lottery need not be"]
+    if envy_free is not None:
+        notes.append("envy-free ex ante over the enumerated placements" if envy_free else
+                     "no lottery reaching the leximin is envy-free ex ante over the enumerated placements (one per "
+                     "task vector); any vertex")
     for i, u in enumerate(ideal):
         if u == 0:
             notes.append(f"{instance.users[i]}: no task fits any machine (u* = 0); it gets no tasks")
-    return Allocation("ks-lottery", instance, expected, options=MappingProxyType({}), notes=tuple(notes),
+    return Allocation("ks-lottery", instance, expected, options=MappingProxyType({"lottery": kind}), notes=tuple(notes),
                       extra=MappingProxyType({"normalised_levels": list(levels), "ideal": list(ideal),
                                               "frontier_size": len(points)}),
                       lottery=lottery)
@@ -129,7 +162,8 @@ MECHANISM = register(
         source="lecture 'Beyond DRF' after Friedman, Ghodsi & Psomas (EC 2014); lab's reading (notes: low confidence)",
         allocate=allocate,
         spec=None,
-        options={},
+        options={"lottery": "envy-free (default: among the lotteries reaching the leximin, one envy-free ex ante "
+                            "when there is one) | any (any exact LP vertex)"},
         discrete=True,
         scale_invariant=False, anonymous=False,
         module=__name__,

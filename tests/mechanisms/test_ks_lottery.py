@@ -36,6 +36,13 @@ def test_ks_lottery_hand_computed():
     assert a.placement is None and a.is_exact_rational()
 
 
+def test_both_lottery_options_reach_the_same_expectation():
+    inst = {"machines": [[5]], "demands": [[1], [3], [1]]}
+    ef, anyv = allocate("ks-lottery", inst), allocate("ks-lottery", inst, lottery="any")
+    assert ef.tasks == anyv.tasks == (F(25, 13), F(5, 13), F(25, 13))
+    assert "envy-free ex ante over the enumerated placements" in ef.notes
+
+
 def test_random_dictatorship_hand_computed():
     a = allocate("random-dictatorship", HAND)
     assert a.tasks == (F(5, 2), F(1, 2))
