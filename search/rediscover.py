@@ -82,6 +82,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("drfh-si", "DRFH on heterogeneous servers does not guarantee sharing incentive (its abstract claims "
           "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading; issue 30)",
           "Wang, Liang & Li (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si"),
+    Claim("random-dictatorship-pe", "uniform random dictatorship on several machines is Pareto efficient ex post but "
+          "not ex ante: another lottery raises some user's expected tasks and lowers nobody's (the comparator of the "
+          "randomized KS mechanism, which is; lab's reading; issue 30)",
+          "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
+          "random-dictatorship", "machines-pe", m=1),
 )
 
 
