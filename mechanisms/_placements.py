@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TypeVar
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 
 Vector = tuple[int, ...]
 Placement = tuple[tuple[int, ...], ...]  # placement[i][k]
+
+T = TypeVar("T")
 
 #: more candidate count vectors than this at any stage: refused (exact enumeration is for small instances)
 MAX_VECTORS = 60_000
@@ -41,7 +44,7 @@ def most_on(instance: Instance, i: int, free) -> int:
     return min(math.floor(free[r] / row[r]) for r in used)
 
 
-def maximal(vectors: dict[Vector, object]) -> dict[Vector, object]:
+def maximal(vectors: dict[Vector, T]) -> dict[Vector, T]:
     """The Pareto-maximal keys of `vectors` (kept in their first-seen order)."""
     ranked = sorted(vectors, key=lambda v: -sum(v))
     kept: list[Vector] = []

@@ -116,7 +116,7 @@ def expected(outcomes: Outcomes, value: Callable[[Placement], Fraction]) -> Frac
 
 def expected_totals(outcomes: Outcomes) -> tuple[Fraction, ...]:
     n = len(outcomes[0][1])
-    return tuple(expected(outcomes, lambda pl, i=i: sum(pl[i], Fraction(0))) for i in range(n))
+    return tuple(sum((p * sum(pl[i], Fraction(0)) for p, pl in outcomes), Fraction(0)) for i in range(n))
 
 
 def certificate_of(outcomes: Outcomes) -> dict:

@@ -117,7 +117,7 @@ def improve_lottery(inst, current) -> tuple[list, int] | None:
     b = [-c for c in current]
     result = solve_lp([Fraction(sum(v)) for v, _ in points], A_ub=a, b_ub=b, A_eq=[[Fraction(1)] * size],
                       b_eq=[Fraction(1)], maximize=True)
-    if result.status != OPTIMAL:
+    if result.status != OPTIMAL or result.value is None or result.x is None:
         raise InputError(f"machines-pe: the exact LP over lotteries ended {result.status}")
     if result.value <= sum(current, Fraction(0)):
         return None
@@ -210,7 +210,7 @@ class MachinesPE(PlacementProperty):
         mech = resolve_mechanism(mechanism)
         outcomes = outcomes_run(mech, inst, options)
         if isinstance(witness, LotteryWitness) or (isinstance(witness, dict) and "lottery" in witness):
-            lw = cast(LotteryWitness, LotteryWitness.from_dict(witness))
+            lw = LotteryWitness.from_dict(witness)
             user = read_index(lw.user, inst.n, "user")
             improvement = read_lottery(lw.lottery, inst)
             if not lottery_dominates(inst, outcomes, improvement, mech.discrete, user):
@@ -220,15 +220,15 @@ class MachinesPE(PlacementProperty):
                     f"<{', '.join(format_exact(t) for t in before)}> under {fmt_outcomes(outcomes)}, user "
                     f"{inst.users[user]} {format_exact(after[user])} instead of {format_exact(before[user])}")
         w = cast(PlacementWitness, self.witness.from_dict(witness))  # this property's witness type
-        improvement = read_placement(w.improvement, inst)
+        better = read_placement(w.improvement, inst)
         user = read_index(w.user, inst.n, "user")
         current = expected_totals(outcomes)
-        if not feasible(inst, improvement, mech.discrete):
+        if not feasible(inst, better, mech.discrete):
             return None
-        after = totals(improvement)
+        after = totals(better)
         if any(a < c for a, c in zip(after, current)) or after[user] <= current[user]:
             return None
-        return (f"the placement {fmt_placement(improvement)} (users × machines) is feasible and gives every user at "
+        return (f"the placement {fmt_placement(better)} (users × machines) is feasible and gives every user at "
                 f"least its tasks <{', '.join(format_exact(t) for t in current)}>, user {inst.users[user]} "
                 f"{format_exact(after[user])} instead of {format_exact(current[user])}")
 
