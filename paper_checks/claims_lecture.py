@@ -117,6 +117,10 @@ def check_lecture_controlled_disruptions(ctx):
 # --------------------------------------------------------------------------- randomized KS on machines (issue 30)
 #: one machine <4>, A <1>, B <3>: ks-lottery 3/7 (4, 0) + 4/7 (1, 1) (tests/mechanisms/test_ks_lottery.py, by hand)
 KS_HAND = {"machines": [[4]], "demands": [[1], [3]], "users": ["A", "B"]}
+#: the instance `fairlab audit ks-lottery -n 3 -m 2` finds for machines-ef: one machine, so each maximal task vector
+#: is one placement, and no lottery reaching the leximin (3/7, 6/7, 9/7) is envy-free ex ante (the exact LP; by hand:
+#: the constraints force P(C runs >= 2) = 4/7 > 3/7 = E[u_A])
+KS_EF = {"machines": [[7]], "demands": [[4], [3], [2]], "users": ["A", "B", "C"]}
 #: the instance `fairlab audit random-dictatorship -n 2 -m 1` and `fairlab rediscover --claim
 #: random-dictatorship-pe` find: dictatorships (2, 0) or (0, 3), expected (1, 3/2), dominated by (1, 2)
 RD_PE = {"machines": [[7]], "demands": [[3], [2]], "users": ["A", "B"]}
@@ -134,7 +138,9 @@ RD_PE = {"machines": [[7]], "demands": [[3], [2]], "users": ["A", "B"]}
               "strategyproofness ranges over a continuum of misreports, so the lab searches, it does not prove. "
               "Checked: no ex-ante violation of si, ef, pe and no profitable misreport found on the seeded "
               "instances, t >= 1/n on each; ex post the properties fail (one machine <4>, A <1>, B <3>: the "
-              "outcome (1, 1), drawn with probability 4/7, leaves A below its 1/2-machine share of 2)")
+              "outcome (1, 1), drawn with probability 4/7, leaves A below its 1/2-machine share of 2); and if "
+              "'all the properties' includes envy-freeness, this reading does not have it: one machine <7>, A <4>, "
+              "B <3>, C <2>, no lottery reaching the leximin is envy-free ex ante")
 def check_lecture_ks_lottery(ctx):
     instances = list(_seeded_machines_instances(12))
     found: dict[str, list] = {p: [] for p in ("machines-si", "machines-ef", "machines-pe", "machines-sp")}
@@ -146,6 +152,7 @@ def check_lecture_ks_lottery(ctx):
               for inst in instances for a in [allocate("ks-lottery", inst)] if any(a.extra["ideal"])]
     si = properties.check("ks-lottery", "machines-si", KS_HAND)
     post = si.details.get("ex_post")
+    envy = allocate("ks-lottery", KS_EF)
     return Evidence([same(f"{prop} ex-ante violations on 12 seeded instances", "0", v.count("violated"))
                      for prop, v in found.items()]
                     + [same("machines-sp decided (none-found) on every instance", "12", found["machines-sp"].count(
@@ -153,7 +160,11 @@ def check_lecture_ks_lottery(ctx):
                        same("t >= 1/n on every instance", "True", all(x >= 1 for x in levels)),
                        same("hand instance: si ex ante / ex post (outcome, probability)", "holds / (1, 4/7)",
                             f"{si.status.value} / ({None if post is None else post.outcome}, "
-                            f"{None if post is None else post.probability})")],
+                            f"{None if post is None else post.probability})"),
+                       same("<7>; A <4>, B <3>, C <2>: ef ex ante", "violated",
+                            _verdict("machines-ef", "ks-lottery", KS_EF)),
+                       same("... and no lottery reaching the leximin is envy-free ex ante", "True",
+                            any(n.startswith("no lottery reaching the leximin is envy-free") for n in envy.notes))],
                     how="exact LPs (Fractions, certified HiGHS bases) over the Pareto-maximal task vectors; sp by a "
                         "deterministic misreport search")
 

@@ -87,6 +87,11 @@ CLAIMS: tuple[Claim, ...] = (
           "randomized KS mechanism, which is; lab's reading; issue 30)",
           "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
           "random-dictatorship", "machines-pe", m=1),
+    Claim("ks-lottery-ef", "the randomized Kalai–Smorodinsky mechanism on several machines (lab's reading) is not "
+          "envy-free ex ante: on the instance found no lottery reaching its leximin is (it picks an envy-free one when "
+          "one exists among the enumerated placements; issue 30)",
+          "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
+          "ks-lottery", "machines-ef", n=3, m=1),
 )
 
 
