@@ -49,7 +49,7 @@ from fairlab.core.domain import PRESETS
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.lp import OPTIMAL, solve_lp
+from fairlab.core.lp import INFEASIBLE, OPTIMAL, solve_lp
 from fairlab.mechanisms._placements import as_fractions, frontier, solo
 from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
 
@@ -122,6 +122,8 @@ def leximin(instance: Instance, lottery: str = "envy-free"):
                     ea.append([Fraction(envy_value(instance, pl, i, j) - v[i]) for v, pl in points])
                     eb.append(Fraction(0))
         found = _solve([Fraction(0)] * size, ea, eb, eq0, "envy-free lottery", required=False)
+        if found.status not in (OPTIMAL, INFEASIBLE):  # undecided (z3's time limit): no other lottery instead
+            raise InputError(f"ks-lottery: the exact LP (envy-free lottery) ended {found.status}; no lottery")
         envy_free = found.status == OPTIMAL
         if envy_free:
             return [level or Fraction(0) for level in levels], points, found.x, ideal, envy_free
