@@ -92,3 +92,37 @@ def test_too_many_vectors_is_a_one_line_error():
     big = {"machines": [[60, 60]] * 3, "demands": [[1, 1], [1, 1], [1, 1], [1, 1]]}
     with pytest.raises(InputError, match="too large"):
         allocate("ks-lottery", big)
+
+
+def _brute_force_maximal(inst):
+    """Every integral placement enumerated (no pruning), then the Pareto-maximal totals."""
+    import itertools
+
+    machines = inst.machines
+    per_machine = []
+    for machine in machines:
+        columns = []
+        ranges = [range(0, 9) for _ in range(inst.n)]
+        for xs in itertools.product(*ranges):
+            if all(sum(x * inst.demands[i][r] for i, x in enumerate(xs)) <= machine[r] for r in range(inst.m)):
+                columns.append(xs)
+        per_machine.append(columns)
+    totals = {tuple(map(sum, zip(*cols))) for cols in itertools.product(*per_machine)}
+    return {v for v in totals if not any(w != v and all(a >= b for a, b in zip(w, v)) for w in totals)}
+
+
+def test_frontier_equals_brute_force_on_seeded_instances():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(25):
+        n, m, k = rng.randint(2, 3), rng.randint(1, 2), rng.randint(1, 2)
+        inst = Instance.build(demands=[[rng.randint(1, 3) for _ in range(m)] for _ in range(n)],
+                              machines=[[rng.randint(1, 5) for _ in range(m)] for _ in range(k)])
+        found = frontier(inst)
+        assert set(found) == _brute_force_maximal(inst)
+        for vector, placement in found.items():  # each kept placement is feasible and reaches its vector
+            assert tuple(sum(row) for row in placement) == vector
+            for kk, machine in enumerate(inst.machines):
+                assert all(sum(placement[i][kk] * inst.demands[i][r] for i in range(n)) <= machine[r]
+                           for r in range(m))
