@@ -1,6 +1,6 @@
 """The integral placements of a machines instance, up to what a user cares about: its task count.
 
-Whole tasks on several machines (issue 19): a placement puts x_ik whole tasks of user i on machine
+Whole tasks on several machines (the machines setting): a placement puts x_ik whole tasks of user i on machine
 k within every machine's capacity. Users value a placement by their task totals u_i = sum_k x_ik,
 so a lottery over placements matters only through the total vectors it mixes, and a lottery that
 is best for some Pareto-monotone criterion (the maximal t of the randomized Kalai–Smorodinsky

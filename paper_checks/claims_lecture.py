@@ -114,7 +114,7 @@ def check_lecture_controlled_disruptions(ctx):
                     how="worst ratios " + ", ".join(f"d={d}: {r}" for d, r in ratios.items()))
 
 
-# --------------------------------------------------------------------------- randomized KS on machines (issue 30)
+# --------------------------------------------------------------------------- randomized KS on machines
 #: one machine <4>, A <1>, B <3>: ks-lottery 3/7 (4, 0) + 4/7 (1, 1) (tests/mechanisms/test_ks_lottery.py, by hand)
 KS_HAND = {"machines": [[4]], "demands": [[1], [3]], "users": ["A", "B"]}
 #: the instance `fairlab audit ks-lottery -n 3 -m 2` finds for machines-ef: one machine, so each maximal task vector

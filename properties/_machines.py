@@ -15,7 +15,7 @@ probability 1 for a placement, the lottery's for a randomized mechanism (`Alloca
 positive probabilities summing to 1, tasks = the expected row sums). `placement_run` is the same for
 the properties that read ONE placement (Theorem 7's), refusing a lottery.
 
-Lotteries (issue 30) are judged EX ANTE, on expected utilities, exactly (a property built with
+Lotteries are judged EX ANTE, on expected utilities, exactly (a property built with
 ``ex_ante=True`` reads the outcomes; a placement is the lottery of one outcome, so nothing changes
 for deterministic mechanisms). Each placement of a lottery's support is also checked on its own:
 an ex-post violation is a separate finding (`ExPostWitness` under the result's ``details["ex_post"]``,

@@ -6,7 +6,7 @@ x_jk d_jr / d_ir)`` whole tasks of i there (no floor for a divisible mechanism);
 j's bundles is their sum over machines, capped by i's task cap. Source of the property: the DRF
 paper's envy-freeness (Ghodsi et al., NSDI 2011, §3 property 3); bundles stay on their machines.
 
-A lottery (issue 30) is judged ex ante: E[i's utility for j's bundles] against E[i's tasks], both
+A lottery is judged ex ante: E[i's utility for j's bundles] against E[i's tasks], both
 over the same lottery (lab's reading of ex-ante envy-freeness); a placement of its support with envy
 is reported apart, as an ex-post finding (`fairlab.properties._machines`).
 """

@@ -9,7 +9,7 @@ mechanism) linear arithmetic over the placement variables y_ik with the instance
 witness, re-verified with Fractions (`confirm`); ``unknown`` when the rlimit (the check's
 ``rlimit`` budget) runs out. Source of the property: Ghodsi et al., NSDI 2011, §3 property 4.
 
-A lottery (issue 30) is judged ex ante: violated when another lottery over feasible placements gives
+A lottery is judged ex ante: violated when another lottery over feasible placements gives
 every user at least its expected tasks and some user more (`LotteryWitness`). For whole tasks the
 lotteries' expected task vectors are the convex hull of the integral placements' task vectors, and
 only the Pareto-maximal ones matter (`fairlab.mechanisms._placements.frontier`, enumerated exactly):

@@ -7,7 +7,7 @@ for a divisible mechanism the same sum without floors. Source of the property: t
 sharing incentive (Ghodsi et al., NSDI 2011, §3 property 1), applied to the machines of §6.2 —
 the slice of each machine is our reading of "1/n of the cluster" when tasks cannot span machines.
 
-A lottery (issue 30) is judged ex ante: the user's EXPECTED tasks against the same number; a placement
+A lottery is judged ex ante: the user's EXPECTED tasks against the same number; a placement
 of its support below it is reported apart, as an ex-post finding (`fairlab.properties._machines`).
 """
 

@@ -14,7 +14,7 @@ user's demand or to the max-task, the vector scaled), then seeded random ones, e
 fresh exact run, within the check's ``evaluations`` budget: ``violated`` (re-verified) or
 ``none-found`` with the count — never ``holds``.
 
-A lottery (issue 30) is judged ex ante: the misreport gains when the user's EXPECTED real tasks under
+A lottery is judged ex ante: the misreport gains when the user's EXPECTED real tasks under
 the lottery for the declared demand (each placement valued by the rule above) exceed its expected
 tasks when truthful (lab's reading of ex-ante strategyproofness with "under-reporting gives zero
 utility").
