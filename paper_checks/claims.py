@@ -572,7 +572,7 @@ def check_lecture_beyond_drf_zero_weights(ctx):
        " interpretation) satisfies all the properties ex ante [Friedman, Ghodsi, Psomas 2014]",
        "-", "out-of-scope",
        reason="the mechanism's definition is not in the sources and was not obtainable from public pages; the"
-              " lab's deterministic drf-machines and its properties cover the setting (see the drf-thm7 entries)")
+              " lab's reading of it is the mechanism ks-lottery, checked in the entry lecture-ks-lottery")
 def check_lecture_multiple_machines_randomized(ctx):
     return Evidence([])
 

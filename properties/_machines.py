@@ -8,11 +8,18 @@ for a discrete mechanism (`Mechanism.discrete`), and a user's utility is the sum
 capped by its task cap (rounded down for whole tasks). A task never spans machines, so bundles on
 different machines do not add up before the floor.
 
-`placement_run` is the one place these properties obtain a placement: a fresh run of the
-mechanism, exact rationals only, checked feasible machine by machine (whole tasks for a discrete
-mechanism, caps, capacities, row sums = tasks). A lottery (`Allocation.lottery`) is refused here
-(no randomized mechanism of this setting is implemented; its ex-ante properties would read the
-expected tasks).
+`outcomes_run` is the one place these properties obtain what a mechanism allocates: a fresh run,
+exact rationals only, each placement checked feasible machine by machine (whole tasks for a
+discrete mechanism, caps, capacities), as outcomes (probability, placement): one outcome of
+probability 1 for a placement, the lottery's for a randomized mechanism (`Allocation.lottery`:
+positive probabilities summing to 1, tasks = the expected row sums). `placement_run` is the same for
+the properties that read ONE placement (Theorem 7's), refusing a lottery.
+
+Lotteries are judged EX ANTE, on expected utilities, exactly (a property built with
+``ex_ante=True`` reads the outcomes; a placement is the lottery of one outcome, so nothing changes
+for deterministic mechanisms). Each placement of a lottery's support is also checked on its own:
+an ex-post violation is a separate finding (`ExPostWitness` under the result's ``details["ex_post"]``,
+and a sentence of its explanation) — it never changes the ex-ante verdict.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from fairlab.core.errors import InexactAllocation, InputError
 from fairlab.core.exact import format_exact, to_fraction
@@ -31,6 +38,8 @@ from fairlab.properties.base import resolve_instance, resolve_mechanism, verdict
 from fairlab.properties.property import ALLOCATION, Property, Witness, not_defined
 
 Placement = tuple[tuple[Fraction, ...], ...]
+#: what a mechanism allocates, as (probability, placement) pairs (one pair of probability 1: a placement)
+Outcomes = tuple[tuple[Fraction, Placement], ...]
 
 
 class UnreadablePlacement(InputError):
@@ -42,27 +51,51 @@ _Bad = UnreadablePlacement
 
 
 # --------------------------------------------------------------------------- running a mechanism
-def placement_run(mech, inst: Instance, options) -> Placement:
-    """The mechanism's placement on `inst` (fresh run), exact and checked feasible per machine."""
+def outcomes_run(mech, inst: Instance, options) -> Outcomes:
+    """The mechanism's outcomes on `inst` (fresh run): its placement with probability 1, or its
+    lottery; exact, each placement checked feasible per machine, the tasks the expected row sums."""
     allocation = mech(inst, **dict(options or {}))
     if not allocation.is_exact_rational():
         raise InexactAllocation(f"{mech.name}'s allocation is {allocation.describe_exactness()}; the machines "
                                 "properties decide on exact rational placements only")
-    if allocation.placement is None:
-        if allocation.lottery is not None:
-            raise _Bad(f"{mech.name} returns a lottery; the machines properties read a placement")
-        raise _Bad(f"{mech.name} returns no placement (tasks per machine)")
-    rows = allocation.placement
     who = f"mechanism {mech.name!r}"
+    if allocation.placement is not None:
+        outcomes: Outcomes = ((Fraction(1), _checked(mech, inst, allocation.placement, who)),)
+    elif allocation.lottery:
+        pairs = []
+        for t, (p, rows) in enumerate(allocation.lottery):
+            if not isinstance(p, Fraction) or p <= 0:
+                raise _Bad(f"{who}: lottery[{t}] has probability {p!r}, not a positive exact number")
+            pairs.append((p, _checked(mech, inst, rows, f"{who}: lottery[{t}]")))
+        if sum((p for p, _ in pairs), Fraction(0)) != 1:
+            raise _Bad(f"{who}: the lottery's probabilities do not sum to 1")
+        outcomes = tuple(pairs)
+    else:
+        raise _Bad(f"{mech.name} returns no placement (tasks per machine) and no lottery")
+    expected = expected_totals(outcomes)
+    for i in range(inst.n):
+        if expected[i] != allocation.tasks[i]:
+            raise _Bad(f"{who}: user {i}'s tasks {format_exact(allocation.tasks[i])} are not its placement's "
+                       f"(expected) sum {format_exact(expected[i])}")
+    return outcomes
+
+
+def placement_run(mech, inst: Instance, options) -> Placement:
+    """The mechanism's ONE placement on `inst` (fresh run), exact and checked feasible per machine."""
+    outcomes = outcomes_run(mech, inst, options)
+    if len(outcomes) != 1:
+        raise _Bad(f"{mech.name} returns a lottery; this property reads one placement")
+    return outcomes[0][1]
+
+
+def _checked(mech, inst: Instance, rows, who: str) -> Placement:
     if len(rows) != inst.n or any(len(row) != inst.k for row in rows):
         raise _Bad(f"{who}: placement is not {inst.n} users × {inst.k} machines")
     for i, row in enumerate(rows):
         for k, x in enumerate(row):
             if not isinstance(x, Fraction) or x < 0 or (mech.discrete and x.denominator != 1):
                 raise _Bad(f"{who}: placement[{i}][{k}] = {x!r} is not a non-negative "
-                                 f"{'whole number' if mech.discrete else 'number'}")
-        if sum(row, Fraction(0)) != allocation.tasks[i]:
-            raise _Bad(f"{who}: user {i}'s tasks {format_exact(allocation.tasks[i])} are not its placement's sum")
+                           f"{'whole number' if mech.discrete else 'number'}")
         cap = inst.max_tasks[i]
         if cap is not None and sum(row, Fraction(0)) > cap:
             raise _Bad(f"{who}: user {i} runs {format_exact(sum(row, Fraction(0)))} tasks, above its cap")
@@ -72,8 +105,32 @@ def placement_run(mech, inst: Instance, options) -> Placement:
             load = sum((rows[i][k] * inst.demands[i][r] for i in range(inst.n)), Fraction(0))
             if load > machines[k][r]:
                 raise _Bad(f"{who}: machine {names[k]} over capacity on {inst.resources[r]} "
-                                 f"({format_exact(load)} > {format_exact(machines[k][r])})")
+                           f"({format_exact(load)} > {format_exact(machines[k][r])})")
     return tuple(tuple(row) for row in rows)
+
+
+def expected(outcomes: Outcomes, value: Callable[[Placement], Fraction]) -> Fraction:
+    """E[value(placement)] over the outcomes, exactly."""
+    return sum((p * value(placement) for p, placement in outcomes), Fraction(0))
+
+
+def expected_totals(outcomes: Outcomes) -> tuple[Fraction, ...]:
+    n = len(outcomes[0][1])
+    return tuple(sum((p * sum(pl[i], Fraction(0)) for p, pl in outcomes), Fraction(0)) for i in range(n))
+
+
+def certificate_of(outcomes: Outcomes) -> dict:
+    """The certificate of a check: the placement, or the lottery (probability, placement) pairs."""
+    if len(outcomes) == 1:
+        return {"placement": [[number(x) for x in row] for row in outcomes[0][1]]}
+    return {"lottery": [{"probability": number(p), "placement": [[number(x) for x in row] for row in pl]}
+                        for p, pl in outcomes]}
+
+
+def fmt_outcomes(outcomes: Outcomes) -> str:
+    if len(outcomes) == 1:
+        return f"the placement {fmt_placement(outcomes[0][1])}"
+    return "the lottery " + " + ".join(f"{format_exact(p)}·{fmt_placement(pl)}" for p, pl in outcomes)
 
 
 def totals(placement: Placement) -> tuple[Fraction, ...]:
@@ -149,6 +206,27 @@ class PlacementWitness(Witness):
 
 
 @dataclass(frozen=True, eq=False)
+class LotteryWitness(Witness):
+    """machines-pe of a lottery (ex ante): a lottery over feasible placements, [[probability, placement], ...],
+    whose expected tasks are at least every user's and strictly more for `user`."""
+
+    lottery: list
+    user: int
+
+
+@dataclass(frozen=True, eq=False)
+class ExPostWitness(Witness):
+    """An ex-post finding of a lottery (never its ex-ante verdict): the placement `outcome` (0-based
+    index in the lottery, drawn with `probability`) violates the property on its own, as `witness`
+    (the property's deterministic witness, e.g. ``{"user": 1}``) says."""
+
+    outcome: int
+    probability: Any
+    placement: list
+    witness: dict
+
+
+@dataclass(frozen=True, eq=False)
 class PairWitness(Witness):
     """thm7-pairwise: `other`'s dominant share exceeds `user`'s by more than one max-task's dominant share."""
 
@@ -159,10 +237,12 @@ class PairWitness(Witness):
 # --------------------------------------------------------------------------- the property shape
 @dataclass(eq=False)
 class PlacementProperty(Property):
-    """A property of one placement, violated iff ``rule(inst, placement, integral, context, *choice)``
-    at some choice. ``context(mech, inst, options)`` computes what the rule needs besides the placement
-    (e.g. the continuous DRF allocation) or raises InputError when the property does not apply
-    (n/a, with the reason); ``explain(inst, placement, integral, context, witness)`` words it."""
+    """A property of one placement, violated iff ``rule(inst, subject, integral, context, *choice)``
+    at some choice. ``subject`` is the placement, or — for a property built with ``ex_ante=True`` —
+    the outcomes (`Outcomes`; a placement is one outcome of probability 1), judged on expectations.
+    ``context(mech, inst, options)`` computes what the rule needs besides the subject (e.g. the
+    continuous DRF allocation) or raises InputError when the property does not apply (n/a, with the
+    reason); ``explain(inst, subject, integral, context, witness)`` words it."""
 
     rule: Callable = not_defined
     choices: Callable = not_defined
@@ -170,24 +250,46 @@ class PlacementProperty(Property):
     context: Callable | None = None
     compares: str = ALLOCATION
     setting: str = "machines"
+    ex_ante: bool = False
 
     def _context(self, mech, inst, options):
         return None if self.context is None else self.context(mech, inst, options)
+
+    def _subject(self, mech, inst, options):
+        return outcomes_run(mech, inst, options) if self.ex_ante else placement_run(mech, inst, options)
 
     def _check(self, mech, inst, b) -> Result:
         try:
             context = self._context(mech, inst, b.options)
         except InputError as exc:  # the property does not apply to this instance (e.g. Theorem 7's assumptions)
             return verdict(self.name, mech, "n/a", b, str(exc))
-        placement = placement_run(mech, inst, b.options)
+        subject = self._subject(mech, inst, b.options)
         b.used_evaluations = 1
-        certificate = {"placement": [[number(x) for x in row] for row in placement]}
+        outcomes = subject if self.ex_ante else ((Fraction(1), subject),)
+        certificate = certificate_of(outcomes)
+        post = self.ex_post(inst, outcomes, mech.discrete, context)
         for choice in self.choices(inst):
-            if self.rule(inst, placement, mech.discrete, context, *choice):
-                return violated(self.name, mech, inst, self.witness(*choice), b).replace(
+            if self.rule(inst, subject, mech.discrete, context, *choice):
+                found = violated(self.name, mech, inst, self.witness(*choice), b).replace(
                     certificate=certificate, exactness="rational")
-        return verdict(self.name, mech, "holds", b, f"exact check of the placement {fmt_placement(placement)}").replace(
-            certificate=certificate, exactness="rational")
+                return with_ex_post(found, post)
+        ante = " (ex ante: expected tasks)" if len(outcomes) > 1 else ""
+        return with_ex_post(verdict(self.name, mech, "holds", b, f"exact check of {fmt_outcomes(outcomes)}{ante}")
+                            .replace(certificate=certificate, exactness="rational"), post)
+
+    def ex_post(self, inst, outcomes, integral, context):
+        """A lottery's first placement that violates on its own (`ExPostWitness`, its words), else None."""
+        if not self.ex_ante or len(outcomes) == 1:
+            return None
+        for t, (p, placement) in enumerate(outcomes):
+            alone = ((Fraction(1), placement),)
+            for choice in self.choices(inst):
+                if self.rule(inst, alone, integral, context, *choice):
+                    inner = self.witness(*choice)
+                    words = self.explain(inst, alone, integral, context, inner)
+                    return ExPostWitness(t, number(p), [[number(x) for x in row] for row in placement],
+                                         inner.to_dict()), words
+        return None
 
     def confirm(self, mechanism, instance, witness, options):
         inst = resolve_instance(instance)
@@ -197,14 +299,26 @@ class PlacementProperty(Property):
         if any(isinstance(c, bool) for c in choice) or choice not in [tuple(c) for c in self.choices(inst)]:
             return None
         context = self._context(mech, inst, options)
-        placement = placement_run(mech, inst, options)
-        if not self.rule(inst, placement, mech.discrete, context, *choice):
+        subject = self._subject(mech, inst, options)
+        if not self.rule(inst, subject, mech.discrete, context, *choice):
             return None
-        return self.explain(inst, placement, mech.discrete, context, w)
+        return self.explain(inst, subject, mech.discrete, context, w)
 
     def encode(self, sym, spec, prefix=None, **kwargs):
         raise InputError(f"property {self.name}: no symbolic encoding (machines setting: exact checks and "
                          "`fairlab.search.machines`)")
+
+
+def with_ex_post(result: Result, post) -> Result:
+    """`result` with a lottery's ex-post finding (``details["ex_post"]``, a sentence of the explanation)."""
+    if post is None:
+        return result
+    witness, words = post
+    sentence = (f"ex post (a separate finding; the verdict above is ex ante): the placement drawn with probability "
+                f"{format_exact(Fraction(witness.probability))} (outcome {witness.outcome}) violates it on its own: "
+                f"{words}")
+    return result.replace(details={**dict(result.details), "ex_post": witness},
+                          explanation=f"{result.explanation}; {sentence}" if result.explanation else sentence)
 
 
 def users(inst):
@@ -215,7 +329,8 @@ def pairs(inst):
     return [(i, j) for i in range(inst.n) for j in range(inst.n) if i != j]
 
 
-__all__ = ["placement_run", "UnreadablePlacement", "totals",
+__all__ = ["placement_run", "outcomes_run", "Outcomes", "expected", "expected_totals", "certificate_of",
+           "fmt_outcomes", "LotteryWitness", "ExPostWitness", "with_ex_post", "UnreadablePlacement", "totals",
            "runs", "capped", "machine_share", "pooled_sigma", "PlacementWitness",
            "PairWitness", "PlacementProperty", "users", "pairs", "fmt_vec", "fmt_placement", "read_index",
            "read_placement", "number"]

@@ -13,6 +13,11 @@ over-reports only: structured ones first (one entry raised by a step, the entry 
 user's demand or to the max-task, the vector scaled), then seeded random ones, each evaluated by a
 fresh exact run, within the check's ``evaluations`` budget: ``violated`` (re-verified) or
 ``none-found`` with the count — never ``holds``.
+
+A lottery is judged ex ante: the misreport gains when the user's EXPECTED real tasks under
+the lottery for the declared demand (each placement valued by the rule above) exceed its expected
+tasks when truthful (lab's reading of ex-ante strategyproofness with "under-reporting gives zero
+utility").
 """
 
 from __future__ import annotations
@@ -28,11 +33,12 @@ from fairlab.properties._machines import (
     PlacementProperty,
     UnreadablePlacement,
     capped,
+    expected,
+    expected_totals,
     fmt_vec,
-    placement_run,
+    outcomes_run,
     read_index,
     runs,
-    totals,
 )
 from fairlab.properties.base import number, resolve_instance, resolve_mechanism, verdict, violated
 from fairlab.properties.property import MISREPORT, MisreportWitness, register
@@ -92,11 +98,11 @@ def randomised(inst: Instance, seed: int):
 
 class MachinesSP(PlacementProperty):
     def _gain(self, mech, inst, before, i, declared, options):
-        after = placement_run(mech, derive(inst, i, declared), options)
-        return true_tasks(inst, i, declared, after[i], mech.discrete), before[i]
+        after = outcomes_run(mech, derive(inst, i, declared), options)
+        return expected(after, lambda pl: true_tasks(inst, i, declared, pl[i], mech.discrete)), before[i]
 
     def _check(self, mech, inst, b):
-        before = totals(placement_run(mech, inst, b.options))
+        before = expected_totals(outcomes_run(mech, inst, b.options))
         b.used_evaluations = 1
         tried = evaluated = declined = 0
         unreadable: list[str] = []
@@ -147,12 +153,15 @@ class MachinesSP(PlacementProperty):
         if not isinstance(w.misreport, (list, tuple)) or len(w.misreport) != inst.m:
             raise InputError(f"witness misreport: expected {inst.m} numbers")
         declared = tuple(to_fraction(x, "witness misreport") for x in w.misreport)
-        before = totals(placement_run(mech, inst, options))
+        before = expected_totals(outcomes_run(mech, inst, options))
         gain, truth = self._gain(mech, inst, before, i, declared, options)
         if gain <= truth:
             return None
+        lottery = len(outcomes_run(mech, inst, options)) > 1 or len(outcomes_run(mech, derive(inst, i, declared),
+                                                                                 options)) > 1
+        ante = " (expected tasks, ex ante)" if lottery else ""
         return (f"user {inst.users[i]} runs {format_exact(truth)} tasks when truthful but {format_exact(gain)} of its "
-                f"real tasks by declaring {fmt_vec(declared)}")
+                f"real tasks by declaring {fmt_vec(declared)}{ante}")
 
 
 PROPERTY = register(MachinesSP(
@@ -160,7 +169,8 @@ PROPERTY = register(MachinesSP(
     title="strategyproofness (machines)",
     definition=("No user runs more of its real tasks by declaring another demand vector. Under-reporting any resource "
                 "gives utility 0 (the lecture); over-reporting, on each machine it runs floor(min_r allocated_r / d_r) "
-                "real tasks, summed and capped. Source: DRF paper §3 property 2, machines of §6.2."),
+                "real tasks, summed and capped; a lottery ex ante (expected real tasks). Source: DRF paper §3 "
+                "property 2, machines of §6.2."),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2, §6.2; lecture (under-reporting)",
     witness=MisreportWitness,
     compares=MISREPORT,

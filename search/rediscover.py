@@ -87,6 +87,16 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("drfh-si", "DRFH on heterogeneous servers does not guarantee sharing incentive (its abstract claims "
           "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading)",
           "Wang, Liang & Li (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si"),
+    Claim("random-dictatorship-pe", "uniform random dictatorship on several machines is Pareto efficient ex post but "
+          "not ex ante: another lottery raises some user's expected tasks and lowers nobody's (the comparator of the "
+          "randomized KS mechanism, which is; lab's reading)",
+          "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
+          "random-dictatorship", "machines-pe", m=1),
+    Claim("ks-lottery-ef", "the randomized Kalai–Smorodinsky mechanism on several machines (lab's reading) is not "
+          "envy-free ex ante: on the instance found no lottery reaching its leximin is (it picks an envy-free one when "
+          "one exists among the enumerated placements)",
+          "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
+          "ks-lottery", "machines-ef", n=3, m=1),
 )
 
 

@@ -96,6 +96,11 @@ def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, 
     if "improvement" in raw:
         totals = [sum((Fraction(str(x)) for x in row), Fraction(0)) for row in raw["improvement"]]
         views.append(allocation_view("a feasible placement that dominates it (tasks)", instance, totals, user))
+    if "lottery" in raw:  # machines-pe of a lottery, ex ante: the dominating lottery's expected tasks
+        pairs = [(Fraction(str(p)), pl) for p, pl in raw["lottery"]]
+        totals = [sum((p * sum((Fraction(str(x)) for x in pl[i]), Fraction(0)) for p, pl in pairs), Fraction(0))
+                  for i in range(instance.n)]
+        views.append(allocation_view("a lottery that dominates it ex ante (expected tasks)", instance, totals, user))
     if "misreport" in raw:
         assert user is not None  # a misreport witness names its user
         declared = [Fraction(str(x)) for x in raw["misreport"]]

@@ -163,6 +163,10 @@ PRESETS: dict[str, Domain] = {
     "lecture": Domain(demands="positive", weights="none", caps="none", departures="none"),
     # no weights, no caps, zeros allowed
     "unweighted": Domain(weights="none", caps="none"),
+    # lab's reading of Friedman, Ghodsi & Psomas (EC 2014), whole tasks on several machines: no weights,
+    # no task caps, zero demands allowed, static (no agents over time); its strategyproofness reads
+    # "under-reporting gives zero utility" (`machines-sp`'s rule)
+    "fgp-2014": Domain(weights="none", caps="none", departures="none"),
 }
 
 

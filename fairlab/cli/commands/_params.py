@@ -69,7 +69,8 @@ def setting(value: str, flag: str = "--setting", every: bool = True) -> str | No
 
 #: the help of every verb's --domain
 #: (spaces around each "|" so that a narrow terminal wraps it between values, not inside a word)
-DOMAIN_HELP = ("instance domain: a preset (all, drf-paper, weighted, bonald-roberts, pdrf, lecture, unweighted) or "
+DOMAIN_HELP = ("instance domain: a preset (all, drf-paper, weighted, bonald-roberts, pdrf, lecture, unweighted, "
+               "fgp-2014) or "
                "key=value,... with demands = positive | nonnegative, weights = none | scalar | vector, "
                "caps = none | allowed, capacities = unit | arbitrary, departures = none | allowed; or NAME,key=value; "
                "default all")

@@ -1,0 +1,99 @@
+"""The machines properties on lotteries (issue 30): ex ante on expected utilities, exactly; ex-post
+violations as a separate finding (`ExPostWitness` in ``details["ex_post"]``)."""
+
+from fractions import Fraction as F
+
+from fairlab import properties
+from fairlab.core.instance import Instance
+from fairlab.mechanisms import get
+from fairlab.properties._machines import ExPostWitness, LotteryWitness
+from fairlab.properties.base import Violation
+
+#: one machine <4>, A <1>, B <3>: ks-lottery is 3/7 (4, 0) + 4/7 (1, 1) (tests/mechanisms/test_ks_lottery.py)
+HAND = {"machines": [[4]], "demands": [[1], [3]], "users": ["A", "B"]}
+#: random dictatorship: (2, 0) or (0, 3), expected (1, 3/2); the placement A 1, B 2 gives (1, 2)
+RD_PE = {"machines": [[7]], "demands": [[3], [2]], "users": ["A", "B"]}
+#: ks-lottery on one machine <5>, demands 1, 3, 1 (found by the lab's search)
+KS_EF = {"machines": [[5]], "demands": [[1], [3], [1]], "users": ["A", "B", "C"]}
+
+
+def test_si_holds_ex_ante_but_one_placement_violates_ex_post():
+    r = properties.check("ks-lottery", "machines-si", HAND)
+    # 1/2 of the machine runs 2 of A's tasks; E[u_A] = 16/7 >= 2, but the outcome (1, 1) gives A only 1
+    assert r.status.value == "holds", r.explanation
+    post = r.details["ex_post"]
+    assert isinstance(post, ExPostWitness)
+    assert post.witness == {"user": 0} and post.probability == "4/7" and post.placement == [[1], [1]]
+    assert "ex post (a separate finding" in r.explanation and "lottery" in r.certificate
+
+
+def test_ef_holds_ex_ante_but_b_envies_ex_post():
+    r = properties.check("ks-lottery", "machines-ef", HAND)
+    # B values A's 4 tasks at floor(4/3) = 1 with probability 3/7, nothing otherwise: 3/7 <= E[u_B] = 4/7
+    assert r.status.value == "holds", r.explanation
+    assert r.details["ex_post"].witness == {"user": 1, "envied": 0}
+    assert r.details["ex_post"].probability == "3/7"
+
+
+def test_a_deterministic_mechanism_has_no_ex_post_finding():
+    r = properties.check("drf-machines", "machines-si", HAND)
+    assert "ex_post" not in r.details and "placement" in r.certificate
+
+
+def test_random_dictatorship_is_not_pareto_efficient_ex_ante_though_every_outcome_is():
+    r = properties.check("random-dictatorship", "machines-pe", RD_PE)
+    assert r.status.value == "violated", r.explanation
+    assert isinstance(r.witness, LotteryWitness) and r.witness.user == 1
+    assert "ex_post" not in r.details  # each dictatorship outcome is Pareto efficient on its own
+    mech, inst = get("random-dictatorship"), Instance.from_dict(RD_PE)
+    assert Violation("machines-pe", mech, inst, r.witness, {}).verify()
+    # a forged witness is rejected: probabilities not summing to 1, or a placement over capacity
+    assert not Violation("machines-pe", mech, inst, LotteryWitness([["1/2", [[1], [2]]]], 1), {}).verify()
+    assert not Violation("machines-pe", mech, inst, LotteryWitness([[1, [[1], [3]]]], 1), {}).verify()
+
+
+def test_ks_lottery_pareto_efficient_ex_ante_on_the_hand_instance():
+    assert properties.check("ks-lottery", "machines-pe", HAND).status.value == "holds"
+
+
+def test_ks_lottery_envy_ex_ante_depends_on_the_lottery_reaching_the_leximin():
+    # any exact vertex (lottery=any) leaves B envying C in expectation; the default asks the last LP for an
+    # envy-free lottery with the same expected tasks, and there is one
+    r = properties.check("ks-lottery", "machines-ef", KS_EF, options={"lottery": "any"})
+    assert r.status.value == "violated", r.explanation
+    assert r.witness == {"user": 1, "envied": 2} and "in expectation" in r.explanation
+    r = properties.check("ks-lottery", "machines-ef", KS_EF)
+    assert r.status.value == "holds", r.explanation
+    assert r.details["ex_post"].witness["user"] == 1  # ex post, someone still envies
+
+
+FAVOUR = '''
+from fractions import Fraction as F
+def favour(inst):
+    """Toy lottery: the whole machine to A or to B; B's probability is 3/4 when it declares more than <1>."""
+    b = F(3, 4) if inst.demands[1][0] > 1 else F(1, 2)
+    whole = lambda i: int(inst.machines[0][0] // inst.demands[i][0])
+    return {"lottery": [[1 - b, [[whole(0)], [0]]], [b, [[0], [whole(1)]]]]}
+favour.setting = "machines"; favour.discrete = True
+'''
+
+
+def test_sp_ex_ante_a_misreport_that_raises_the_expected_utility(tmp_path):
+    path = tmp_path / "favour.py"
+    path.write_text(FAVOUR)
+    inst = {"machines": [[4]], "demands": [[1], [1]], "users": ["A", "B"]}
+    r = properties.check(f"{path}:favour", "machines-sp", inst)
+    # truthful: E[u_B] = 1/2 * 4 = 2; declaring <2>: with probability 3/4 B holds 2 declared tasks = 4 units,
+    # which run 4 real tasks: E = 3 > 2
+    assert r.status.value == "violated", r.explanation
+    assert r.witness == {"user": 1, "misreport": [2]}
+    assert "runs 2 tasks when truthful but 3 of its real tasks by declaring <2> (expected tasks, ex ante)" in \
+        r.explanation
+
+
+def test_sp_under_reporting_gives_zero_in_expectation():
+    from fairlab.properties.machines_sp import true_tasks
+
+    inst = Instance.from_dict({"machines": [[4]], "demands": [[2], [1]]})
+    assert true_tasks(inst, 0, (F(1),), (F(4),), True) == 0  # declared below the truth: nothing runs
+    assert true_tasks(inst, 0, (F(4),), (F(1),), True) == 2  # declared above: 4 units run 2 real tasks
