@@ -1,6 +1,6 @@
 """Randomized Kalai–Smorodinsky on several machines, whole tasks: a lottery over integral placements.
 
-Source: the lecture (seed 003, "Beyond DRF", multiple machines): "there exists a randomized
+Source: the lecture (Procaccia & Psomas, "Beyond DRF", multiple machines): "there exists a randomized
 mechanism (extension of the Kalai–Smorodinsky interpretation) that satisfies all the properties
 (ex-ante)", after Friedman, Ghodsi & Psomas, "Strategyproof allocation of discrete jobs on multiple
 machines" (EC 2014). The paper could not be read; the definition below is the reading notes' (low
@@ -17,13 +17,15 @@ Pareto-maximal ones are needed (`_placements.frontier`, enumerated exactly); the
 sequence of linear programs over the lottery's probabilities (`fairlab.core.lp.solve_lp`: a HiGHS
 basis re-solved in Fractions with an exact optimality certificate, z3 otherwise), the same level /
 freeze loop as `fairlab.mechanisms.drfh`. The expected utilities are unique (a leximin over a convex
-set); the lottery reaching them need not be: it is one exact optimal vertex of the last LP (at most
-n + 1 placements; the notes say so). Properties that read more than the expected utilities (ex-ante
-envy-freeness, ex-post findings) are about this lottery. Option ``lottery``: ``envy-free`` (default)
-asks the last LP for a lottery that is also envy-free ex ante — E[tasks of i that j's per-machine
-bundles run] <= E[u_i] for every pair, over the frontier's placements (one per task vector) — and
-falls back to any vertex, said in the notes, when none exists; ``any``: any vertex. Either way the
-expected tasks are the leximin's (the refinement is the lab's, not the notes').
+set); the lottery reaching them need not be, so the lab breaks the tie (`canonical`): among the
+lotteries reaching them, the lexicographically greatest probability vector over the frontier's
+vectors sorted largest first, one exact LP per probability — a function of the instance, never of
+which optimal vertex an LP solver's version returns. Properties that read more than the expected
+utilities (ex-ante envy-freeness, ex-post findings) are about this lottery. Option ``lottery``:
+``envy-free`` (default) first restricts the lotteries to those also envy-free ex ante — E[tasks of
+i that j's per-machine bundles run] <= E[u_i] for every pair, over the frontier's placements (one
+per task vector) — when there is one, said in the notes; ``any``: no such restriction. Either way
+the expected tasks are the leximin's (both refinements are the lab's, not the notes').
 
 Uniform random dictatorship (`fairlab.mechanisms.random_dictatorship`) gives every user at least
 u_i* / n in expectation, so t >= 1/n here: the lottery is ex-ante proportional, hence ex-ante
@@ -75,7 +77,8 @@ def envy_value(instance: Instance, placement, i: int, j: int) -> int:
 def leximin(instance: Instance, lottery: str = "envy-free"):
     """(levels, vectors, probabilities): the leximin normalised expected utilities E[u_i] / u_i*, the
     frontier's vectors with their placements, and one exact lottery (a probability per vector)."""
-    points = list(frontier(instance).items())
+    # the frontier's vectors, largest first: the order of the lottery's tie-break (`canonical`)
+    points = sorted(frontier(instance).items(), key=lambda item: item[0], reverse=True)
     n, size = instance.n, len(points)
     ideal = [solo(instance, i) for i in range(n)]
     levels: list[Fraction | None] = [Fraction(0) if ideal[i] == 0 else None for i in range(n)]
@@ -126,9 +129,29 @@ def leximin(instance: Instance, lottery: str = "envy-free"):
             raise InputError(f"ks-lottery: the exact LP (envy-free lottery) ended {found.status}; no lottery")
         envy_free = found.status == OPTIMAL
         if envy_free:
-            return [level or Fraction(0) for level in levels], points, found.x, ideal, envy_free
-    weights = _solve([Fraction(0)] * size, a, b, eq0, "lottery").x
+            a, b = ea, eb
+    weights = canonical(a, b, size)
     return [level or Fraction(0) for level in levels], points, weights, ideal, envy_free
+
+
+def canonical(a, b, size: int) -> list[Fraction]:
+    """The lexicographically greatest probability vector (in the frontier's order) among the lotteries
+    satisfying rows `a`·p <= `b`, p >= 0, sum p = 1: one exact LP per vector, maximising its probability
+    with the earlier ones fixed, until the mass is spent. The lottery is then a function of the instance
+    alone, not of which optimal vertex the LP solver's version returns (the lab's tie-break)."""
+    fixed: list[Fraction] = []
+    eq_rows, eq_rhs = [[Fraction(1)] * size], [Fraction(1)]
+    while len(fixed) < size and sum(fixed) < 1:
+        k = len(fixed)
+        objective = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
+        result = solve_lp(objective, A_ub=a or None, b_ub=b or None, A_eq=eq_rows, b_eq=eq_rhs, maximize=True)
+        if result.status != OPTIMAL:
+            raise InputError(f"ks-lottery: the exact LP (the lottery's probability {k + 1}) ended {result.status}; "
+                             "no lottery")
+        fixed.append(Fraction(result.value))
+        eq_rows = eq_rows + [[Fraction(1) if j == k else Fraction(0) for j in range(size)]]
+        eq_rhs = eq_rhs + [fixed[-1]]
+    return fixed + [Fraction(0)] * (size - len(fixed))
 
 
 def allocate(instance: Instance, **options) -> Allocation:
@@ -141,12 +164,12 @@ def allocate(instance: Instance, **options) -> Allocation:
     notes = [f"KS level t = {format_exact(min((lv for lv, u in zip(levels, ideal) if u), default=Fraction(0)))} "
              f"(E[u_i] / u_i*: {', '.join(f'{u} {format_exact(lv)}' for u, lv in zip(instance.users, levels))})",
              f"ideal points u_i* {', '.join(f'{u} {x}' for u, x in zip(instance.users, ideal))}",
-             f"one lottery reaching them over {len(lottery)} placements (an exact LP vertex); the expected tasks are "
-             "unique, the lottery need not be"]
+             f"the lottery reaching them over {len(lottery)} placements: the expected tasks are unique, the lottery "
+             "is the lab's tie-break (lexicographically greatest probabilities, frontier vectors largest first)"]
     if envy_free is not None:
         notes.append("envy-free ex ante over the enumerated placements" if envy_free else
                      "no lottery reaching the leximin is envy-free ex ante over the enumerated placements (one per "
-                     "task vector); any vertex")
+                     "task vector)")
     for i, u in enumerate(ideal):
         if u == 0:
             notes.append(f"{instance.users[i]}: no task fits any machine (u* = 0); it gets no tasks")
@@ -165,7 +188,8 @@ MECHANISM = register(
         allocate=allocate,
         spec=None,
         options={"lottery": "envy-free (default: among the lotteries reaching the leximin, one envy-free ex ante "
-                            "when there is one) | any (any exact LP vertex)"},
+                            "when there is one) | any (no envy-free restriction); either way the lab's tie-break: the "
+                            "lexicographically greatest probabilities"},
         discrete=True,
         scale_invariant=False, anonymous=False,
         module=__name__,

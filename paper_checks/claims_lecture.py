@@ -1,7 +1,7 @@
 """Ledger claims about the mechanisms the lecture's "Beyond DRF" slides cite.
 
 Registered on import (`fairlab.paper_checks` imports this module after `claims_machines`). The
-lecture (seed 003) names the mechanisms; their definitions come from reading notes rated medium or
+lecture ("Beyond DRF") names the mechanisms; their definitions come from reading notes rated medium or
 low confidence, so every mechanism checked here is the lab's reading (its module says which). The
 instances below were found by the lab (`fairlab rediscover`, `fairlab audit`), not transcribed.
 """

@@ -3,7 +3,7 @@ violations as a separate finding (`ExPostWitness` in ``details["ex_post"]``)."""
 
 from fractions import Fraction as F
 
-from fairlab import properties
+from fairlab import allocate, properties
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import get
 from fairlab.properties._machines import ExPostWitness, LotteryWitness
@@ -56,15 +56,38 @@ def test_ks_lottery_pareto_efficient_ex_ante_on_the_hand_instance():
     assert properties.check("ks-lottery", "machines-pe", HAND).status.value == "holds"
 
 
-def test_ks_lottery_envy_ex_ante_depends_on_the_lottery_reaching_the_leximin():
-    # any exact vertex (lottery=any) leaves B envying C in expectation; the default asks the last LP for an
-    # envy-free lottery with the same expected tasks, and there is one
-    r = properties.check("ks-lottery", "machines-ef", KS_EF, options={"lottery": "any"})
-    assert r.status.value == "violated", r.explanation
-    assert r.witness == {"user": 1, "envied": 2} and "in expectation" in r.explanation
-    r = properties.check("ks-lottery", "machines-ef", KS_EF)
-    assert r.status.value == "holds", r.explanation
-    assert r.details["ex_post"].witness["user"] == 1  # ex post, someone still envies
+#: a lottery with ks-lottery's expected tasks on KS_EF, (25/13, 5/13, 25/13), under which B envies C in expectation
+ENVIOUS = '''
+from fractions import Fraction as F
+def envious(inst):
+    return {"lottery": [[F(9, 26), [[2], [1], [0]]], [F(8, 13), [[2], [0], [3]]], [F(1, 26), [[0], [1], [2]]]]}
+envious.setting = "machines"; envious.discrete = True
+'''
+
+
+def test_envy_ex_ante_depends_on_the_lottery_not_only_on_the_expected_tasks(tmp_path):
+    """The leximin fixes the expected tasks, not the lottery: a lottery with the same expectation can leave B
+    envying C in expectation, so ks-lottery's lottery is fixed by the lab's tie-break (lexicographically greatest
+    probabilities), never by which vertex an LP solver's version returns (CI's lowest HiGHS returned another)."""
+    path = tmp_path / "envious.py"
+    path.write_text(ENVIOUS)
+    envious = properties.check(f"{path}:envious", "machines-ef", KS_EF)
+    assert envious.status.value == "violated", envious.explanation
+    assert envious.witness == {"user": 1, "envied": 2} and "in expectation" in envious.explanation
+    for options in ({}, {"lottery": "any"}):
+        a = allocate("ks-lottery", KS_EF, **options)
+        assert a.tasks == (F(25, 13), F(5, 13), F(25, 13))
+        assert allocate("ks-lottery", KS_EF, **options).lottery == a.lottery  # the same lottery, every time
+        r = properties.check("ks-lottery", "machines-ef", KS_EF, options=options)
+        assert r.status.value == "holds", r.explanation
+        assert r.details["ex_post"].witness["user"] == 1  # ex post, someone still envies
+
+
+def test_the_tie_break_is_the_lexicographically_greatest_lottery():
+    a = allocate("ks-lottery", KS_EF, lottery="any")
+    # frontier vectors largest first: (5, 0, 0) takes all it can (5/13), then (0, 1, 2) ... (0, 0, 5) the rest
+    assert [(p, [row[0] for row in placement]) for p, placement in a.lottery] == \
+        [(F(5, 13), [5, 0, 0]), (F(5, 13), [0, 1, 2]), (F(3, 13), [0, 0, 5])]
 
 
 FAVOUR = '''
