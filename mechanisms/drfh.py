@@ -18,8 +18,9 @@ in Fractions with an exact optimality certificate, z3 otherwise). Step: maximise
 the active users' shares, the frozen ones keeping theirs; then a user is frozen at t when the most its
 share can reach, the others keeping theirs and the active ones at least t, is t. At least one user is
 frozen per step, so at most 2n LPs per step and n steps. The shares (hence the task totals) are the
-unique leximin vector; the placement is one exact optimal vertex reaching them (placements need not be
-unique: the notes say which one). No z3 spec: a leximin over placements has no closed characterisation
+unique leximin vector; placements reaching them need not be unique, so the lab breaks the tie: the
+lexicographically greatest placement (`core.lp.lexicographic_max`, users then servers), never the
+vertex an LP solver's version happens to return. No z3 spec: a leximin over placements has no closed characterisation
 without the LPs' dual certificates (numeric only, like `drf-tasks` with ``skip``).
 
 The abstract claims envy-freeness, Pareto optimality and truthfulness (not sharing incentive); the
@@ -34,7 +35,7 @@ from types import MappingProxyType
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.lp import OPTIMAL, solve_lp
+from fairlab.core.lp import OPTIMAL, lexicographic_max, solve_lp
 from fairlab.mechanisms.base import Allocation, Mechanism, register
 
 
@@ -124,7 +125,11 @@ def leximin(instance: Instance):
         for i in frozen:
             levels[i] = t
     a, b = floors(lambda i: levels[i], 0)
-    point = prog.solve([Fraction(0)] * size, base0[0] + a, base0[1] + b, "placement").x
+    # the lab's tie-break among the placements reaching the levels: the lexicographically greatest (in the
+    # order of prog.pairs), a function of the instance, not of the vertex an LP solver's version returns
+    status, point = lexicographic_max(size, base0[0] + a, base0[1] + b)
+    if point is None:
+        raise InputError(f"drfh: an exact LP of the placement's tie-break ended {status}; no allocation")
     placement = [[Fraction(0)] * instance.k for _ in range(n)]
     for (i, k), x in zip(prog.pairs, point):
         placement[i][k] = x
@@ -141,8 +146,8 @@ def allocate(instance: Instance, **options) -> Allocation:
             notes.append(f"{instance.users[i]}: no server has every resource it needs; it gets no tasks")
     shares = ", ".join(f"{u} {format_exact(s)}" for u, s in zip(instance.users, levels))
     notes.append(f"global dominant shares {shares}")
-    notes.append("one placement reaching them (an exact LP vertex); the task totals are unique, the split over "
-                 "servers need not be")
+    notes.append("the placement reaching them is the lab's tie-break (lexicographically greatest); the task totals "
+                 "are unique, the split over servers need not be")
     return Allocation("drfh", instance, tasks, options=MappingProxyType({}), notes=tuple(notes),
                       extra=MappingProxyType({"global_dominant_shares": list(levels)}), placement=rows)
 

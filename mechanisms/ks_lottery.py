@@ -51,7 +51,7 @@ from fairlab.core.domain import PRESETS
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.lp import INFEASIBLE, OPTIMAL, solve_lp
+from fairlab.core.lp import INFEASIBLE, OPTIMAL, lexicographic_max, solve_lp
 from fairlab.mechanisms._placements import as_fractions, frontier, solo
 from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
 
@@ -136,22 +136,14 @@ def leximin(instance: Instance, lottery: str = "envy-free"):
 
 def canonical(a, b, size: int) -> list[Fraction]:
     """The lexicographically greatest probability vector (in the frontier's order) among the lotteries
-    satisfying rows `a`·p <= `b`, p >= 0, sum p = 1: one exact LP per vector, maximising its probability
-    with the earlier ones fixed, until the mass is spent. The lottery is then a function of the instance
-    alone, not of which optimal vertex the LP solver's version returns (the lab's tie-break)."""
-    fixed: list[Fraction] = []
-    eq_rows, eq_rhs = [[Fraction(1)] * size], [Fraction(1)]
-    while len(fixed) < size and sum(fixed) < 1:
-        k = len(fixed)
-        objective = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
-        result = solve_lp(objective, A_ub=a or None, b_ub=b or None, A_eq=eq_rows, b_eq=eq_rhs, maximize=True)
-        if result.status != OPTIMAL:
-            raise InputError(f"ks-lottery: the exact LP (the lottery's probability {k + 1}) ended {result.status}; "
-                             "no lottery")
-        fixed.append(Fraction(result.value))
-        eq_rows = eq_rows + [[Fraction(1) if j == k else Fraction(0) for j in range(size)]]
-        eq_rhs = eq_rhs + [fixed[-1]]
-    return fixed + [Fraction(0)] * (size - len(fixed))
+    satisfying rows `a`·p <= `b`, p >= 0, sum p = 1 (`core.lp.lexicographic_max`, stopping when the mass is
+    spent): the lottery is a function of the instance alone, not of which optimal vertex the LP solver's
+    version returns (the lab's tie-break)."""
+    status, weights = lexicographic_max(size, a, b, [[Fraction(1)] * size], [Fraction(1)],
+                                        done=lambda fixed: sum(fixed) == 1)
+    if weights is None:
+        raise InputError(f"ks-lottery: an exact LP of the lottery's tie-break ended {status}; no lottery")
+    return weights
 
 
 def allocate(instance: Instance, **options) -> Allocation:

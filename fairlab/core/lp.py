@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import highspy
 import numpy as np
@@ -231,6 +231,29 @@ def solve_lp(
     if result.status == OPTIMAL and result.value is not None:  # z3's optimum always has its value
         return LPResult(OPTIMAL, result.x, sign * result.value, "z3")
     return result
+
+
+def lexicographic_max(size: int, A_ub=None, b_ub=None, A_eq=None, b_eq=None, *,
+                      done: Callable[[list[Fraction]], bool] | None = None) -> tuple[str, list[Fraction] | None]:
+    """The lexicographically greatest point x >= 0 of {A_ub x <= b_ub, A_eq x = b_eq}: maximise x_0, fix it,
+    then x_1, ... (one exact `solve_lp` each). Unlike a solver's optimal vertex, it is a function of the
+    polytope alone, so a mechanism that must pick one point among equally good ones (a placement, a
+    lottery) picks the same on every solver version. `done(fixed)`: the remaining coordinates are 0 (e.g. a
+    probability mass spent) and need no LP. Returns (OPTIMAL, x) or (the failing LP's status, None)."""
+    fixed: list[Fraction] = []
+    rows, rhs = [list(row) for row in A_eq or ()], list(b_eq or ())
+    for k in range(size):
+        if done is not None and done(fixed):
+            break
+        unit = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
+        result = solve_lp(unit, A_ub=A_ub or None, b_ub=b_ub or None, A_eq=rows or None, b_eq=rhs or None,
+                          maximize=True)
+        if result.status != OPTIMAL:
+            return result.status, None
+        fixed.append(Fraction(result.value))
+        rows.append(unit)
+        rhs.append(fixed[-1])
+    return OPTIMAL, fixed + [Fraction(0)] * (size - len(fixed))
 
 
 def feasible(

@@ -239,3 +239,16 @@ def test_solve_square_is_exact_or_reports_singular(system):
 def test_solve_square_singular_and_permuted():
     assert lp.solve_square([[F(1), F(2)], [F(2), F(4)]], [F(1), F(2)]) is None
     assert lp.solve_square([[F(0), F(1)], [F(1), F(0)]], [F(3), F(4)]) == [F(4), F(3)]
+
+
+def test_lexicographic_max_is_the_greatest_point_not_a_vertex_of_choice():
+    from fairlab.core.lp import OPTIMAL, lexicographic_max
+
+    # x0 + x1 + x2 = 1, x0 <= 1/3, x1 <= x2: the greatest is (1/3, 1/3, 1/3); a solver may return (0, 0, 1)
+    status, x = lexicographic_max(3, [[1, 0, 0], [0, 1, -1]], [F(1, 3), 0], [[1, 1, 1]], [1])
+    assert status == OPTIMAL and x == [F(1, 3), F(1, 3), F(1, 3)]
+    # `done`: the mass is spent after x0 = 1, so x1 and x2 are 0 without an LP
+    status, x = lexicographic_max(3, None, None, [[1, 1, 1]], [1], done=lambda fixed: sum(fixed) == 1)
+    assert status == OPTIMAL and x == [1, 0, 0]
+    status, x = lexicographic_max(2, [[1, 1]], [-1])  # x >= 0 with x0 + x1 <= -1: no point
+    assert status != OPTIMAL and x is None

@@ -74,3 +74,11 @@ def test_bestfit_is_whole_tasks_and_stops_only_when_nothing_fits():
         for k, machine in enumerate(FRAGMENTED["machines"]):
             load = [sum(a.placement[j][k] * FRAGMENTED["demands"][j][r] for j in range(2)) for r in range(2)]
             assert any(load[r] + demand[r] > machine[r] for r in range(2))
+
+
+def test_drfh_placement_is_the_lab_tie_break_not_a_solver_vertex():
+    """Two equal servers, two equal users: every split of 2 + 2 tasks reaches the leximin; the placement is the
+    lexicographically greatest (A on the first server as far as it goes), on every HiGHS version."""
+    a = allocate("drfh", {"machines": [[2], [2]], "demands": [[1], [1]], "users": ["A", "B"]})
+    assert a.tasks == (2, 2)
+    assert a.placement == ((2, 0), (0, 2))
