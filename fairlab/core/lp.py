@@ -248,7 +248,7 @@ def lexicographic_max(size: int, A_ub=None, b_ub=None, A_eq=None, b_eq=None, *,
         unit = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
         result = solve_lp(unit, A_ub=A_ub or None, b_ub=b_ub or None, A_eq=rows or None, b_eq=rhs or None,
                           maximize=True)
-        if result.status != OPTIMAL:
+        if result.status != OPTIMAL or result.value is None:
             return result.status, None
         fixed.append(Fraction(result.value))
         rows.append(unit)
