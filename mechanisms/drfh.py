@@ -35,7 +35,7 @@ from types import MappingProxyType
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.lp import OPTIMAL, lexicographic_max, solve_lp
+from fairlab.core.lp import OPTIMAL, floor_rows, lexicographic_max, solve_lp
 from fairlab.mechanisms.base import Allocation, Mechanism, register
 
 
@@ -97,19 +97,8 @@ def leximin(instance: Instance):
             levels[i] = Fraction(0)
 
     def floors(floor_of, extra: int):
-        """Rows share_i >= floor_of(i) (as -share_i <= -floor), with t's column when extra."""
-        a, b = [], []
-        for i in range(n):
-            row = [-v for v in prog.share_row(i, extra)]
-            level = floor_of(i)
-            if level is None:  # share_i >= t
-                row[-1] = Fraction(1)
-                a.append(row)
-                b.append(Fraction(0))
-            else:
-                a.append(row)
-                b.append(-level)
-        return a, b
+        """Rows share_i >= floor_of(i) (share_i >= t when None), with t's column when extra."""
+        return floor_rows([prog.share_row(i, extra) for i in range(n)], [floor_of(i) for i in range(n)])
 
     base1, base0 = prog.rows(1), prog.rows(0)
     while any(level is None for level in levels):

@@ -51,7 +51,7 @@ from fairlab.core.domain import PRESETS
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
-from fairlab.core.lp import INFEASIBLE, OPTIMAL, lexicographic_max, solve_lp
+from fairlab.core.lp import INFEASIBLE, OPTIMAL, floor_rows, lexicographic_max, solve_lp
 from fairlab.mechanisms._placements import as_fractions, frontier, solo
 from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
 
@@ -87,21 +87,9 @@ def leximin(instance: Instance, lottery: str = "envy-free"):
         return [Fraction(v[i], ideal[i]) for v, _ in points] + [Fraction(0)] * extra
 
     def floors(floor_of, extra: int):
-        """Rows y_i >= floor_of(i) (y_i >= t when None, t the last column)."""
-        a, b = [], []
-        for i in range(n):
-            if ideal[i] == 0:
-                continue
-            row = [-x for x in share_row(i, extra)]
-            level = floor_of(i)
-            if level is None:
-                row[-1] = Fraction(1)
-                a.append(row)
-                b.append(Fraction(0))
-            else:
-                a.append(row)
-                b.append(-level)
-        return a, b
+        """Rows y_i >= floor_of(i) (y_i >= t when None, t the last column), users with u_i* > 0."""
+        users = [i for i in range(n) if ideal[i] != 0]
+        return floor_rows([share_row(i, extra) for i in users], [floor_of(i) for i in users])
 
     eq1 = [Fraction(1)] * size + [Fraction(0)]
     eq0 = [Fraction(1)] * size

@@ -233,6 +233,21 @@ def solve_lp(
     return result
 
 
+def floor_rows(shares, floors) -> tuple[list[list[Fraction]], list[Fraction]]:
+    """(A_ub, b_ub) rows of a progressive leximin step (`drfh`, `ks-lottery`): share_i(x) >= floor_i for each
+    coefficient row `shares[i]` (written -share_i <= -floor_i); a floor of None means share_i >= t, the last
+    column being t (a row must then end with t's zero coefficient)."""
+    a: list[list[Fraction]] = []
+    b: list[Fraction] = []
+    for share, floor in zip(shares, floors):
+        row = [-v for v in share]
+        if floor is None:
+            row[-1] = Fraction(1)
+        a.append(row)
+        b.append(Fraction(0) if floor is None else -floor)
+    return a, b
+
+
 def lexicographic_max(size: int, A_ub=None, b_ub=None, A_eq=None, b_eq=None, *,
                       done: Callable[[list[Fraction]], bool] | None = None) -> tuple[str, list[Fraction] | None]:
     """The lexicographically greatest point x >= 0 of {A_ub x <= b_ub, A_eq x = b_eq}: maximise x_0, fix it,
