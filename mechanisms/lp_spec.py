@@ -46,6 +46,7 @@ from fairlab.core.errors import InputError, PluginError, describe_exception
 from fairlab.core.exact import z3_value
 from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms.base import Constraint
+from fairlab.mechanisms.plugin_numbers import FLOAT_INTEGERS
 
 #: paths of one builder beyond which no spec is derived
 MAX_PATHS = 256
@@ -203,10 +204,13 @@ class SymbolicInstanceView:
 
 
 def _number(value, what):
+    if isinstance(value, float) and not (value.is_integer() and abs(value) <= FLOAT_INTEGERS):
+        # a float is not the number it stands for: no spec is derived from it (the numeric path labels
+        # such an LP's allocation approximate)
+        raise PluginError(f"{what} is the float {value!r}, not an exact number: no derived spec (use the "
+                          "instance's numbers, ints or fairlab.mechanisms.plugin_numbers.ExactNumber)")
     t = _term(value)
     if t is None:
-        if isinstance(value, float):
-            return z3_value(Fraction(value))
         raise InputError(f"{what}: {type(value).__name__} is not a number")
     return t
 

@@ -193,7 +193,8 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     callables, entry points, hand-made `Mechanism` objects) is run twice on the same instance and
     options, and the two exact allocations must be equal: a mechanism that answers differently
     for the same question is not a mechanism a verdict can be about (a deviation search would
-    compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
+    compare two different behaviours), so `run` raises a one-line `PluginBadAnswer` instead (a
+    finding about that instance, like a raise). Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
     often enough to matter, at the only place allocations are obtained. Built-ins run once.
     Inside `allocation_cache()` an instance asked again gets the answer kept (for a foreign
@@ -222,10 +223,10 @@ def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[st
     with plugin.paired() if PLUGIN_BATCHES else contextlib.nullcontext():
         tasks = _exact_tasks(mechanism, instance, options)
         again = _exact_tasks(mechanism, instance, options)
-    if again != tasks:
-        raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
-                          f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
-                          "no verdict")
+    if again != tasks:  # a wrong answer on this instance: a finding (status error), not the end of the run
+        raise plugin.bad_answer(mechanism.name, f"different allocations for the same instance ({fmt_tasks(tasks)} "
+                                f"then {fmt_tasks(again)}): not a deterministic mechanism, no verdict",
+                                getattr(mechanism.allocate, "defined_at", None))
     return tasks
 
 
@@ -310,6 +311,8 @@ def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str,
 
 def _exact_allocation(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any], approximate):
     what = f"{mechanism.name}'s allocation on this instance is {approximate.describe_exactness()}"
+    if approximate.notes:  # why (e.g. a plug-in's answer held floats)
+        what += f" ({approximate.notes[0]})"
     if mechanism.exact_options is None:
         raise InexactAllocation(f"{what}, and the mechanism has no exact path; only exact allocations decide verdicts")
     left = exact.remaining()
