@@ -30,7 +30,7 @@ from fairlab.mechanisms import _plugin_files as plugin_files
 from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms._plugin_limits import _active, _returned, _timeout
 from fairlab.mechanisms.base import Allocation
-from fairlab.mechanisms.plugin_numbers import exact_view, float_note, plain, read_number
+from fairlab.mechanisms.plugin_numbers import exact_view, float_note, read_number
 
 
 class _Worker:
@@ -301,7 +301,7 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
     except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     floats: list[str] = []  # the numbers of the answer that were floats: then it is not exact
-    what = "answer"
+    what, lp_notes = "answer", ()
     if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
         try:
             staged = True
@@ -310,7 +310,7 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
             if staged:
                 result, inexact = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
                 floats.extend(inexact)
-                what = "LP"
+                what, lp_notes = "LP", (lp_plugin.TIE_BREAK,)
         except lp_plugin.NoOptimum as exc:  # infeasible or unbounded on this instance: a wrong answer
             return "bad", str(exc)
         except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
@@ -332,9 +332,9 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
     except BaseException as exc:  # e.g. a result whose iteration raises
         return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
     approximate, error_bound = _approximation(result)
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = lp_notes
     if floats:
-        approximate, notes = True, (float_note(floats, what),)
+        approximate, notes = True, (float_note(floats, what), *notes)
     return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound, shape, notes)
 
 
