@@ -211,6 +211,47 @@ TIE_BREAK = ("ties among the LP's optimal solutions are broken by the lab: the l
              "on every solver version")
 
 
+def _unique(result: Any, a_ub: list[list[Fraction]], a_eq: list[list[Fraction]], objective: list[Fraction],
+            maximize: bool) -> bool:
+    """Whether the certified optimum `result` (`solve_lp`) is the LP's only optimal solution, by a
+    sufficient exact test: every optimal solution satisfies complementary slackness with the
+    certificate's multipliers (row i tight where y_i != 0, x_j at its bound where its reduced cost
+    d_j != 0, every equality row); if those equations have rank n they admit one point. False when
+    there is no certificate (z3's optimum) or the test does not settle it."""
+    if result.x is None or result.duals_ub is None or result.duals_eq is None:
+        return False
+    size = len(objective)
+    rows = a_ub + a_eq
+    y = list(result.duals_ub) + list(result.duals_eq)
+    reduced = [-c if maximize else c for c in objective]  # the minimisation form's c - Aᵀy
+    for yi, row in zip(y, rows):
+        if yi:
+            reduced = [d - yi * a for d, a in zip(reduced, row)]
+    active = [list(row) for yi, row in zip(result.duals_ub, a_ub) if yi] + [list(row) for row in a_eq]
+    active += [[Fraction(int(k == j)) for k in range(size)] for j, d in enumerate(reduced) if d]
+    return _rank(active, size) == size
+
+
+def _rank(matrix: list[list[Fraction]], size: int) -> int:
+    """The rank of `matrix` (rows of `size` Fractions), by exact Gaussian elimination."""
+    rows = [row[:] for row in matrix if any(row)]
+    rank = 0
+    for col in range(size):
+        pivot = next((k for k in range(rank, len(rows)) if rows[k][col]), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        top = rows[rank]
+        for k in range(rank + 1, len(rows)):
+            if rows[k][col]:
+                factor = rows[k][col] / top[col]
+                rows[k] = [a - factor * b for a, b in zip(rows[k], top)]
+        rank += 1
+        if rank == len(rows):
+            break
+    return rank
+
+
 def solve_exact(lp: LP[Fraction], where: str) -> dict[str, Fraction]:
     """The exact optimal solution of `lp` the lab picks, as ``{variable name: Fraction}``: the optimum
     (`fairlab.core.lp.solve_lp`: certified from HiGHS's optimal basis, or z3), then, among the optimal
@@ -227,6 +268,8 @@ def solve_exact(lp: LP[Fraction], where: str) -> dict[str, Fraction]:
     if result.status != OPTIMAL or result.value is None:
         raise PluginError(f"{where}: the LP is {result.status}" + (" (the exact solver gave up)"
                                                                    if result.status == "unknown" else ""))
+    if _unique(result, a_ub, a_eq, objective, lp.maximize):  # the only optimal solution: nothing to break
+        return dict(zip(lp.names, result.x or ()))
     order = tie_order(lp.names)
     permute = lambda row: [row[j] for j in order]  # noqa: E731
     face_eq = [permute(row) for row in a_eq] + [permute(objective)]  # the optimal face: objective = optimum

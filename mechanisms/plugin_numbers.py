@@ -45,9 +45,21 @@ def _exact_operand(other) -> Fraction | float | None:
     return None
 
 
+#: how often an `ExactNumber` met a float that is not an integer or was turned into a float (`float_uses`)
+_FLOAT_USES = [0]
+
+
+def float_uses() -> int:
+    """A counter of the times an `ExactNumber` was turned into a float, or met a float that is not an
+    integer (arithmetic or comparison): code that compares its value before and after a call knows
+    whether the call's answer rests on floats (a plug-in property's rule: `fairlab.properties.plugin_properties`)."""
+    return _FLOAT_USES[0]
+
+
 class ExactNumber(Fraction):
     """A `Fraction` whose arithmetic with ints, Fractions and integer-valued floats stays an `ExactNumber`
-    (see the module docstring); with any other float it gives a float, as `Fraction` does."""
+    (see the module docstring); with any other float it gives a float, as `Fraction` does (and counts
+    it: `float_uses`)."""
 
     __slots__ = ()
 
@@ -56,7 +68,8 @@ class ExactNumber(Fraction):
         if value is None:
             return NotImplemented
         if isinstance(value, float):  # a float that is not an integer: the result is a float, never exact
-            a, b = float(self), value
+            _FLOAT_USES[0] += 1
+            a, b = Fraction.__float__(self), value
         else:
             a, b = Fraction(self), value
         result = fn(b, a) if reflected else fn(a, b)
@@ -70,6 +83,22 @@ class ExactNumber(Fraction):
     def __rmul__(self, other): return self._binary(other, lambda a, b: a * b, True)  # noqa: E704
     def __truediv__(self, other): return self._binary(other, lambda a, b: a / b, False)  # noqa: E704
     def __rtruediv__(self, other): return self._binary(other, lambda a, b: a / b, True)  # noqa: E704
+
+    def _compare(self, other, fn):
+        if isinstance(other, float) and not (math.isfinite(other) and other.is_integer()):
+            _FLOAT_USES[0] += 1  # decided against a float's binary value, not a number the author wrote
+        return fn(Fraction(self), other)
+
+    def __lt__(self, other): return self._compare(other, lambda a, b: a < b)  # noqa: E704
+    def __le__(self, other): return self._compare(other, lambda a, b: a <= b)  # noqa: E704
+    def __gt__(self, other): return self._compare(other, lambda a, b: a > b)  # noqa: E704
+    def __ge__(self, other): return self._compare(other, lambda a, b: a >= b)  # noqa: E704
+    def __eq__(self, other): return self._compare(other, lambda a, b: a == b)  # noqa: E704
+    __hash__ = Fraction.__hash__
+
+    def __float__(self) -> float:
+        _FLOAT_USES[0] += 1
+        return Fraction.__float__(self)
 
     def __pow__(self, other, modulo=None):
         if modulo is None and isinstance(other, int) and not isinstance(other, bool):

@@ -124,8 +124,8 @@ def _allocate_twice(name: str, inst, options: dict):
     if (first.tasks, first.placement, first.lottery, first.steps) != (again.tasks, again.placement, again.lottery,
                                                                       again.steps):
         show = lambda a: "<" + ", ".join(format_short(t) for t in a.tasks) + ">"  # noqa: E731
-        raise plugin.bad_answer(mechanism.name, f"different allocations for the same instance ({show(first)} then "
-                                f"{show(again)}): not a deterministic mechanism",
+        raise plugin.bad_answer(mechanism.name, f"returned different allocations for the same instance ({show(first)} "
+                                f"then {show(again)}): not a deterministic mechanism; no allocation",
                                 getattr(mechanism.allocate, "defined_at", None))
     return first
 
