@@ -301,7 +301,8 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
     except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     floats: list[str] = []  # the numbers of the answer that were floats: then it is not exact
-    what, lp_notes = "answer", ()
+    what = "answer"
+    lp_notes: tuple[str, ...] = ()
     if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
         try:
             staged = True

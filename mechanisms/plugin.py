@@ -397,8 +397,8 @@ def defined_at(fn) -> str | None:
         code = getattr(target, "__code__", None)
         if code is not None:
             return f"{code.co_filename}:{code.co_firstlineno}"
-        target = getattr(target, "__func__", None) or getattr(target, "func", None) or getattr(
-            type(target), "__call__", None)
+        call = vars(type(target)).get("__call__") if not isinstance(target, type) else None
+        target = getattr(target, "__func__", None) or getattr(target, "func", None) or call
         if target is None:
             return None
     return None

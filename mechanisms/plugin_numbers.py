@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import operator
 from fractions import Fraction
 
 from fairlab.core.exact import to_fraction
@@ -32,15 +33,13 @@ from fairlab.core.instance import Instance
 FLOAT_INTEGERS = 2**53
 
 
-def _exact_operand(other) -> Fraction | float | None:
-    """`other` as an exact Fraction, or the float it is (not integer-valued), or None (not a number we take)."""
-    if isinstance(other, bool):
-        return Fraction(int(other))
+def _exact_operand(other) -> Fraction | int | float | None:
+    """`other` as an exact int or Fraction, or the float it is (not integer-valued), or None (not a number we take)."""
     if isinstance(other, (int, Fraction)):
-        return Fraction(other)
+        return int(other) if isinstance(other, bool) else other
     if isinstance(other, float):
         if math.isfinite(other) and other.is_integer() and abs(other) <= FLOAT_INTEGERS:
-            return Fraction(int(other))
+            return int(other)
         return other
     return None
 
@@ -63,26 +62,25 @@ class ExactNumber(Fraction):
 
     __slots__ = ()
 
-    def _binary(self, other, fn, reflected: bool):
+    def _binary(self, other, fn, reflected: bool, exact):
         value = _exact_operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, float):  # a float that is not an integer: the result is a float, never exact
             _FLOAT_USES[0] += 1
-            a, b = Fraction.__float__(self), value
-        else:
-            a, b = Fraction(self), value
-        result = fn(b, a) if reflected else fn(a, b)
-        return _wrap(result)
+            a = Fraction.__float__(self)
+            return fn(value, a) if reflected else fn(a, value)
+        # Fraction's own operator on the exact operand (an unbound method: no recursion into this class)
+        return _wrap(exact(self, value))
 
-    def __add__(self, other): return self._binary(other, lambda a, b: a + b, False)  # noqa: E704
-    def __radd__(self, other): return self._binary(other, lambda a, b: a + b, True)  # noqa: E704
-    def __sub__(self, other): return self._binary(other, lambda a, b: a - b, False)  # noqa: E704
-    def __rsub__(self, other): return self._binary(other, lambda a, b: a - b, True)  # noqa: E704
-    def __mul__(self, other): return self._binary(other, lambda a, b: a * b, False)  # noqa: E704
-    def __rmul__(self, other): return self._binary(other, lambda a, b: a * b, True)  # noqa: E704
-    def __truediv__(self, other): return self._binary(other, lambda a, b: a / b, False)  # noqa: E704
-    def __rtruediv__(self, other): return self._binary(other, lambda a, b: a / b, True)  # noqa: E704
+    def __add__(self, o): return self._binary(o, operator.add, False, Fraction.__add__)  # noqa: E704
+    def __radd__(self, o): return self._binary(o, operator.add, True, Fraction.__radd__)  # noqa: E704
+    def __sub__(self, o): return self._binary(o, operator.sub, False, Fraction.__sub__)  # noqa: E704
+    def __rsub__(self, o): return self._binary(o, operator.sub, True, Fraction.__rsub__)  # noqa: E704
+    def __mul__(self, o): return self._binary(o, operator.mul, False, Fraction.__mul__)  # noqa: E704
+    def __rmul__(self, o): return self._binary(o, operator.mul, True, Fraction.__rmul__)  # noqa: E704
+    def __truediv__(self, o): return self._binary(o, operator.truediv, False, Fraction.__truediv__)  # noqa: E704
+    def __rtruediv__(self, o): return self._binary(o, operator.truediv, True, Fraction.__rtruediv__)  # noqa: E704
 
     def _compare(self, other, fn):
         if isinstance(other, float) and not (math.isfinite(other) and other.is_integer()):
@@ -100,10 +98,14 @@ class ExactNumber(Fraction):
         _FLOAT_USES[0] += 1
         return Fraction.__float__(self)
 
-    def __pow__(self, other, modulo=None):
+    def __pow__(self, other, modulo=None):  # an int power stays exact
         if modulo is None and isinstance(other, int) and not isinstance(other, bool):
             return _wrap(Fraction(self) ** other)
-        return Fraction(self).__pow__(other, modulo) if modulo is not None else Fraction(self) ** other
+        if modulo is not None:
+            return pow(Fraction(self), other, modulo)
+        if isinstance(other, float):
+            _FLOAT_USES[0] += 1
+        return Fraction(self) ** other
 
     def __neg__(self): return ExactNumber(-self.numerator, self.denominator)  # noqa: E704
     def __pos__(self): return self  # noqa: E704
@@ -137,13 +139,13 @@ def plain(value):
 
 def exact_view(instance: Instance) -> Instance:
     """`instance` with its numbers as `ExactNumber` s (what a plug-in is given)."""
-    wrap = (lambda v: None if v is None else ExactNumber(v.numerator, v.denominator))  # noqa: E731
+    wrap = (lambda v: ExactNumber(v.numerator, v.denominator))  # noqa: E731
     return dataclasses.replace(
         instance,
         capacities=tuple(wrap(c) for c in instance.capacities),
         demands=tuple(tuple(wrap(d) for d in row) for row in instance.demands),
         weights=tuple(tuple(wrap(w) for w in row) for row in instance.weights),
-        max_tasks=tuple(wrap(t) for t in instance.max_tasks),
+        max_tasks=tuple(None if t is None else wrap(t) for t in instance.max_tasks),
         machines=None if instance.machines is None else tuple(tuple(wrap(c) for c in row) for row in instance.machines),
     )
 

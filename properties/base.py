@@ -224,9 +224,9 @@ def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[st
         tasks = _exact_tasks(mechanism, instance, options)
         again = _exact_tasks(mechanism, instance, options)
     if again != tasks:  # a wrong answer on this instance: a finding (status error), not the end of the run
-        raise plugin.bad_answer(mechanism.name, f"returned different allocations for the same instance "
-                                f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; no verdict",
-                                getattr(mechanism.allocate, "defined_at", None))
+        raise plugin.bad_answer(mechanism.name, "returned different allocations for the same instance "
+                                f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
+                                "no verdict", getattr(mechanism.allocate, "defined_at", None))
     return tasks
 
 

@@ -41,8 +41,8 @@ import dataclasses
 import functools
 import weakref
 from dataclasses import dataclass
-from importlib import metadata
 from fractions import Fraction
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +169,8 @@ def adopt(obj, name: str, source: str, identity: dict, domain=None) -> Property:
     existing = REGISTRY.get(name)
     if existing is not None and name not in PLUGINS:
         raise InputError(f"property {name!r}: the name of a built-in property")
-    guarded = {f.name: (_exact_rule if f.name == "rule" else _guarded)(name, f.name, value) for f in dataclasses.fields(obj)
+    guarded = {f.name: (_exact_rule if f.name == "rule" else _guarded)(name, f.name, value)
+               for f in dataclasses.fields(obj)
                if f.name != "witness" and callable(value := getattr(obj, f.name)) and not isinstance(value, type)}
     prop = dataclasses.replace(obj, name=name, **guarded)
     prop.plugin = PluginInfo(name, source, identity, domain if domain is not None else getattr(obj, "domain", None))

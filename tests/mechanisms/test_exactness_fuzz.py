@@ -67,7 +67,8 @@ def equal_split(inst):
 
 FORMS = {
     "built-in drf": ("drf", drf_tasks),
-    "plain callable": (equal_split, lambda caps, dem: [min(c / len(dem) / d for c, d in zip(caps, row)) for row in dem]),
+    "plain callable": (equal_split,
+                       lambda caps, dem: [min(c / len(dem) / d for c, d in zip(caps, row)) for row in dem]),
     "LP equal tasks": (f"{LP}:equal_tasks",
                        lambda caps, dem: [min(c / sum(row[r] for row in dem) for r, c in enumerate(caps))] * len(dem)),
     "LP filling drf": (f"{FILLING}:drf", drf_tasks),

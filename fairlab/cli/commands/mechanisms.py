@@ -22,7 +22,6 @@ from fairlab.core.exact import format_short
 from fairlab.dynamics import shares_over_time
 from fairlab.mechanisms import plugin, registry
 
-
 #: the default time limit of `fairlab allocate` on a plug-in's call (seconds): a safety net, far above what
 #: a plug-in that returns at all takes on one instance
 ALLOCATE_SECONDS = 300.0
