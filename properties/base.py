@@ -305,6 +305,12 @@ def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str,
     if not allocation.is_exact():
         allocation = _exact_allocation(mechanism, instance, options, allocation)
     tasks = tuple(allocation.tasks)
+    loose = [k for k, t in enumerate(tasks) if isinstance(t, bool) or not isinstance(t, (Fraction, Algebraic, int))]
+    if loose:  # e.g. a hand-made Mechanism whose Allocation holds floats: a float never decides
+        k = loose[0]
+        raise InexactAllocation(f"{mechanism.name}'s allocation on this instance holds tasks[{k}] = {tasks[k]!r}, "
+                                f"a {type(tasks[k]).__name__}, not an exact number; only exact allocations decide "
+                                "verdicts")
     check_feasible(instance, tasks, f"mechanism {mechanism.name!r}")
     return tasks
 

@@ -220,3 +220,51 @@ def test_cli_allocate_notices_an_answer_that_changes():
     assert len(out.output.strip().splitlines()) == 1
     fine = CliRunner().invoke(app, ["allocate", f"{LP}:triple_at_two", "thm1-asset-si"])
     assert fine.exit_code == 2 and "wrong answer: infeasible" in fine.output
+
+
+# --------------------------------------------------------------------------- the shipped LP DRF audits like DRF
+FILLING = Path(__file__).parents[2] / "examples" / "lp" / "filling.py"
+
+
+def _agree(lp_rows, builtin_rows):
+    """On every property both decide, the same answer: a violation for both or for neither."""
+    for prop, mine in lp_rows.items():
+        theirs = builtin_rows[prop]
+        assert mine != "error", prop
+        if "violated" in (mine, theirs) and {mine, theirs} <= {"violated", "proved", "none-found"}:
+            assert mine == theirs, (prop, mine, theirs)
+
+
+def test_the_shipped_lp_drf_audits_at_two_by_two_with_drfs_statuses(tmp_path):
+    props = ["pe", "rm", "njc"]
+    lp = audit(f"{FILLING}:drf", 2, 2, properties_=props, candidates=10, time_limit=900, store=tmp_path / "a")
+    builtin = audit("drf", 2, 2, properties_=props, candidates=10, time_limit=900, store=tmp_path / "b")
+    lp_rows = {r.property: r.status.value for r in lp.results}
+    builtin_rows = {r.property: r.status.value for r in builtin.results}
+    _agree(lp_rows, builtin_rows)
+    assert lp_rows["rm"] == builtin_rows["rm"] == "violated"  # the DRF paper's resource monotonicity failure
+    assert lp_rows["pe"] in ("none-found", "proved")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [2, 3])
+def test_the_shipped_lp_drf_has_drfs_whole_profile(size, tmp_path):
+    lp = audit(f"{FILLING}:drf", size, size, time_limit=3600, store=tmp_path / "a")
+    builtin = audit("drf", size, size, time_limit=3600, store=tmp_path / "b")
+    _agree({r.property: r.status.value for r in lp.results}, {r.property: r.status.value for r in builtin.results})
+
+
+def test_a_hand_made_mechanism_whose_allocation_holds_floats_decides_nothing():
+    from fairlab.mechanisms.base import Allocation, Mechanism
+
+    def floats(instance, **options):
+        return Allocation("floats", instance, (0.25,) * instance.n)
+
+    def exact(instance, **options):
+        return Allocation("exact", instance, (F(1, 4),) * instance.n)
+
+    inst = Instance.build([1, 1], [[1, 1], [1, 1]])
+    made = Mechanism(name="hand-made floats", summary="", source="test", allocate=floats)
+    assert properties.check(made, "pe", inst).status.value == "unknown"
+    twin = Mechanism(name="hand-made exact", summary="", source="test", allocate=exact)
+    assert properties.check(twin, "pe", inst).status.value == "violated"  # 1/4 each leaves half of everything
