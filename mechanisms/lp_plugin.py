@@ -13,15 +13,28 @@ counts, a ``pulp.LpProblem`` built from the instance, a list of them, or a gener
 The variables named ``tasks_0 ... tasks_{n-1}`` are the users' tasks (the last stage that has
 one gives its value). pulp's own solver is never called: the lab reads the model through pulp's
 public API (`read_problem`: variables and their bounds, the objective, each constraint's
-coefficients, constant and sense; exact numbers stay exact: use ints and Fractions, a float is
-read through its shortest decimal text) and solves it with `fairlab.core.lp.solve_lp` — HiGHS
-guesses a basis, the vertex and the duals are recomputed in rationals and certified optimal by LP
-duality (or z3 decides). An LP that is infeasible, unbounded or undecided is a one-line
+coefficients, constant and sense) and solves it with `fairlab.core.lp.solve_lp` — HiGHS guesses a
+basis, the vertex and the duals are recomputed in rationals and certified optimal by LP duality (or
+z3 decides).
+
+Exactness: the builder is given the instance's numbers as
+`fairlab.mechanisms.plugin_numbers.ExactNumber` s, which stay exact through pulp's arithmetic
+(pulp keeps a sum's constant as the float ``0.0``). A coefficient, constant or bound that is still
+a float (other than an integer below 2^53, which pulp makes of ints) is listed in `LP.inexact`: the
+allocation is then labelled approximate and decides nothing.
+
+Ties: among the optimal solutions of each stage the lab picks the lexicographically greatest
+(`tie_order`: ``tasks_0`` first, then ``tasks_1``, ..., then the other variables by name;
+`fairlab.core.lp.lexicographic_max` over the optimal face, skipped when the certificate shows the
+optimum is unique), so the allocation does not depend on the solver's vertex; the derived spec
+encodes the same rule. An LP that is infeasible or unbounded on an instance is a wrong answer there
+(`NoOptimum`: a finding like a raise); one the exact solver cannot decide is a one-line
 `PluginError`; an allocation from it is checked feasible like any plug-in's.
 
 The spec (``fn.spec = "lp"``, or `lp_mechanism`) is derived from the same builder
 (`fairlab.mechanisms.lp_spec`): the LP's optimality conditions — primal feasibility, dual
-feasibility, complementary slackness — for every stage, over a symbolic instance.
+feasibility, complementary slackness — for every stage, and those of the tie-break, over a
+symbolic instance.
 """
 
 from __future__ import annotations

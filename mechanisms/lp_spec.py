@@ -16,6 +16,13 @@ terms behind Python arithmetic) once per branch — a bounded symbolic execution
   zero or its row / bound tight). These hold exactly at the LP's optimal solutions (LP duality). A
   generator is sent the stage's unknowns as its "solution"; a lexicographic list holds each earlier
   objective at its optimum in the later stages;
+* the lab's tie-break among a stage's optimal solutions (`lp_plugin.solve_exact`: the
+  lexicographically greatest) is encoded the same way (`_tie_break`): for each variable in
+  `lp_plugin.tie_order`, the optimality conditions of "maximise it over the optimal face, the
+  earlier ones held" — all of a generator's variables (its solution is sent back), the tasks of a
+  sequence's stage — so the spec admits exactly the allocation the lab computes;
+* a float coefficient other than an integer (a float is not the number it stands for) gives no
+  derived spec;
 * the user's tasks are the ``tasks_i`` unknowns of the last stage that has them;
 * a path on which the builder raises (an `InputError`: it declines; any other exception: it
   fails) has no allocation, as the allocator has none on those instances (or the path is
