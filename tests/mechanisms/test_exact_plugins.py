@@ -249,6 +249,7 @@ def _agree(lp_rows, builtin_rows):
             assert mine == theirs, (prop, mine, theirs)
 
 
+@pytest.mark.slow  # two audits: minutes; on a loaded machine the audit's wall clock may cut it
 def test_the_shipped_lp_drf_audits_at_two_by_two_with_drfs_statuses(tmp_path):
     props = ["pe", "rm", "njc"]
     lp = audit(f"{FILLING}:drf", 2, 2, properties_=props, candidates=10, time_limit=900, store=tmp_path / "a")
