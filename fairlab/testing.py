@@ -383,7 +383,7 @@ def _undecided(result: Result, status: str) -> str:
     which budget ran out."""
     if status == "error":
         instance = _json(result.instance) if result.instance is not None else None
-        return ("error — the mechanism raised on an instance (the smallest found is shown).\n"
+        return ("error — the mechanism raised or answered wrongly on an instance (the smallest found is shown).\n"
                 f"  {result.explanation}\n" + (f"  instance: {json.dumps(instance)}\n" if instance else ""))
     if status == "n/a":
         return (f"n/a — the mechanism declined every instance, so nothing was tested.\n"

@@ -23,13 +23,14 @@ from typing import Any
 import z3
 
 from fairlab.core.errors import InputError, PluginError, describe_exception
-from fairlab.core.exact import Algebraic, to_fraction
+from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.mechanisms import _plugin_files as plugin_files
 from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms._plugin_limits import _active, _returned, _timeout
 from fairlab.mechanisms.base import Allocation
+from fairlab.mechanisms.plugin_numbers import exact_view, float_note, read_number
 
 
 class _Worker:
@@ -272,9 +273,21 @@ def _serve_one(conn, fn, name: str, instance: Instance, options: dict, runs: int
     return count
 
 
+class BadAnswer(InputError):
+    """The plug-in's answer on this instance is wrong in itself (the wrong number of task counts, a
+    negative or infeasible one, an LP with no optimum): a finding about that instance, reported
+    like a raise (`fairlab.core.errors.PluginBadAnswer`), not the end of the run."""
+
+
 def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tuple[str, object]:
+    """The plug-in's reply on `instance`: ("ok", (encoded tasks, approximate?, error bound, setting
+    parts, notes)) | ("refuses", message) | ("crashed", (message, exception, file:line)) |
+    ("bad", what was wrong) | ("failed", message) | ("interrupt", ""). The plug-in is given
+    `exact_view(instance)` (its numbers stay exact through pulp); any float in its answer makes the
+    allocation approximate, with a note naming the floats."""
+    given = exact_view(instance)
     try:
-        result = fn(instance, **options) if options else fn(instance)
+        result = fn(given, **options) if options else fn(given)
     except PluginError as exc:
         return "failed", str(exc)
     except InputError as exc:  # the plug-in refuses this instance
@@ -287,13 +300,20 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         return "crashed", (f"mechanism {name!r}: raised {_describe(exc)}{at}", _describe(exc), where)
     except BaseException as exc:  # the plug-in failed (e.g. SystemExit): one line, naming it
         return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
+    floats: list[str] = []  # the numbers of the answer that were floats: then it is not exact
+    what = "answer"
+    lp_notes: tuple[str, ...] = ()
     if lp_plugin.is_lp(result):  # pulp model(s): solved exactly here (`fairlab.mechanisms.lp_plugin`)
         try:
             staged = True
             if isinstance(result, types.GeneratorType):  # a generator of LPs, or of plain task counts
                 staged, result = lp_plugin.peek(result)
             if staged:
-                result = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
+                result, inexact = lp_plugin.run(result, instance.n, f"mechanism {name!r}")
+                floats.extend(inexact)
+                what, lp_notes = "LP", (lp_plugin.TIE_BREAK,)
+        except lp_plugin.NoOptimum as exc:  # infeasible or unbounded on this instance: a wrong answer
+            return "bad", str(exc)
         except InputError as exc:  # an unusable or unsolvable LP is a failure, not a refusal
             return "failed", str(exc)
         except KeyboardInterrupt:
@@ -301,17 +321,22 @@ def _run(fn, instance: Instance, name: str, options: dict | None = None) -> tupl
         except BaseException as exc:  # the generator of a staged LP raised
             return "failed", f"mechanism {name!r}: raised {_describe(exc)}"
     try:
-        shape = _setting_parts(result, instance, name)
+        shape = _setting_parts(result, instance, name, floats)
         if isinstance(result, Mapping) and "tasks" not in result and shape:
             tasks = _derived_tasks(shape)  # a placement / lottery / steps alone says the tasks
         else:
-            tasks = tasks_of(result, instance, name)
+            tasks = tasks_of(result, instance, name, floats)
+    except BadAnswer as exc:  # e.g. the wrong number of task counts: a finding about this instance
+        return "bad", str(exc)
     except InputError as exc:  # an unusable result is a failure, not a refusal
         return "failed", str(exc)
     except BaseException as exc:  # e.g. a result whose iteration raises
         return "failed", f"mechanism {name!r}: reading its result raised {_describe(exc)}"
     approximate, error_bound = _approximation(result)
-    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound, shape)
+    notes: tuple[str, ...] = lp_notes
+    if floats:
+        approximate, notes = True, (float_note(floats, what), *notes)
+    return "ok", (tuple(_encode(t) for t in tasks), approximate, error_bound, shape, notes)
 
 
 def _derived_tasks(shape: dict) -> tuple:
@@ -325,7 +350,7 @@ def _derived_tasks(shape: dict) -> tuple:
     return tuple(shape["steps"][-1]) if shape["steps"] else ()
 
 
-def _setting_parts(result, instance: Instance, name: str) -> dict:
+def _setting_parts(result, instance: Instance, name: str, floats: list[str] | None = None) -> dict:
     """A machines or dynamic plug-in's placement / lottery / steps (exact numbers, nested tuples),
     read from an `Allocation`, an object with those attributes or a mapping with those keys:
     ``placement`` n rows of k task counts; ``lottery`` [(probability, placement), ...] (or
@@ -334,7 +359,7 @@ def _setting_parts(result, instance: Instance, name: str) -> dict:
     if instance.setting == "pool":
         return {}
     read = result.get if isinstance(result, Mapping) else (lambda key: getattr(result, key, None))
-    number = lambda v, where: to_fraction(v.item() if type(v).__module__ == "numpy" else v, where)  # noqa: E731
+    number = lambda v, where: read_number(v, where, floats)  # noqa: E731
     grid = lambda rows, where: tuple(tuple(number(v, f"{where}[{i}][{k}]") for k, v in enumerate(row))  # noqa: E731
                                      for i, row in enumerate(rows))
     out: dict = {}
@@ -413,8 +438,9 @@ def _describe(exc: BaseException) -> str:
     return describe_exception(exc)
 
 
-def tasks_of(result, instance: Instance, name: str) -> tuple:
-    """Exact tasks per user from whatever the plug-in returned, or an `InputError`."""
+def tasks_of(result, instance: Instance, name: str, floats: list[str] | None = None) -> tuple:
+    """Tasks per user from whatever the plug-in returned, or an `InputError` (`BadAnswer`: the wrong
+    number of them). A float is read through its shortest decimal text and named in `floats`."""
     if isinstance(result, Allocation) or (hasattr(result, "tasks") and not isinstance(result, Mapping)):
         raw = result.tasks
     elif isinstance(result, Mapping):
@@ -429,13 +455,11 @@ def tasks_of(result, instance: Instance, name: str) -> tuple:
         )
     values = list(raw)
     if len(values) != instance.n:
-        raise InputError(f"mechanism {name!r}: returned {len(values)} task counts for {instance.n} users")
+        raise BadAnswer(f"returned {len(values)} task counts for {instance.n} users")
     out: list[Fraction | Algebraic] = []
     for i, v in enumerate(values):
         if isinstance(v, Algebraic):
             out.append(v)
             continue
-        if type(v).__module__ == "numpy" and hasattr(v, "item"):  # numpy scalars -> int / float
-            v = v.item()
-        out.append(to_fraction(v, f"mechanism {name!r}: tasks[{i}]"))
+        out.append(read_number(v, f"mechanism {name!r}: tasks[{i}]", floats))
     return tuple(out)

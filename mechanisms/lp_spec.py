@@ -16,6 +16,13 @@ terms behind Python arithmetic) once per branch — a bounded symbolic execution
   zero or its row / bound tight). These hold exactly at the LP's optimal solutions (LP duality). A
   generator is sent the stage's unknowns as its "solution"; a lexicographic list holds each earlier
   objective at its optimum in the later stages;
+* the lab's tie-break among a stage's optimal solutions (`lp_plugin.solve_exact`: the
+  lexicographically greatest) is encoded the same way (`_tie_break`): for each variable in
+  `lp_plugin.tie_order`, the optimality conditions of "maximise it over the optimal face, the
+  earlier ones held" — all of a generator's variables (its solution is sent back), the tasks of a
+  sequence's stage — so the spec admits exactly the allocation the lab computes;
+* a float coefficient other than an integer (a float is not the number it stands for) gives no
+  derived spec;
 * the user's tasks are the ``tasks_i`` unknowns of the last stage that has them;
 * a path on which the builder raises (an `InputError`: it declines; any other exception: it
   fails) has no allocation, as the allocator has none on those instances (or the path is
@@ -46,6 +53,7 @@ from fairlab.core.errors import InputError, PluginError, describe_exception
 from fairlab.core.exact import z3_value
 from fairlab.mechanisms import lp_plugin
 from fairlab.mechanisms.base import Constraint
+from fairlab.mechanisms.plugin_numbers import FLOAT_INTEGERS
 
 #: paths of one builder beyond which no spec is derived
 MAX_PATHS = 256
@@ -203,10 +211,13 @@ class SymbolicInstanceView:
 
 
 def _number(value, what):
+    if isinstance(value, float) and not (value.is_integer() and abs(value) <= FLOAT_INTEGERS):
+        # a float is not the number it stands for: no spec is derived from it (the numeric path labels
+        # such an LP's allocation approximate)
+        raise PluginError(f"{what} is the float {value!r}, not an exact number: no derived spec (use the "
+                          "instance's numbers, ints or fairlab.mechanisms.plugin_numbers.ExactNumber)")
     t = _term(value)
     if t is None:
-        if isinstance(value, float):
-            return z3_value(Fraction(value))
         raise InputError(f"{what}: {type(value).__name__} is not a number")
     return t
 
@@ -241,6 +252,24 @@ def _optimality(lp: lp_plugin.LP, x: dict, tag: str) -> list:
     return out
 
 
+def _tie_break(lp: lp_plugin.LP, x: dict, tag: str, chain: int | None = None) -> list:
+    """The conditions under which the optimal solution `x` of `lp` is the one the lab picks among its
+    optimal solutions (`lp_plugin.solve_exact`): for each variable k in `lp_plugin.tie_order` (the first
+    `chain` of them; None: all), x_k is the greatest value of variable k over the optimal face with the
+    variables before it held at their values — an LP each, whose optimality conditions are written as
+    for the author's LPs (`_optimality`). The held rows' constants are terms of `x` itself: they hold
+    the face where `x` is, as the numeric path holds it at the optimum it found."""
+    out: list = []
+    value = z3.Sum([c * x[name] for name, c in lp.objective.items()]) if lp.objective else z3.RealVal(0)
+    face = ("optimal face", dict(lp.objective), -value, "==")
+    order = [lp.names[j] for j in lp_plugin.tie_order(lp.names)]
+    for k, name in enumerate(order[:chain] if chain is not None else order):
+        held = tuple((f"held {other}", {other: z3.RealVal(1)}, -x[other], "==") for other in order[:k])
+        step = lp_plugin.LP(lp.names, True, {name: z3.RealVal(1)}, 0, lp.rows + (face,) + held, lp.lower, lp.upper)
+        out += _optimality(step, x, f"{tag}.tie{k}")
+    return out
+
+
 def _stage(problem, p: int, k: int, where: str) -> tuple[lp_plugin.LP, dict]:
     lp = lp_plugin.read_problem(problem, number=_number, where=f"{where}, stage {k}")
     x = {name: z3.Real(f"lp{p}.s{k}.{name}") for name in lp.names}
@@ -268,6 +297,7 @@ def _run_path(fn, view, path: _Path, p: int, n: int, where: str) -> dict:
                 k += 1
                 lp, x = _stage(problem, p, k, where)
                 path.add(_optimality(lp, x, f"lp{p}.s{k}"))
+                path.add(_tie_break(lp, x, f"lp{p}.s{k}"))  # every value is sent back: all of them pinned
                 take(x)
                 problem = result.send({name: SymbolicNumber(v) for name, v in x.items()})
         except StopIteration:
@@ -281,6 +311,10 @@ def _run_path(fn, view, path: _Path, p: int, n: int, where: str) -> dict:
                                               for j, (coeffs, constant, value, sense) in enumerate(held)),
                               lp.lower, lp.upper)
             path.add(_optimality(lp, x, f"lp{p}.s{k}"))
+            # only the tasks are read from a stage of a sequence (its objective's optimum is the same at every
+            # optimal solution): the tie-break of the tasks it names decides them
+            path.add(_tie_break(lp, x, f"lp{p}.s{k}", chain=sum(1 for i in range(n) if lp_plugin.TASKS.format(i)
+                                                                in x)))
             take(x)
             value = z3.Sum([c * x[name] for name, c in lp.objective.items()]) + lp.objective_constant
             held.append((dict(lp.objective), lp.objective_constant, value, ">=" if lp.maximize else "<="))
@@ -330,5 +364,6 @@ def derived_spec(fn, name: str):
         cases = [z3.And(*facts, *[tasks[i] == t for i, t in lp_tasks.items()]) for facts, lp_tasks in found]
         return [Constraint(f"{name}.lp-optimal", z3.Or(cases) if cases else z3.BoolVal(False))]
 
-    spec.__doc__ = f"LP optimality conditions of {name} (derived: fairlab.mechanisms.lp_spec)"
+    spec.__doc__ = (f"LP optimality conditions of {name} and of the lab's tie-break among the optimal solutions "
+                    "(derived: fairlab.mechanisms.lp_spec)")
     return spec

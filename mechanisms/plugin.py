@@ -1,10 +1,13 @@
 """Plug-in mechanisms: ``path/to/file.py:function`` wherever a built-in mechanism name is accepted.
 
 A researcher's mechanism is a plain Python callable ``Instance -> tasks`` in a file of their own.
-It may return a sequence of task counts (one per user: int, `Fraction`, `fairlab.core.exact.Algebraic`,
-decimal text or "p/q"; a float is read through its shortest decimal text, as JSON floats are), an
-`Allocation`, an object with a ``tasks`` attribute, or a mapping with a ``"tasks"`` key. The
-result is checked exactly feasible (non-negative, within caps and capacities).
+It is given the instance with its numbers as `fairlab.mechanisms.plugin_numbers.ExactNumber` s
+(Fractions that stay exact through pulp's arithmetic). It may return a sequence of task counts (one
+per user: int, `Fraction`, `fairlab.core.exact.Algebraic`, decimal text or "p/q"), an `Allocation`,
+an object with a ``tasks`` attribute, or a mapping with a ``"tasks"`` key. A float anywhere in the
+answer (or a float coefficient in its LP) is read through its shortest decimal text but the
+allocation is then labelled approximate, with a note naming the floats: it never decides a verdict.
+An exact result is checked exactly feasible (non-negative, within caps and capacities).
 
 Settings (function attributes, read once when the plug-in is loaded): ``fn.setting`` is
 ``"pool"`` (the default: one divisible pool, the result above), ``"machines"`` (several machines,
@@ -18,7 +21,7 @@ False, ignored in the pool setting). A dynamic plug-in returns ``{"steps": [task
 ...]}`` with one task vector per event of `Instance.events` (absent users 0); the tasks are the
 last step's. Each result is checked exactly in its setting (`check_setting_allocation`: each
 machine's capacity, whole tasks, a lottery's probabilities summing to 1, one step per event) and
-a failed check is a `PluginError`. A result labelled ``exactness: "approximate"`` keeps its
+a failed check is a wrong answer (below). A result labelled ``exactness: "approximate"`` keeps its
 placement (lottery, steps) and its label: the properties then answer ``unknown``, never decide.
 
 If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]``, as in
@@ -26,9 +29,12 @@ If the callable has a ``spec`` attribute (``spec(sym, tasks) -> list[Constraint]
 engines serve it. Plug-ins take no options.
 
 Every failure is an `InputError` with one line: the file or function is missing, the file does not
-import, the function raises, or it returns something of the wrong shape or infeasible. A failing
-run is a `PluginError` (the searches stop on it rather than skip the instance), except an
-`InputError` the plug-in raises itself, which means it refuses that instance. ``SystemExit`` from
+import, or it returns something unusable. A failing run is a `PluginError` (the searches stop on it
+rather than skip the instance), except an `InputError` the plug-in raises itself, which means it
+refuses that instance. A raise on one instance is a `PluginCrash`, and a wrong answer on one
+instance (the wrong number of task counts, negative or infeasible tasks, an LP with no optimum, a
+different answer to the same question) a `PluginBadAnswer`: findings about that instance (the
+properties' status ``error``, shrunk, with the plug-in's file:line), not the end of a run. ``SystemExit`` from
 the file or the function is a failure like any other; ``KeyboardInterrupt`` still interrupts.
 
 A plug-in is arbitrary code, so it may never return. Its allocation calls run in a worker process
@@ -62,7 +68,7 @@ from pathlib import Path
 import z3
 
 from fairlab.core.domain import parse as parse_domain
-from fairlab.core.errors import InputError, PluginCrash, PluginError
+from fairlab.core.errors import InputError, PluginBadAnswer, PluginCrash, PluginError
 from fairlab.core.instance import SETTINGS, Instance
 from fairlab.core.stdio import output_to_stderr
 from fairlab.mechanisms import _plugin_files as plugin_files
@@ -206,7 +212,7 @@ def from_entry_point(loaded, name: str, source: str) -> Mechanism:
     if isinstance(loaded, Mechanism):
         worker = _Worker(name, loaded.allocate)
         return dataclasses.replace(loaded, name=name, aliases=(), source=source,
-                                   allocate=_allocator(name, worker.call, loaded.discrete),
+                                   allocate=_allocator(name, worker.call, loaded.discrete, defined_at(loaded.allocate)),
                                    spec=None if loaded.spec is None else _guarded_spec(name, loaded.spec))
     if not callable(loaded):
         raise PluginError(f"mechanism {name!r}: {source} is a {type(loaded).__name__}, expected a Mechanism or a "
@@ -250,7 +256,7 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         name=name,
         summary=doc[0] if doc else fallback_summary,
         source=source,
-        allocate=_allocator(name, call, discrete),
+        allocate=_allocator(name, call, discrete, defined_at(fn)),
         spec=None if spec is None else _guarded_spec(name, spec),
         module=module,
         # the author's claims (function attributes), passed through unverified; default False
@@ -383,9 +389,33 @@ def _constraints(name: str, out) -> list[Constraint]:
     return items
 
 
-def _allocator(name: str, call, discrete: bool = False):
+def defined_at(fn) -> str | None:
+    """``file:line`` where the plug-in's function (or its class's ``__call__``) is defined, or None:
+    the place a wrong answer (which has no line of its own) is reported at."""
+    target = fn
+    for _ in range(3):  # a bound method, a functools.partial, a callable object
+        code = getattr(target, "__code__", None)
+        if code is not None:
+            return f"{code.co_filename}:{code.co_firstlineno}"
+        call = vars(type(target)).get("__call__") if not isinstance(target, type) else None
+        target = getattr(target, "__func__", None) or getattr(target, "func", None) or call
+        if target is None:
+            return None
+    return None
+
+
+def bad_answer(name: str, what: str, where: str | None) -> PluginBadAnswer:
+    """The finding of a wrong answer on one instance (`PluginBadAnswer`), one line naming the plug-in."""
+    at = f" (mechanism defined at {where})" if where else ""
+    return PluginBadAnswer(f"mechanism {name!r}: wrong answer: {what}{at}", f"wrong answer: {what}", where)
+
+
+def _allocator(name: str, call, discrete: bool = False, where: str | None = None):
     """The allocator of a plug-in whose call ``instance -> (kind, value)`` is `_run`'s reply
-    (in a worker process for a file plug-in, in this one for a callable)."""
+    (in a worker process for a file plug-in, in this one for a callable). A wrong answer (the wrong
+    number of task counts, negative or infeasible tasks or placement, an LP with no optimum) is a
+    `PluginBadAnswer` at `where` (the function's definition); an answer holding floats keeps its
+    numbers, labelled approximate with a note (its feasibility is then only noted, never a finding)."""
 
     def allocate(instance: Instance, **options) -> Allocation:
         kind, value = call(instance, options)
@@ -393,21 +423,25 @@ def _allocator(name: str, call, discrete: bool = False):
             raise InputError(f"mechanism {name!r}: {value}")
         if kind == "crashed":  # it raised on this instance: a finding, see `PluginCrash`
             raise PluginCrash(*value)
+        if kind == "bad":  # a wrong answer on this instance: a finding too
+            raise bad_answer(name, str(value), where)
         if kind != "ok":  # raised, exited, returned something unusable, or died
             raise PluginError(value)
-        encoded, approximate, error_bound, shape = value
+        encoded, approximate, error_bound, shape, notes = value
         tasks = tuple(_decode(v) for v in encoded)
         try:
             check_feasible(instance, tasks, f"mechanism {name!r}")
-        except InputError as exc:  # an unusable result is a failure, not a refusal
-            raise PluginError(str(exc)) from None
+        except InputError as exc:
+            if not approximate:  # an exact answer that is infeasible: a finding about this instance
+                raise bad_answer(name, _after_name(str(exc), name), where) from None
+            notes = (*notes, f"not exactly feasible either: {_after_name(str(exc), name)}")
         if approximate and instance.setting == "pool":  # e.g. a wrapper of CEEI's float path: the label stays
-            return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound)
+            return Allocation(name, instance, tasks, exactness="approximate", error_bound=error_bound, notes=notes)
         if instance.setting == "dynamic" and "steps" in shape:
             events = instance.events or ()
             if len(shape["steps"]) != len(events):
-                raise PluginError(f"mechanism {name!r}: gave {len(shape['steps'])} steps for "
-                                  f"{len(events)} events (one task vector per event)")
+                raise bad_answer(name, f"gave {len(shape['steps'])} steps for {len(events)} events (one task "
+                                       "vector per event)", where)
             present: set[int] = set()
             steps = []
             for event, row in zip(events, shape["steps"]):
@@ -416,14 +450,22 @@ def _allocator(name: str, call, discrete: bool = False):
             shape = {"steps": tuple(steps)}
         label = {"exactness": "approximate", "error_bound": error_bound} if approximate else {}
         # an approximate placement / lottery / steps keeps its shape and its label: it never decides
-        allocation = Allocation(name, instance, tasks, **shape, **label)
+        allocation = Allocation(name, instance, tasks, **shape, **label, notes=notes)
         if instance.setting != "pool":
             try:
                 check_setting_allocation(allocation, f"mechanism {name!r}", discrete=discrete)
-            except InputError as exc:  # an unusable result is a failure, not a refusal
-                raise PluginError(str(exc)) from None
+            except InputError as exc:
+                if not approximate:  # an infeasible placement, lottery or steps: a finding
+                    raise bad_answer(name, _after_name(str(exc), name), where) from None
+                allocation = dataclasses.replace(allocation, notes=(
+                    *allocation.notes, f"not exactly feasible either: {_after_name(str(exc), name)}"))
         return allocation
 
+    allocate.defined_at = where  # type: ignore[attr-defined]  # where a wrong answer is reported (`run`)
     return allocate
 
 
+def _after_name(message: str, name: str) -> str:
+    """`message` without its leading ``mechanism 'name': ``."""
+    prefix = f"mechanism {name!r}: "
+    return message[len(prefix):] if message.startswith(prefix) else message

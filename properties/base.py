@@ -193,7 +193,8 @@ def run(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any]) ->
     callables, entry points, hand-made `Mechanism` objects) is run twice on the same instance and
     options, and the two exact allocations must be equal: a mechanism that answers differently
     for the same question is not a mechanism a verdict can be about (a deviation search would
-    compare two different behaviours), so `run` raises a one-line `PluginError` instead. Two runs
+    compare two different behaviours), so `run` raises a one-line `PluginBadAnswer` instead (a
+    finding about that instance, like a raise). Two runs
     cannot prove determinism, but they catch a mechanism that alternates or draws at random
     often enough to matter, at the only place allocations are obtained. Built-ins run once.
     Inside `allocation_cache()` an instance asked again gets the answer kept (for a foreign
@@ -222,10 +223,10 @@ def _checked_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[st
     with plugin.paired() if PLUGIN_BATCHES else contextlib.nullcontext():
         tasks = _exact_tasks(mechanism, instance, options)
         again = _exact_tasks(mechanism, instance, options)
-    if again != tasks:
-        raise PluginError(f"mechanism {mechanism.name!r}: returned different allocations for the same instance "
-                          f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
-                          "no verdict")
+    if again != tasks:  # a wrong answer on this instance: a finding (status error), not the end of the run
+        raise plugin.bad_answer(mechanism.name, "returned different allocations for the same instance "
+                                f"({fmt_tasks(tasks)} then {fmt_tasks(again)}): not a deterministic mechanism; "
+                                "no verdict", getattr(mechanism.allocate, "defined_at", None))
     return tasks
 
 
@@ -304,12 +305,20 @@ def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str,
     if not allocation.is_exact():
         allocation = _exact_allocation(mechanism, instance, options, allocation)
     tasks = tuple(allocation.tasks)
+    loose = [k for k, t in enumerate(tasks) if isinstance(t, bool) or not isinstance(t, (Fraction, Algebraic, int))]
+    if loose:  # e.g. a hand-made Mechanism whose Allocation holds floats: a float never decides
+        k = loose[0]
+        raise InexactAllocation(f"{mechanism.name}'s allocation on this instance holds tasks[{k}] = {tasks[k]!r}, "
+                                f"a {type(tasks[k]).__name__}, not an exact number; only exact allocations decide "
+                                "verdicts")
     check_feasible(instance, tasks, f"mechanism {mechanism.name!r}")
     return tasks
 
 
 def _exact_allocation(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any], approximate):
     what = f"{mechanism.name}'s allocation on this instance is {approximate.describe_exactness()}"
+    if approximate.notes:  # why (e.g. a plug-in's answer held floats)
+        what += f" ({approximate.notes[0]})"
     if mechanism.exact_options is None:
         raise InexactAllocation(f"{what}, and the mechanism has no exact path; only exact allocations decide verdicts")
     left = exact.remaining()

@@ -36,9 +36,12 @@ is read and kept in `PluginInfo.domain`: the hook for the instance domains (`fai
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
+import weakref
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,7 @@ from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, Plu
 from fairlab.core.instance import SETTINGS
 from fairlab.counterexamples.store import file_sha256
 from fairlab.mechanisms import plugin as mechanism_plugin
+from fairlab.mechanisms.plugin_numbers import ExactNumber, exact_view, float_uses
 from fairlab.properties.property import COMPARES, PLUGINS, REGISTRY, Property, Witness
 
 ENTRY_POINT_GROUP = "fairlab.properties"
@@ -165,7 +169,8 @@ def adopt(obj, name: str, source: str, identity: dict, domain=None) -> Property:
     existing = REGISTRY.get(name)
     if existing is not None and name not in PLUGINS:
         raise InputError(f"property {name!r}: the name of a built-in property")
-    guarded = {f.name: _guarded(name, f.name, value) for f in dataclasses.fields(obj)
+    guarded = {f.name: (_exact_rule if f.name == "rule" else _guarded)(name, f.name, value)
+               for f in dataclasses.fields(obj)
                if f.name != "witness" and callable(value := getattr(obj, f.name)) and not isinstance(value, type)}
     prop = dataclasses.replace(obj, name=name, **guarded)
     prop.plugin = PluginInfo(name, source, identity, domain if domain is not None else getattr(obj, "domain", None))
@@ -189,6 +194,54 @@ def _guarded(name: str, field: str, fn):
             raise PluginError(f"property {name!r}: its {field} raised {describe_exception(exc)}") from None
 
     return call
+
+
+def _exact_rule(name: str, field: str, fn):
+    """The plug-in's rule, guarded (`_guarded`) and, on the exact view, given the instance's numbers and the
+    tasks as `ExactNumber` s: a rule whose answer rests on a float (a number turned into a float, or
+    compared with or combined with a float that is not an integer) decides nothing —
+    `InexactAllocation` (the check answers ``unknown`` with the reason)."""
+    call = _guarded(name, field, fn)
+
+    @functools.wraps(fn)
+    def rule(*args, **kwargs):
+        if not args or getattr(args[0], "symbolic", True):  # the z3 view: terms, no floats to watch
+            return call(*args, **kwargs)
+        before = float_uses()
+        answer = call(_exact_view(args[0]), *(_exact_value(a) for a in args[1:]), **kwargs)
+        if float_uses() != before:
+            raise InexactAllocation(f"property {name!r}: its rule used floats (a number turned into a float, or "
+                                    "compared with a float): a float never decides, no verdict")
+        return answer
+
+    return rule
+
+
+def _exact_value(value):
+    if isinstance(value, Fraction) and not isinstance(value, ExactNumber):
+        return ExactNumber(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value  # an index (a user, a resource) stays an int
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+                                                for v in value):
+        return type(value)(ExactNumber(v) for v in value)
+    return value
+
+
+def _exact_view(view):
+    """A copy of the exact view `view` whose numbers are `ExactNumber` s."""
+    twin = _TWINS.get(view)
+    if twin is None:
+        twin = copy.copy(view)
+        instance = exact_view(view.instance)
+        twin.instance = instance
+        twin.capacities, twin.demands = instance.capacities, instance.demands
+        twin.weights, twin.max_tasks = instance.weights, instance.max_tasks
+        _TWINS[view] = twin
+    return twin
+
+
+_TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def identity(prop: str | Property) -> dict | None:

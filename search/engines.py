@@ -95,7 +95,7 @@ def summary(result: Result) -> str:
     if result.status == "n/a":
         return f"n/a (declined: {result.explanation})"
     if result.status == "error":
-        return f"error (the mechanism raised): {result.explanation}"
+        return f"error (the mechanism raised or answered wrongly): {result.explanation}"
     if result.status == "unknown":
         return f"unknown ({result.explanation})"
     tally = {key: sum((result.details.get(key) or {}).values())

@@ -46,7 +46,8 @@ STATUSES = {
     "none-found": ("○", "no counterexample among the candidates tried; not a proof"),
     "n/a": ("–", "the mechanism declines instances of this kind"),
     "unknown": ("?", "the budget ran out before a verdict"),
-    "error": ("!", "the mechanism raised on an instance: the smallest one found, its exception and file:line"),
+    "error": ("!", "the mechanism raised or answered wrongly (infeasible, negative, wrong length, not "
+              "deterministic) on an instance: the smallest one found, what was wrong and file:line"),
 }
 #: per-size and reference statuses beyond the five above, each drawn like the closest one
 _LIKE = {"holds": "proved", "refuted": "violated", "vacuous": "n/a", "declined": "n/a", "skipped": "n/a",

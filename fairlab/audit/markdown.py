@@ -140,11 +140,11 @@ def render(document: dict) -> str:
     lines += ["", f"Reference columns: {cell(document['reference']['note'])}. "
               "Statuses: violated (a verified counterexample), proved (for every demand profile at the sizes "
               "given), none-found (no violation among the candidates "
-              "evaluated), n/a (the mechanism declined), unknown (the budget ran out), error (the mechanism raised: "
-              "its smallest crashing instance), — (not established)."]
+              "evaluated), n/a (the mechanism declined), unknown (the budget ran out), error (the mechanism raised or "
+              "answered wrongly: its smallest such instance), — (not established)."]
     crashed = [row for row in document["properties"] if row["status"] == "error"]
     if crashed:
-        lines += ["", "## Crashes"]
+        lines += ["", "## Errors (raises and wrong answers)"]
         for row in crashed:
             lines += ["", f"### {row['property']}: {cell(row['title'])}", "", text(row["explanation"]), "",
                       *fenced(json.dumps(row["instance"], ensure_ascii=False), "json")]

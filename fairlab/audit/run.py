@@ -20,9 +20,11 @@ finding) decides it: larger sizes of that property are not run. A property is th
 * ``none-found`` — no violation among the candidates evaluated (counted per size);
 * ``n/a`` — the mechanism declined every instance it was given (its reason);
 * ``unknown`` — nothing decided within the budget;
-* ``error`` — the mechanism (a plug-in) raised on an instance: the smallest crashing instance found
-  (shrunk like a counterexample), the exception and the plug-in's own file:line; nothing is stored,
-  and the other properties go on.
+* ``error`` — the mechanism (a plug-in) raised on an instance, or answered wrongly there (the wrong
+  number of task counts, negative or infeasible tasks, an LP with no optimum, a different answer to
+  the same question: `fairlab.core.errors.PluginBadAnswer`): the smallest such instance found (shrunk
+  like a counterexample), what was wrong and the plug-in's own file:line; nothing is stored, and the
+  other properties go on.
 
 Everything runs on one instance domain (`fairlab.core.domain`, ``domain=``; default ``all``) ∩
 the mechanism's declared one: the examples outside it are skipped, the proofs and searches get it,

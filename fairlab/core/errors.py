@@ -26,6 +26,14 @@ class PluginCrash(PluginError):
         self.where = where
 
 
+class PluginBadAnswer(PluginCrash):
+    """A plug-in answered wrongly on one instance: the wrong number of task counts, a negative or
+    infeasible allocation, an LP with no optimum there, or a different answer when asked the same
+    question twice. A finding about that instance like a raise (`PluginCrash`: status ``error``, the
+    smallest such instance shrunk); `exception` says what was wrong, `where` is the plug-in's
+    ``file:line`` (the function's definition: a returned value has no line of its own) or None."""
+
+
 class OptionError(InputError):
     """A mechanism option key or value is invalid: wrong on every instance, so searches stop on it."""
 

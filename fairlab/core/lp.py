@@ -249,12 +249,15 @@ def floor_rows(shares, floors) -> tuple[list[list[Fraction]], list[Fraction]]:
 
 
 def lexicographic_max(size: int, A_ub=None, b_ub=None, A_eq=None, b_eq=None, *,
-                      done: Callable[[list[Fraction]], bool] | None = None) -> tuple[str, list[Fraction] | None]:
-    """The lexicographically greatest point x >= 0 of {A_ub x <= b_ub, A_eq x = b_eq}: maximise x_0, fix it,
-    then x_1, ... (one exact `solve_lp` each). Unlike a solver's optimal vertex, it is a function of the
-    polytope alone, so a mechanism that must pick one point among equally good ones (a placement, a
-    lottery) picks the same on every solver version. `done(fixed)`: the remaining coordinates are 0 (e.g. a
-    probability mass spent) and need no LP. Returns (OPTIMAL, x) or (the failing LP's status, None)."""
+                      done: Callable[[list[Fraction]], bool] | None = None, lower=0,
+                      upper=None) -> tuple[str, list[Fraction] | None]:
+    """The lexicographically greatest point x of {A_ub x <= b_ub, A_eq x = b_eq, lower <= x <= upper}
+    (default x >= 0; bounds as in `solve_lp`, None unbounded on that side): maximise x_0, fix it, then x_1,
+    ... (one exact `solve_lp` each). Unlike a solver's optimal vertex, it is a function of the polytope
+    alone, so a mechanism that must pick one point among equally good ones (a placement, a lottery, an
+    optimum of a plug-in's LP) picks the same on every solver version. `done(fixed)`: the remaining
+    coordinates are 0 (e.g. a probability mass spent) and need no LP. Returns (OPTIMAL, x) or (the
+    failing LP's status, None): UNBOUNDED when some x_k has no greatest value there."""
     fixed: list[Fraction] = []
     rows, rhs = [list(row) for row in A_eq or ()], list(b_eq or ())
     for k in range(size):
@@ -262,7 +265,7 @@ def lexicographic_max(size: int, A_ub=None, b_ub=None, A_eq=None, b_eq=None, *,
             break
         unit = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
         result = solve_lp(unit, A_ub=A_ub or None, b_ub=b_ub or None, A_eq=rows or None, b_eq=rhs or None,
-                          maximize=True)
+                          lower=lower, upper=upper, maximize=True)
         if result.status != OPTIMAL or result.value is None:
             return result.status, None
         fixed.append(Fraction(result.value))

@@ -229,8 +229,13 @@ def test_a_plugin_that_raises_is_an_error_row_not_the_end(plugins):
         assert r.certificate["where"] == f"{plugins / 'unfair.py'}:28"
 
 
-def test_a_plugin_that_returns_nonsense_still_stops_the_audit(plugins):
+def test_a_wrong_answer_is_an_error_row_but_nonsense_still_stops_the_audit(plugins):
+    """A wrong answer (here the wrong number of task counts) is a finding like a raise (issue 35);
+    an answer that is not numbers at all is a broken plug-in: the audit stops with one line."""
     from fairlab.core.errors import PluginError
 
-    with pytest.raises(PluginError, match="task counts"):
-        audit(f"{plugins / 'unfair.py'}:wrong_length", 1, 1, properties_=["si"])
+    [row] = audit(f"{plugins / 'unfair.py'}:wrong_length", 1, 1, properties_=["si"]).results
+    assert row.status == "error" and "wrong answer: returned 2 task counts for 1 users" in row.explanation
+    assert row.certificate["where"] == f"{plugins / 'unfair.py'}:31"
+    with pytest.raises(PluginError, match="tasks\\[0\\]"):
+        audit(f"{plugins / 'unfair.py'}:not_numbers", 1, 1, properties_=["si"])

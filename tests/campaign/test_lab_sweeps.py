@@ -88,9 +88,16 @@ def test_a_cell_past_its_hard_limit_is_unknown_not_a_verdict(pool, plugins):
 
 
 def test_a_broken_plugin_ends_the_sweep_with_one_line(pool, plugins):
-    with pytest.raises(InputError, match="wrong_length"):
-        lab_sweeps.matrix([f"{plugins / 'unfair.py'}:wrong_length"], 2, 2, candidates=5, rlimit=1000, seed=0,
+    with pytest.raises(InputError, match="not_numbers"):
+        lab_sweeps.matrix([f"{plugins / 'unfair.py'}:not_numbers"], 2, 2, candidates=5, rlimit=1000, seed=0,
                           time_limit=5, executor=pool, write=False)
+
+
+def test_a_plugin_that_answers_wrongly_gives_error_cells(pool, plugins):
+    """A wrong answer (the wrong number of task counts) is a finding like a raise (issue 35)."""
+    cells = lab_sweeps.matrix([f"{plugins / 'unfair.py'}:wrong_length"], 2, 2, candidates=5, rlimit=1000, seed=0,
+                              time_limit=5, executor=pool, write=False)
+    assert cells and all(c.status == "error" and "wrong answer" in c.explanation for c in cells)
 
 
 def test_a_plugin_that_raises_gives_error_cells(pool, plugins):

@@ -48,7 +48,8 @@ def test_plugin_spec_is_used_but_never_says_holds():
 
 def test_result_shapes():
     assert mechanisms.allocate(f"{UNFAIR}:equal_split", THM1).tasks == (5, 15)  # a mapping
-    assert mechanisms.allocate(f"{UNFAIR}:as_floats", THM1).tasks == (F(5, 2), F(15, 2))  # floats
+    floats = mechanisms.allocate(f"{UNFAIR}:as_floats", THM1)  # floats: read, but labelled approximate
+    assert floats.tasks == (F(5, 2), F(15, 2)) and floats.exactness == "approximate" and "floats" in floats.notes[0]
     assert mechanisms.allocate(f"{PLUGINS / 'with_spec.py'}:numpy_tasks", THM1).tasks == (5, 15)
 
 

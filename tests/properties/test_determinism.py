@@ -1,7 +1,8 @@
 """A mechanism that is not one of the lab's built-ins must answer the same question the same way:
-`fairlab.properties.base.run` runs it twice and a mismatch is a one-line `PluginError`, never a
-verdict (audit: a plug-in alternating between a dictator and DRF was reported violating sp and rm on
-drf-paper, though neither behaviour does)."""
+`fairlab.properties.base.run` runs it twice and a mismatch is a wrong answer (`PluginBadAnswer`: a
+one-line error in a check, an error finding in a search), never a verdict (audit: a plug-in
+alternating between a dictator and DRF was reported violating sp and rm on drf-paper, though neither
+behaviour does)."""
 
 import itertools
 import os
@@ -49,12 +50,15 @@ def test_check_of_a_flipping_plugin_is_a_one_line_error(prop, assert_one_line_er
     assert_one_line_error(out, "returned different allocations for the same instance", NOT_DETERMINISTIC)
 
 
-def test_search_of_a_flipping_plugin_stops(tmp_path, assert_one_line_error):
+def test_search_of_a_flipping_plugin_reports_an_error_finding(tmp_path):
+    """A different answer to the same question is a wrong answer (issue 35): the search's status is
+    error, naming both allocations, never a verdict, and nothing is stored."""
     out = fairlab_cli("search", FLIP, "sp", "--store", tmp_path / "store", "--time-limit", "60")
-    assert_one_line_error(out, NOT_DETERMINISTIC)
+    assert out.returncode == 0 and "error (the mechanism raised or answered wrongly)" in out.stdout
+    assert NOT_DETERMINISTIC in out.stdout and "violated" not in out.stdout
     assert not any((tmp_path / "store").rglob("*.json"))
-    with pytest.raises(PluginError, match=NOT_DETERMINISTIC):
-        search(mechanisms.get(FLIP), "rm", 2, 2, time_limit=60)
+    result = search(mechanisms.get(FLIP), "rm", 2, 2, time_limit=60)
+    assert result.status == "error" and NOT_DETERMINISTIC in result.explanation
 
 
 @pytest.mark.parametrize("prop", ["sp", "rm", "si"])

@@ -22,6 +22,10 @@ from fairlab.core.exact import format_short
 from fairlab.dynamics import shares_over_time
 from fairlab.mechanisms import plugin, registry
 
+#: the default time limit of `fairlab allocate` on a plug-in's call (seconds): a safety net, far above what
+#: a plug-in that returns at all takes on one instance
+ALLOCATE_SECONDS = 300.0
+
 
 def register(app: typer.Typer) -> None:
     app.command("mechanisms")(mechanisms_cmd)
@@ -70,8 +74,8 @@ def allocate_cmd(
     instance: str = typer.Argument(..., metavar="INSTANCE",
                                    help="instance JSON file, '-' for stdin, or a shipped example name"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit",
-                                               help="stop a plug-in that has not returned after S seconds"),
+    time_limit: float = typer.Option(ALLOCATE_SECONDS, "--time-limit",
+                                     help="stop a plug-in that has not returned after S seconds"),
     fmt: str = typer.Option("table", "--format", help="table | json"),
     figure: Optional[str] = typer.Option(None, "--figure", help="agents over time: draw each user's dominant share "
                                          "over the steps into PATH (.png or .svg); a network: each flow's "
@@ -91,7 +95,7 @@ def allocate_cmd(
                              "instance with each flow's bottleneck")
         options = parse_options(option)
         with plugin.time_limit(time_limit):  # also stops a plug-in's import
-            allocation = mechanisms.allocate(mechanism, inst, **options)
+            allocation = _allocate_twice(mechanism, inst, options)
         if net is not None:
             network.write_figure(net, allocation, figure)
         elif figure is not None:
@@ -104,6 +108,25 @@ def allocate_cmd(
     print_allocation(allocation)
     if allocation.steps is not None:
         print_steps(allocation)
+
+
+def _allocate_twice(name: str, inst, options: dict):
+    """The allocation of `name` on `inst`; a mechanism that is not one of the lab's built-ins is asked
+    twice (in one round trip to its worker) and must give the same answer both times, as everywhere
+    the lab judges one (`fairlab.properties.base.run`): a one-line error otherwise."""
+    mechanism = mechanisms.get(name)
+    if registry.is_builtin(mechanism):
+        return mechanism(inst, **options)
+    with plugin.paired():
+        first = mechanism(inst, **options)
+        again = mechanism(inst, **options)
+    if (first.tasks, first.placement, first.lottery, first.steps) != (again.tasks, again.placement, again.lottery,
+                                                                      again.steps):
+        show = lambda a: "<" + ", ".join(format_short(t) for t in a.tasks) + ">"  # noqa: E731
+        raise plugin.bad_answer(mechanism.name, f"returned different allocations for the same instance ({show(first)} "
+                                f"then {show(again)}): not a deterministic mechanism; no allocation",
+                                getattr(mechanism.allocate, "defined_at", None))
+    return first
 
 
 def print_allocation(allocation) -> None:
