@@ -252,7 +252,7 @@ def _kkt_holds_rational(instance: Instance, weights, tasks, prices, cap_prices) 
     return True
 
 
-def _rational_kkt_values(reduced: Instance, weights, binding, prices: list[Fraction]):
+def _rational_kkt_values(reduced: Instance, weights, binding, prices: list):
     """`_kkt_values` at rational prices, in exact arithmetic: (tasks, cap prices) as `Fraction`s, or
     None if some free user's price is 0 (w / 0: left to z3, as before)."""
     ar = arithmetic()

@@ -36,6 +36,7 @@ import re
 import time
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import cast
 
 import gmpy2
 import z3
@@ -426,7 +427,7 @@ def coprime_fraction(num: int, den: int) -> Fraction:
     goes through `Fraction`'s public one-argument form (`_LowestTerms`), no private API of Python.
     A pair that is not in lowest terms would make an unreduced `Fraction`: callers pass only pairs
     they know to be coprime (GMP's `mpq` always is; `scale_fraction`'s product is)."""
-    return Fraction(_LowestTerms(num, den))
+    return Fraction(cast(numbers.Rational, _LowestTerms(num, den)))  # registered above (mypy reads no register)
 
 
 # --------------------------------------------------------------------------- arithmetic back ends
