@@ -17,9 +17,10 @@ from typing import Any
 import z3
 
 from fairlab.core.errors import ExactTimeout
-from fairlab.core.exact import Algebraic, Exact, deadline, decide, remaining, z3_value
+from fairlab.core.exact import Algebraic, Exact, arithmetic, deadline, decide, remaining, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
+from fairlab.mechanisms import _ceei_float
 from fairlab.mechanisms._ceei_algebraic import Root, evaluate
 from fairlab.mechanisms._ceei_float import active_set, fit_prices
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
@@ -196,7 +197,12 @@ def _solve_kkt_with_z3(reduced: Instance, weights, saturated, binding, stop: flo
 
 
 def _kkt_holds(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
-    """Substitute exact values into the KKT conditions: does every one simplify to true?"""
+    """Substitute exact values into the KKT conditions: does every one simplify to true? Rational
+    values are checked by `_kkt_holds_rational` (the same conditions in GMP arithmetic; z3's
+    substitution with `_ceei_float.BASELINE`, and the tests compare the two)."""
+    values = [*tasks, *prices, *(mu for mu in cap_prices if mu is not None)]
+    if not _ceei_float.BASELINE and all(isinstance(v, Fraction) for v in values):
+        return _kkt_holds_rational(instance, weights, tasks, prices, cap_prices)
     sym = SymbolicInstance.from_instance(instance)
     constraints = kkt_constraints(
         sym,
@@ -210,6 +216,63 @@ def _kkt_holds(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
         # rational arithmetic: fast and bounded by the size of the numbers, no time limit needed
         return all(z3.is_true(z3.simplify(c.expr)) for c in constraints)
     return all(decide(c.expr, f"the KKT condition {c.name}") for c in constraints)
+
+
+def _kkt_holds_rational(instance: Instance, weights, tasks, prices, cap_prices) -> bool:
+    """`kkt_constraints` at rational values, condition by condition, in exact arithmetic (GMP by
+    default): feasibility (tasks >= 0, within caps and capacities), prices >= 0 with complementary
+    slackness, cap prices likewise, and for each user that can get some: tasks > 0 and stationarity
+    w_i = tasks_i (sum_r d_ir nu_r + mu_i)."""
+    ar = arithmetic()
+    q = ar.rational
+    x = [q(v) for v in tasks]
+    nu = [q(v) for v in prices]
+    d = [[q(v) for v in row] for row in instance.demands]
+    caps = [None if c is None else q(c) for c in instance.max_tasks]
+    if any(v < 0 for v in x) or any(c is not None and x[i] > c for i, c in enumerate(caps)):
+        return False
+    for r in range(instance.m):
+        load = sum((x[i] * d[i][r] for i in range(instance.n)), q(0))
+        capacity = q(instance.capacities[r])
+        if load > capacity or nu[r] < 0 or (nu[r] != 0 and load != capacity):
+            return False
+    for i in range(instance.n):
+        price = sum((d[i][r] * nu[r] for r in range(instance.m)), q(0))
+        cap = caps[i]
+        if cap is not None:
+            mu = cap_prices[i]
+            if mu is None:
+                return False
+            mu = q(mu)
+            price += mu
+            if mu < 0 or (mu != 0 and x[i] != cap):
+                return False
+        if (cap is None or cap > 0) and not (x[i] > 0 and q(weights[i]) == x[i] * price):
+            return False
+    return True
+
+
+def _rational_kkt_values(reduced: Instance, weights, binding, prices: list):
+    """`_kkt_values` at rational prices, in exact arithmetic: (tasks, cap prices) as `Fraction`s, or
+    None if some free user's price is 0 (w / 0: left to z3, as before)."""
+    ar = arithmetic()
+    q = ar.rational
+    nu = [q(p) for p in prices]
+    tasks: list[Exact] = []
+    cap_prices: list[Exact | None] = []
+    for k in range(reduced.n):
+        price = sum((q(reduced.demands[k][r]) * nu[r] for r in range(reduced.m)), q(0))
+        cap = reduced.max_tasks[k]
+        if k in binding:
+            assert cap is not None  # a binding cap is a cap
+            tasks.append(cap)
+            cap_prices.append(ar.fraction(q(weights[k]) / q(cap) - price))
+        else:
+            if price == 0:
+                return None
+            tasks.append(ar.fraction(q(weights[k]) / price))
+            cap_prices.append(None if cap is None else Fraction(0))
+    return tasks, cap_prices
 
 
 def _solver(stop: float) -> z3.Solver:
@@ -324,9 +387,13 @@ def _solve_small_active_set(
             nu,
             [None if mu is None else Algebraic.of(z3.substitute(mu, (t, root))) for mu in cap_prices_t],
         )
-    tasks, cap_prices = _kkt_values(reduced, weights, binding, [z3_value(v) for v in nu])
-    tasks = [Algebraic.of(x) for x in tasks]
-    cap_prices = [None if mu is None else Algebraic.of(mu) for mu in cap_prices]
+    rational = None if _ceei_float.BASELINE else _rational_kkt_values(reduced, weights, binding, nu)
+    if rational is not None:  # the prices here are rational (closed form): so are the tasks
+        tasks, cap_prices = rational
+    else:
+        tasks, cap_prices = _kkt_values(reduced, weights, binding, [z3_value(v) for v in nu])
+        tasks = [Algebraic.of(x) for x in tasks]
+        cap_prices = [None if mu is None else Algebraic.of(mu) for mu in cap_prices]
     if not _kkt_holds(reduced, weights, tasks, nu, cap_prices):
         return None
     return tasks, nu, cap_prices

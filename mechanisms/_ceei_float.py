@@ -88,6 +88,103 @@ def _interior_point(instance: Instance, weights, users: Sequence[int], t_final: 
     return y, s, np.where(capped, upper - y, np.inf) / upper
 
 
+#: True: the float guesses as they were (numpy's interior point at every size, scipy's nnls): the
+#: baseline `benchmarks/bench_exact_backends.py` and the tests compare the faster guesses with
+BASELINE = False
+#: `_interior_point` runs on Python floats up to this many users times resources (numpy's per-call
+#: overhead dominates on small arrays: a 2 x 2 solve took ~20 ms); the same method, step by step
+SMALL_PROBLEM = 32
+
+
+def _interior_point_small(instance: Instance, weights, users: Sequence[int], t_final: float = 1e-10):
+    """`_interior_point` on Python floats for small problems: the same barrier, Newton steps,
+    Woodbury solve, step rule, line search and stopping rules, operation by operation (a guess
+    only, as there). None if a float exception stops it (numpy would carry an inf or NaN on):
+    the caller then runs the numpy version."""
+    n, m = len(users), instance.m
+    b = [[float(instance.demand_share(i, r) * instance.solo_tasks(i)) for r in range(m)] for i in users]
+    w_total = sum(weights[i] for i in users)
+    w = [float(weights[i] / w_total) for i in users]
+    caps = [instance.max_tasks[i] for i in users]
+    capped = [c is not None for c in caps]
+    upper = [1.0 if c is None else float(min(c / instance.solo_tasks(i), Fraction(10**6))) for c, i in zip(caps, users)]
+    rn, rm = range(n), range(m)
+    y = [0.5 / n] * n
+
+    def slack(y):
+        return [1 - sum(y[i] * b[i][r] for i in rn) for r in rm]
+
+    def barrier(y, t):
+        s = slack(y)
+        cs = [upper[i] - y[i] for i in rn]
+        if any(v <= 0 for v in y) or any(v <= 0 for v in s) or any(capped[i] and cs[i] <= 0 for i in rn):
+            return math.inf
+        return -sum(w[i] * math.log(y[i]) for i in rn) - t * (
+            sum(math.log(v) for v in s) + sum(math.log(cs[i]) for i in rn if capped[i]))
+
+    try:
+        t = 1.0
+        while True:
+            for _ in range(200):
+                s = slack(y)
+                cs = [upper[i] - y[i] if capped[i] else 1.0 for i in rn]
+                inv_s = [1 / v for v in s]
+                g = [-w[i] / y[i] + t * sum(b[i][r] * inv_s[r] for r in rm) + t * (1 / cs[i] if capped[i] else 0.0)
+                     for i in rn]
+                diag = [w[i] / y[i] ** 2 + t * (1 / cs[i] ** 2 if capped[i] else 0.0) for i in rn]
+                dg = [g[i] / diag[i] for i in rn]
+                k = [[(s[r] ** 2 / t if r == c else 0.0) + sum(b[i][r] * (b[i][c] / diag[i]) for i in rn) for c in rm]
+                     for r in rm]
+                solution = _solve_floats(k, [sum(b[i][r] * dg[i] for i in rn) for r in rm])
+                if solution is None:  # singular (numpy's LinAlgError)
+                    break
+                dy = [-(dg[i] - sum(b[i][r] * solution[r] for r in rm) / diag[i]) for i in rn]
+                decrement = -sum(g[i] * dy[i] for i in rn)
+                if not decrement >= 1e-15:
+                    break
+                step = 1.0
+                ds = [-sum(dy[i] * b[i][r] for i in rn) for r in rm]
+                pairs = [(y[i], dy[i]) for i in rn] + [(s[r], ds[r]) for r in rm] + [
+                    (cs[i], -dy[i]) for i in rn if capped[i]]
+                for group in (pairs[:n], pairs[n:n + m], pairs[n + m:]):
+                    shrinking = [v / -c for v, c in group if c < 0]
+                    if shrinking:
+                        step = min(step, 0.99 * min(shrinking))
+                f0 = barrier(y, t)
+                while barrier([y[i] + step * dy[i] for i in rn], t) > f0 - 0.25 * step * decrement and step > 1e-14:
+                    step /= 2
+                if step <= 1e-14:
+                    break
+                y = [y[i] + step * dy[i] for i in rn]
+            if t <= t_final:
+                break
+            t = max(t / 10, t_final)
+    except (ArithmeticError, ValueError):  # a division by 0 or log of 0 where numpy carries inf / NaN
+        return None
+    s = slack(y)
+    cap_slack = [(upper[i] - y[i] if capped[i] else math.inf) / upper[i] for i in rn]
+    return np.array(y), np.array(s), np.array(cap_slack)
+
+
+def _solve_floats(a: list[list[float]], rhs: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting in floats (LAPACK's gesv, as numpy.linalg.solve
+    calls it); None if a pivot is exactly 0 (singular)."""
+    size = len(rhs)
+    a = [row[:] + [v] for row, v in zip(a, rhs)]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda r: abs(a[r][col]))
+        if a[pivot][col] == 0 or a[pivot][col] != a[pivot][col]:
+            return None
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(col + 1, size):
+            f = a[r][col] / a[col][col]
+            a[r] = [x - f * z for x, z in zip(a[r], a[col])]
+    out = [0.0] * size
+    for r in reversed(range(size)):
+        out[r] = (a[r][-1] - sum(a[r][c] * out[c] for c in range(r + 1, size))) / a[r][r]
+    return out
+
+
 def normalised_demands(instance: Instance, users, resources) -> np.ndarray:
     """Floats d_ir solo_i / c_r (in [0, 1]): the demands in the units of `_interior_point`."""
     solo = [instance.solo_tasks(i) for i in users]
@@ -96,8 +193,12 @@ def normalised_demands(instance: Instance, users, resources) -> np.ndarray:
 
 def active_set(instance: Instance, weights, users: Sequence[int]):
     """Guess saturated resources and binding caps (indices into `users`) from the float solve;
-    with the normalised tasks y_i = x_i / solo_i (floats) of `users`."""
-    y, resource_slack, cap_slack = _interior_point(instance, weights, users)
+    with the normalised tasks y_i = x_i / solo_i (floats) of `users`. Small problems run on Python
+    floats (`_interior_point_small`), unless `BASELINE`."""
+    solved = None
+    if not BASELINE and len(users) * instance.m <= SMALL_PROBLEM:
+        solved = _interior_point_small(instance, weights, users)
+    y, resource_slack, cap_slack = solved if solved is not None else _interior_point(instance, weights, users)
     saturated = [r for r in range(instance.m) if resource_slack[r] < 1e-6]
     binding = [k for k in range(len(users)) if cap_slack[k] < 1e-6]
     return y, saturated, binding
@@ -152,15 +253,56 @@ def fit_prices(instance: Instance, weights, free_users, free_y, support) -> list
     units of `_interior_point` (`free_y`: y_i = x_i / solo_i) and scaled back in decimals."""
     prices = [Decimal(0)] * instance.m
     if support and free_users:
-        from scipy.optimize import nnls  # lazy: scipy.optimize takes ~2 s to import (CLI start-up)
-
         total = sum(weights[i] for i in free_users)
         a = normalised_demands(instance, free_users, support)
         target = np.array([float(weights[i] / total) for i in free_users]) / np.asarray(free_y, dtype=float)
-        solution, _ = nnls(a, target)
+        solution = _nnls(a, target)
         for r, v in zip(support, solution):
             prices[r] = Decimal(float(v)) * _dec(total / instance.capacities[r])
     return prices
+
+
+SMALL_NNLS = 4  # columns up to which `_nnls` enumerates supports instead of importing scipy
+
+
+def _nnls(a: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Nonnegative least squares, min ||a x - target|| over x >= 0 (a guess's start only).
+
+    Up to `SMALL_NNLS` columns: Lawson and Hanson's active-set method (the algorithm of scipy's
+    nnls: the column of greatest gradient joins, least squares on the joined columns by numpy's
+    lstsq, a step back to stay nonnegative), here without importing scipy.optimize, which takes
+    seconds (CLI start-up). Beyond, or with `BASELINE`: scipy's nnls."""
+    k = a.shape[1]
+    if BASELINE or k > SMALL_NNLS:
+        from scipy.optimize import nnls
+
+        return nnls(a, target)[0]
+    x = np.zeros(k)
+    passive: list[int] = []
+    for _ in range(3 * k):  # scipy's iteration limit
+        if len(passive) >= a.shape[0]:  # as many columns as rows: the fit is exact
+            break
+        gradient = a.T @ (target - a @ x)
+        free = [j for j in range(k) if j not in passive and gradient[j] > 0]
+        # the column of greatest gradient (the first of equals) that is independent of the joined ones
+        free = [j for j in sorted(free, key=lambda j: -gradient[j])
+                if np.linalg.matrix_rank(a[:, passive + [j]]) == len(passive) + 1]
+        if not free:
+            break
+        passive.append(free[0])
+        while True:
+            trial = np.zeros(k)
+            trial[passive] = np.linalg.lstsq(a[:, passive], target, rcond=None)[0]
+            if all(trial[j] > 0 for j in passive):
+                x = trial
+                break
+            blocking = [j for j in passive if trial[j] <= 0]
+            alpha = min(x[j] / (x[j] - trial[j]) for j in blocking)
+            x = x + alpha * (trial - x)
+            passive = [j for j in passive if x[j] > 1e-15 * max(1.0, float(np.max(np.abs(x))))]
+            if not passive:
+                break
+    return np.maximum(x, 0.0)
 
 
 def _supports(saturated: list[int]):

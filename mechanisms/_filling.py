@@ -8,7 +8,8 @@ share this engine:
 
 * `fill` raises the share of all unfrozen users at the same rate until a resource saturates (users
   of it freeze) or a user reaches its task cap (it freezes), and repeats with the rest — the
-  "several rounds" of progressive filling. All arithmetic is `Fraction`.
+  "several rounds" of progressive filling. All arithmetic is exact: GMP's rationals (gmpy2), results
+  as `Fraction` (`fairlab.core.exact.arithmetic`).
 * `bottleneck_spec` states the classic characterisation of that max-min fair allocation for z3:
   it is feasible and every user below its cap has a saturated resource it uses on which its share
   is maximal among the resource's users (Bertsekas & Gallager §6.5.2; this is the allocation's
@@ -22,40 +23,49 @@ from typing import Sequence
 
 import z3
 
+from fairlab.core.exact import arithmetic
 from fairlab.core.instance import Instance
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 
 
 def fill(instance: Instance, sigma: Sequence[Fraction]) -> tuple[tuple[Fraction, ...], list[dict]]:
-    """Exact progressive filling; returns tasks per user and the rounds (level, what froze)."""
+    """Exact progressive filling; returns tasks per user and the rounds (level, what froze).
+
+    The arithmetic runs on the current back end (`fairlab.core.exact.arithmetic`: GMP's rationals
+    by default); the tasks and levels come back as `Fraction`s, the same whichever back end."""
+    ar = arithmetic()
+    q = ar.rational
     n, m = instance.n, instance.m
-    caps = instance.max_tasks
-    demands = instance.demands
-    tasks: list[Fraction] = [Fraction(0)] * n
+    caps = [None if c is None else q(c) for c in instance.max_tasks]
+    demands = [[q(d) for d in row] for row in instance.demands]
+    capacities = [q(c) for c in instance.capacities]
+    sig = [q(s) for s in sigma]
+    zero = q(0)
+    tasks = [zero] * n
     active = [i for i in range(n) if caps[i] != 0]
     rounds: list[dict] = []
-    used = [Fraction(0)] * m  # load of frozen users
+    used = [zero] * m  # load of frozen users
     while active:
-        rate = [sum((demands[i][r] / sigma[i] for i in active), Fraction(0)) for r in range(m)]
-        limits: list[Fraction] = []
+        rate = [sum((demands[i][r] / sig[i] for i in active), zero) for r in range(m)]
+        limits = []
         for r in range(m):
             if rate[r] > 0:
-                limits.append((instance.capacities[r] - used[r]) / rate[r])
+                limits.append((capacities[r] - used[r]) / rate[r])
         for i in active:
             cap = caps[i]
             if cap is not None:
-                limits.append(cap * sigma[i])
+                limits.append(cap * sig[i])
         level = min(limits)
-        saturated = [r for r in range(m) if rate[r] > 0 and used[r] + level * rate[r] == instance.capacities[r]]
-        frozen = {i for i in active if (cap := caps[i]) is not None and cap * sigma[i] == level}
+        saturated = [r for r in range(m) if rate[r] > 0 and used[r] + level * rate[r] == capacities[r]]
+        frozen = {i for i in active if (cap := caps[i]) is not None and cap * sig[i] == level}
         frozen |= {i for i in active for r in saturated if demands[i][r] > 0}
         for i in sorted(frozen):
-            tasks[i] = level / sigma[i]
+            tasks[i] = level / sig[i]
             for r in range(m):
                 used[r] += tasks[i] * demands[i][r]
-        rounds.append({"level": level, "saturated": saturated, "frozen": sorted(frozen)})
+        rounds.append({"level": ar.fraction(level), "saturated": saturated, "frozen": sorted(frozen)})
         active = [i for i in active if i not in frozen]
-    return tuple(tasks), rounds
+    return tuple(ar.fraction(t) for t in tasks), rounds
 
 
 def bottleneck_spec(

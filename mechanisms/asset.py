@@ -22,7 +22,7 @@ from fractions import Fraction
 import z3
 
 from fairlab.core.errors import InputError
-from fairlab.core.exact import ratio_sum, scale_fraction
+from fairlab.core.exact import Arithmetic, arithmetic, ratio_sum
 from fairlab.core.instance import Instance
 from fairlab.mechanisms import _filling
 from fairlab.mechanisms.base import Allocation, Mechanism, SymbolicInstance, register
@@ -64,7 +64,7 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
 
     Per user i and resource r, q_ir = d_ir / sigma_i is the load user i puts on r per unit of
     level; the rate of resource r is the active users' sum of q_ir, an exact unreduced integer
-    pair (`ratio_sum`); a frozen user's tasks are level / sigma_i (`scale_fraction`) and its load
+    pair (`ratio_sum`); a frozen user's tasks are level / sigma_i (`Arithmetic.scale`) and its load
     level * q_ir, so the frozen users' load is the level times their sum. Resource limits are
     compared by cross-multiplication; only the level is reduced.
 
@@ -73,24 +73,29 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
     q_ir * 2^96, exact integer arithmetic); only a resource whose limit interval reaches the
     smallest upper bound (the one that saturates, and any exact or near tie) is summed exactly.
     The others are certified to stay below capacity at the level (their lower bound exceeds it).
-    Later rounds keep exact rates, reduced by the frozen users' sum each round."""
+    Later rounds keep exact rates, reduced by the frozen users' sum each round.
+
+    Integers and rationals are the current back end's (`fairlab.core.exact.arithmetic`: GMP by
+    default); tasks and levels come back as `Fraction`s."""
+    ar = arithmetic()
+    big, rational = ar.integer, ar.rational
     n, m = instance.n, instance.m
     caps = instance.max_tasks
     demands = instance.demands
-    capacities = instance.capacities
-    rho = [(s.denominator, s.numerator) for s in sig]  # 1 / sigma_i as a coprime pair, both > 0
+    capacities = [rational(c) for c in instance.capacities]
+    rho = [(big(s.denominator), big(s.numerator)) for s in sig]  # 1 / sigma_i as a coprime pair, both > 0
     q = [[(d.numerator * rho[i][0], d.denominator * rho[i][1]) for d in demands[i]] for i in range(n)]
-    cap_level = [None if caps[i] is None else caps[i] * sig[i] for i in range(n)]
-    tasks: list[Fraction] = [Fraction(0)] * n
+    cap_level = [None if caps[i] is None else rational(caps[i] * sig[i]) for i in range(n)]
+    tasks = [rational(0)] * n
     active = [i for i in range(n) if caps[i] != 0]
     rate: list = [None] * m  # exact unreduced pairs (positive denominators), once known
-    used = [Fraction(0)] * m  # load of frozen users
+    used = [rational(0)] * m  # load of frozen users
     rounds: list[dict] = []
     first = True
     while active:
         bound: list = [None] * m  # first round: (lower, upper) bounds of each resource's limit
         if first:
-            bound = _first_round_bounds(instance, rho, active)
+            bound = _first_round_bounds(instance, rho, active, ar)
             uppers = [b[1] for b in bound if b is not None and b[1] is not None]
             uppers += [cap_level[i] for i in active if cap_level[i] is not None]
             top = min(uppers) if uppers else None
@@ -98,7 +103,7 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
                 if bound[r] is not None and (top is None or bound[r][1] is None or bound[r][0] <= top):
                     rate[r] = ratio_sum(q[i][r] for i in active)
         room: list = [None] * m  # (capacity left) / rate as an unreduced pair, where it is known and positive
-        best: tuple[int, int] | None = None
+        best = None
         for r in range(m):
             if rate[r] is not None and rate[r][0] > 0:
                 left = capacities[r] - used[r]
@@ -110,7 +115,7 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
             if c is not None and (best is None or c.numerator * best[1] < best[0] * c.denominator):
                 best = (c.numerator, c.denominator)
         assert best is not None  # an active user has a positive rate or a cap
-        level = Fraction(*best)
+        level = ar.ratio(*best)
         ln, ld = level.numerator, level.denominator
         saturated = [r for r in range(m) if room[r] is not None and room[r][0] * ld == ln * room[r][1]]
         frozen = {i for i in active if cap_level[i] is not None and cap_level[i] == level}
@@ -119,25 +124,25 @@ def fill(instance: Instance, sig) -> tuple[tuple[Fraction, ...], list[dict]]:
         order = sorted(frozen)
         cache: dict = {}
         for i in order:
-            tasks[i] = scale_fraction(level, rho[i][0], rho[i][1], cache)
-        rounds.append({"level": level, "saturated": saturated, "frozen": order})
+            tasks[i] = ar.scale(level, rho[i][0], rho[i][1], cache)
+        rounds.append({"level": ar.fraction(level), "saturated": saturated, "frozen": order})
         active = [i for i in active if i not in frozen]
         if not active:
             break
         for r in range(m):
             gn, gd = ratio_sum(q[i][r] for i in order)
             if gn != 0:
-                used[r] += level * Fraction(gn, gd)
+                used[r] += level * ar.ratio(gn, gd)
             if rate[r] is None:  # not summed in the first round: the remaining users' sum
                 rate[r] = ratio_sum(q[i][r] for i in active)
             elif gn != 0:
-                rest = Fraction(rate[r][0] * gd - gn * rate[r][1], rate[r][1] * gd)
+                rest = ar.ratio(rate[r][0] * gd - gn * rate[r][1], rate[r][1] * gd)
                 rate[r] = (rest.numerator, rest.denominator)
         first = False
-    return tuple(tasks), rounds
+    return tuple(ar.fraction(t) for t in tasks), rounds
 
 
-def _first_round_bounds(instance: Instance, rho, active) -> list:
+def _first_round_bounds(instance: Instance, rho, active, ar: Arithmetic) -> list:
     """Per resource, exact rational bounds (lower, upper) of capacity / rate when no load is frozen
     yet (None where no active user uses it); upper is None when the lower rate bound is 0.
 
@@ -165,8 +170,8 @@ def _first_round_bounds(instance: Instance, rho, active) -> list:
             out.append(None)
             continue
         cap = instance.capacities[r]
-        lower = Fraction(cap.numerator << _GUIDE_BITS, cap.denominator * high)
-        upper = Fraction(cap.numerator << _GUIDE_BITS, cap.denominator * low) if low else None
+        lower = ar.ratio(cap.numerator << _GUIDE_BITS, cap.denominator * high)
+        upper = ar.ratio(cap.numerator << _GUIDE_BITS, cap.denominator * low) if low else None
         out.append((lower, upper))
     return out
 

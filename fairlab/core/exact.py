@@ -18,6 +18,12 @@ Every verdict of the lab is decided with these types; floats only ever guide a s
   numbers that has not finished by `t` (z3 can take minutes to add a few distinct algebraic
   numbers) raises `ExactTimeout` instead of hanging, and `remaining()` tells exact solvers (e.g.
   CEEI's exact optimum) how many seconds they have left. Never an approximate answer: no answer.
+* `arithmetic` gives the hot paths (the progressive fills, the LP certificate) their exact numbers:
+  GMP's rationals and integers (gmpy2's `mpq`, `mpz`) by default, Python's `Fraction` and `int`
+  inside ``with backend("fraction"):`` (the reference the tests and benchmarks compare with).
+  Values enter from `Fraction`s and leave as `Fraction`s with Python `int` parts, exactly (numerator
+  and denominator; `coprime_fraction` builds a `Fraction` from a coprime pair without a gcd), so
+  every output is the same whichever back end computed it.
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ import re
 import time
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import cast
 
+import gmpy2
 import z3
 
 from fairlab.core.errors import ExactTimeout, InputError
@@ -396,13 +404,113 @@ def ratio_sum(pairs) -> tuple[int, int]:
     return n, d
 
 
-def coprime_fraction(num: int, den: int) -> Fraction:
-    """``Fraction(num, den)`` for integers the caller knows to be coprime with ``den > 0``.
+class _LowestTerms:
+    """A numerator and a denominator already in lowest terms (denominator > 0), registered as a
+    `numbers.Rational` so that ``Fraction(pair)`` reads them as they are: the constructor's
+    one-argument form copies a Rational's numerator and denominator without a gcd (CPython 3.11
+    to 3.14), where ``Fraction(num, den)`` recomputes one (quadratic in the digits)."""
 
-    Built with the public constructor (which recomputes the gcd, 1 here): the standard library's
-    private shortcut for skipping it changed between Python versions, and the lab uses no private
-    API of Python or of a dependency."""
-    return Fraction(num, den)
+    __slots__ = ("numerator", "denominator")
+
+    def __init__(self, numerator: int, denominator: int):
+        self.numerator = numerator
+        self.denominator = denominator
+
+
+numbers.Rational.register(_LowestTerms)
+
+
+def coprime_fraction(num: int, den: int) -> Fraction:
+    """``Fraction(num, den)`` for Python integers the caller knows to be coprime, ``den > 0``.
+
+    No gcd is computed (a gcd of two integers of thousands of digits costs milliseconds): the pair
+    goes through `Fraction`'s public one-argument form (`_LowestTerms`), no private API of Python.
+    A pair that is not in lowest terms would make an unreduced `Fraction`: callers pass only pairs
+    they know to be coprime (GMP's `mpq` always is; `scale_fraction`'s product is)."""
+    return Fraction(cast(numbers.Rational, _LowestTerms(num, den)))  # registered above (mypy reads no register)
+
+
+# --------------------------------------------------------------------------- arithmetic back ends
+#: the back ends of the hot paths' exact arithmetic: "gmp" (gmpy2's `mpq` and `mpz`, the default) and
+#: "fraction" (Python's `Fraction` and `int`, the reference); every result leaves as a `Fraction`
+BACKENDS = ("gmp", "fraction")
+_BACKEND: contextvars.ContextVar[str] = contextvars.ContextVar("fairlab_exact_backend", default="gmp")
+
+
+@contextlib.contextmanager
+def backend(name: str):
+    """Run the block with the named arithmetic back end (`BACKENDS`): the tests and benchmarks
+    compare the two on the same inputs. Results are the same `Fraction`s either way."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown exact arithmetic back end {name!r}; known: {', '.join(BACKENDS)}")
+    token = _BACKEND.set(name)
+    try:
+        yield
+    finally:
+        _BACKEND.reset(token)
+
+
+class Arithmetic:
+    """Exact rationals and integers of one back end, for a hot path's inner loops.
+
+    `rational` brings a `Fraction` (or int) in, `ratio(n, d)` reduces a pair, `integer` brings an int
+    in, `gcd` is the back end's, `scale(big, num, den, cache)` is ``big * num/den`` for small coprime
+    num, den > 0 (as `scale_fraction`), and `fraction` takes a value out as a `Fraction`, exactly
+    (numerator and denominator, no rounding). Both back ends' numbers have the same operators and
+    ``.numerator`` / ``.denominator``, so one loop serves both."""
+
+    __slots__ = ("name", "rational", "ratio", "integer", "gcd", "scale", "fraction")
+
+    def __init__(self, name: str):
+        self.name = name
+        if name == "gmp":
+            self.rational = gmpy2.mpq
+            self.ratio = gmpy2.mpq
+            self.integer = gmpy2.mpz
+            self.gcd = gmpy2.gcd
+            self.scale = _scale_gmp
+            self.fraction = _gmp_fraction
+        else:
+            self.rational = _as_fraction
+            self.ratio = Fraction
+            self.integer = int
+            self.gcd = math.gcd
+            self.scale = scale_fraction
+            self.fraction = _as_fraction
+
+
+def arithmetic() -> Arithmetic:
+    """The current back end's `Arithmetic` (GMP unless inside ``with backend("fraction")``)."""
+    return _ARITHMETIC[_BACKEND.get()]
+
+
+def _as_fraction(value) -> Fraction:
+    return value if type(value) is Fraction else Fraction(value)
+
+
+def _gmp_fraction(value) -> Fraction:
+    """An `mpq` or `mpz` (GMP keeps an mpq in lowest terms, denominator > 0) as the equal `Fraction`,
+    without a gcd; a `Fraction` or int as itself."""
+    if type(value) is Fraction:
+        return value
+    if type(value) is int:
+        return Fraction(value)
+    return coprime_fraction(int(value.numerator), int(value.denominator))
+
+
+def _scale_gmp(big, num, den, cache: dict | None = None) -> Fraction:
+    """`scale_fraction` for an `mpq` `big`, returned as a `Fraction`: the two cross gcds from GMP
+    remainders (a big integer modulo a small one), exact divisions and products in GMP, and the
+    two results converted to Python integers (no gcd: they are coprime). `cache` is not needed."""
+    a, b = big.numerator, big.denominator
+    num, den = gmpy2.mpz(num), gmpy2.mpz(den)
+    g1 = gmpy2.gcd(a % den, den)
+    g2 = gmpy2.gcd(num, b % num)
+    if g1 > 1:
+        a, den = gmpy2.divexact(a, g1), gmpy2.divexact(den, g1)
+    if g2 > 1:
+        b, num = gmpy2.divexact(b, g2), gmpy2.divexact(num, g2)
+    return coprime_fraction(int(a * num), int(b * den))
 
 
 def scale_fraction(big: Fraction, num: int, den: int, cache: dict | None = None) -> Fraction:
@@ -430,3 +538,6 @@ def scale_fraction(big: Fraction, num: int, den: int, cache: dict | None = None)
             cache[key] = found
     num_left, b_part = found
     return coprime_fraction(a_part * num_left, b_part * den_left)
+
+
+_ARITHMETIC = {name: Arithmetic(name) for name in BACKENDS}  # after the helpers they name
