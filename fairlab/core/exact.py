@@ -464,7 +464,7 @@ class Arithmetic:
     def __init__(self, name: str):
         self.name = name
         if name == "gmp":
-            self.rational = gmpy2.mpq
+            self.rational = _gmp_rational
             self.ratio = gmpy2.mpq
             self.integer = gmpy2.mpz
             self.gcd = gmpy2.gcd
@@ -486,6 +486,20 @@ def arithmetic() -> Arithmetic:
 
 def _as_fraction(value) -> Fraction:
     return value if type(value) is Fraction else Fraction(value)
+
+
+def _gmp_rational(value):
+    """A `Fraction` or int (or a subclass of either, such as a plug-in's `ExactNumber`) as an `mpq`:
+    gmpy2 reads exact `Fraction`s and ints by type, so a subclass goes through its numerator and
+    denominator."""
+    kind = type(value)
+    if kind is Fraction or kind is int or kind is _MPQ or kind is _MPZ:
+        return gmpy2.mpq(value)
+    return gmpy2.mpq(int(value.numerator), int(value.denominator))
+
+
+_MPQ = type(gmpy2.mpq(0))
+_MPZ = type(gmpy2.mpz(0))
 
 
 def _gmp_fraction(value) -> Fraction:

@@ -170,3 +170,17 @@ def test_values_cross_the_boundary_exactly(value):
             back = ar.fraction(ar.rational(value))
         assert type(back) is F and back == value and (back.numerator, back.denominator) == (
             value.numerator, value.denominator)
+
+
+def test_a_fraction_subclass_crosses_into_gmp():
+    """A plug-in sees the instance's numbers as `ExactNumber`s (a `Fraction` subclass) and may hand
+    them to a built-in fill; gmpy2 reads `Fraction`s by exact type, so the subclass must go in
+    through its numerator and denominator (it raised TypeError before)."""
+    from fairlab.mechanisms.plugin_numbers import ExactNumber
+
+    with exact.backend("gmp"):
+        ar = exact.arithmetic()
+        got = ar.fraction(ar.rational(ExactNumber(2, 7)))
+    assert got == F(2, 7) and type(got) is F
+    with pytest.raises(TypeError):
+        gmpy2.mpq(ExactNumber(2, 7))  # the reason for the conversion: gmpy2 itself refuses it
