@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from dataclasses import replace
 from typing import Iterator, Sequence
 
 from fairlab import properties
@@ -49,6 +50,7 @@ from fairlab.core.domain import ALL, Domain
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError, PluginCrash
+from fairlab.core.instance import Instance
 from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -167,7 +169,8 @@ def search(
         result = setting_module(module, mechanism).search(
             mechanism, prop, n, m, time_limit=time_limit, seed=seed, options=options, candidates=candidates,
             rlimit=rlimit, progress=progress, domain=explored)
-        return result.replace(domain=domain_record(asked, mechanism.domain))
+        covered = Drawn.covered_of(result.details.get("drawn")) if result.status == "none-found" else None
+        return result.replace(domain=domain_record(asked, mechanism.domain, covered))
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise InputError(unknown("engine", bad[0], ENGINES))
@@ -193,6 +196,7 @@ def search(
     }
     notes: list = []
     details: dict = {}
+    drawn = Drawn(m)
     with plugin.time_limit(time_limit), properties.base.allocation_cache():
         pool: dict[str, Iterator] = {}
         on_unsat = None
@@ -224,29 +228,80 @@ def search(
             pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete, domain=explored)
         classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
                                    domain=explored)
-        if asked != ALL and (explored.weights != "none" or explored.caps != "none"):
-            notes.append(f"domain {explored.label}: the engines draw unit weights and no task caps, the part of the "
-                         "domain a none-found covers")
-        result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
+        result = hunt(pool, drawn.counting(classify), candidates, deadline=deadline, progress=progress,
+                      on_unsat=on_unsat)
         notes += result.details["notes"]
         if result.status in ("violated", "error"):
             stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
             result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
-    # the engines draw unit weights and no caps: a holds or a none-found covers that part of the domain
-    covered = SYMBOLIC_DOMAIN if result.status in ("holds", "none-found") else None
+    # a holds covers what the symbolic unknowns range over; a none-found the weights and caps of the
+    # candidates evaluated (a mechanism that declined every weighted one was searched unweighted only)
+    covered = SYMBOLIC_DOMAIN if result.status == "holds" else drawn.covered if result.status == "none-found" else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
-        details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},
+        details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes,
+                 "drawn": drawn.to_dict()},
         seconds=time.monotonic() - start, domain=domain_record(asked, mechanism.domain, covered),
     )
 
 
-#: what the symbolic unknowns and the grid and random candidates range over: unit weights, no task
-#: caps (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` or a ``none-found``
-#: covers this sub-domain of the one asked
+#: what the symbolic unknowns range over: unit weights, no task caps
+#: (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` covers this sub-domain of
+#: the one asked
 SYMBOLIC_DOMAIN = ENCODED
+
+
+class Drawn:
+    """What the candidates a search evaluated show of the domain: how many had weights other than 1
+    (``weighted``; ``vector`` of them a weight vector) and task caps (``capped``), and `span`, the
+    smallest weights/caps domain holding them all (what a ``none-found`` covers: the grid and random
+    engines draw the whole explored domain, `fairlab.search.space`, but a mechanism may decline
+    the weighted or capped candidates)."""
+
+    def __init__(self, resources: int = 2, weights: bool = True):
+        self.evaluated = self.weighted = self.vector = self.capped = 0
+        self.span = space.drawn_domain(_PLAIN)
+        self.resources = resources  # with one resource a weight vector is one weight: scalar covers vector
+        self.weights = weights  # False: a setting without weights (machines): no weight is missing
+
+    @property
+    def covered(self) -> Domain:
+        """`span`, read at this size (one resource: weights one per user are every weight there is)."""
+        if not self.weights or self.resources == 1 and self.span.weights == "scalar":
+            return replace(self.span, weights="vector")
+        return self.span
+
+    @classmethod
+    def covered_of(cls, drawn: dict | None) -> Domain | None:
+        """The weights and caps a search result's ``drawn`` record covers (None: no record)."""
+        if not drawn:
+            return None
+        return replace(ALL, weights=drawn["weights"], caps=drawn["caps"])
+
+    def counting(self, classify):
+        """`classify` (`candidate_check`), counting each candidate it decides exactly."""
+
+        def counted(instance):
+            kind, payload = classify(instance)
+            if kind in ("evaluated", "violated"):
+                shape = space.drawn_domain(instance)
+                self.evaluated += 1
+                self.weighted += shape.weights != "none"
+                self.vector += shape.weights == "vector"
+                self.capped += shape.caps != "none"
+                self.span = space.widest(self.span, shape)
+            return kind, payload
+
+        return counted
+
+    def to_dict(self) -> dict:
+        return {"evaluated": self.evaluated, "weighted": self.weighted, "vector_weights": self.vector,
+                "capped": self.capped, "weights": self.covered.weights, "caps": self.covered.caps}
+
+
+_PLAIN = Instance.build([1], [[1]])
 
 
 def shrink_with(classify, result: Result, trials: int, deadline: float,
