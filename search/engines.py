@@ -220,8 +220,9 @@ def search(
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
                                                        capacities=capacities, hypotheses=spec_names,
                                                        slices=symbolic_slices, domain=explored)
+                # the gate checks the spec against the allocator on the part of the domain a holds covers
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
-                                      capacities=capacities, domain=explored)
+                                      capacities=capacities, domain=explored.intersect(SYMBOLIC_DOMAIN))
         if "grid" in engines:
             pool["grid"] = space.grid(n, m, discrete=mechanism.discrete, domain=explored)
         if "random" in engines:
