@@ -12,7 +12,8 @@ capacity is positive, numbers are exact (ints or Fractions). Its keywords choose
 range of the numbers, and whether weights and task caps may appear; the defaults are small
 instances where exact solvers are fast. ``domain=`` (a `fairlab.core.domain.Domain`, a preset name
 or ``key=value,...``) keeps every drawn instance inside that domain and draws what it allows:
-positive demands, no, scalar or vector weights, task caps, unit capacities as it asks. Requires hypothesis (the ``test`` extra).
+positive demands, no, scalar or vector weights, task caps, unit capacities as it asks. Requires
+hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations

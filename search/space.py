@@ -176,7 +176,7 @@ def weight_assignments(n: int, m: int, domain: Domain, values: Sequence[int] = G
         scalars = ([*ws] for ws in itertools.product(level, repeat=n) if max(ws) == top and len(set(ws)) > 1)
         vectors = ([[*row] for row in rows] for rows in itertools.product(itertools.product(level, repeat=m), repeat=n)
                    if max(w for row in rows for w in row) == top and any(len(set(row)) > 1 for row in rows))
-        streams = [scalars, vectors] if domain.weights == "vector" and m > 1 else [scalars]
+        streams: list[Iterator[list]] = [scalars, vectors] if domain.weights == "vector" and m > 1 else [scalars]
         while streams:
             for stream in list(streams):
                 item = next(stream, None)

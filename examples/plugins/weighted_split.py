@@ -52,7 +52,7 @@ def weighted_dominant_split(instance: Instance) -> list[Fraction]:
     return _fill(instance, tasks)
 
 
-def drf_then_clip(instance: Instance) -> list[Fraction]:
+def drf_then_clip(instance: Instance) -> list:
     """DRF as if nobody were capped, then each user clipped at its cap; nothing handed on."""
     uncapped = fairlab.allocate("drf", instance.replace(max_tasks=None)).tasks
     return [t if cap is None else min(t, cap) for t, cap in zip(uncapped, instance.max_tasks)]

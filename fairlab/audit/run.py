@@ -216,9 +216,9 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     summary = explanation if status in (Status.PROVED, Status.NONE_FOUND) else f"{status.value}: {explanation}"
     if status == Status.PROVED and proved:  # each size's proof covers the sub-domain it records
         domain = domain_record(budget.domain, mech.domain, proof_cover)
-    elif status == Status.NONE_FOUND:  # what the sizes decided cover together (proofs, candidates evaluated)
-        decided = [r for r in rows if r["status"] in ("proved", "holds", "none-found")]
-        domain = domain_record(budget.domain, mech.domain, _covered(explored, decided))
+    elif status == Status.NONE_FOUND:  # what each size decided covers (its proof, its candidates evaluated)
+        settled = [r for r in rows if r["status"] in ("proved", "holds", "none-found")]
+        domain = domain_record(budget.domain, mech.domain, _covered(explored, settled))
     return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
                   explanation=explanation, details={**details, "summary": summary}, domain=domain)
 
