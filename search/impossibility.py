@@ -282,9 +282,9 @@ def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2
                                domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users, m resources of capacity 1, integer demands 0..max_entry, each base once up to
     symmetry, the unweighted uncapped bases first, then those with weights and task caps where
-    `domain` allows them (`fairlab.search.space.families_order`); members: one resource's capacity
+    `domain` allows them (`fairlab.search.space.plain_first`); members: one resource's capacity
     multiplied by each factor (the users' weights and caps kept)."""
-    for base in space.families_order(n, m, max_entry=max_entry, domain=domain):
+    for base in space.plain_first(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for r in range(m):
             for f in factors:
@@ -332,8 +332,8 @@ def misreport_families(max_capacity: int = 8, n: int = 2, domain: Domain = ALL) 
 
 def departure_families(max_entry: int = 3, n: int = 3, m: int = 2, domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users on m unit resources, each once up to symmetry (the unweighted uncapped ones
-    first, `fairlab.search.space.families_order`); members: each user leaving (with its weight and cap)."""
-    for base in space.families_order(n, m, max_entry=max_entry, domain=domain):
+    first, `fairlab.search.space.plain_first`); members: each user leaving (with its weight and cap)."""
+    for base in space.plain_first(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for k in range(n):
             keep = [i for i in range(n) if i != k]

@@ -34,9 +34,10 @@ neither               plain                           all plain (the stream of e
   The plain candidates come from the seeded stream of earlier versions; the decorated ones from a
   second stream seeded from the same seed.
 
-`families_order`: the ∃∀ impossibility families (`fairlab.search.impossibility`) take every plain
+`plain_first`: the ∃∀ impossibility families (`fairlab.search.impossibility`) take every plain
 base first and the decorated ones after (an impossibility on a smaller domain is the stronger
-statement), so the sources' families are found as before.
+statement), so the sources' families are found as before; so does the non-uniqueness hunt of
+`fairlab rediscover` (its readable tied instances are plain).
 """
 
 from __future__ import annotations
@@ -274,10 +275,10 @@ def grid(n: int, m: int, max_entry: int = 4, discrete: bool = False, max_capacit
     return _interleave(streams, cycle)
 
 
-def families_order(n: int, m: int, max_entry: int = 4, discrete: bool = False,
+def plain_first(n: int, m: int, max_entry: int = 4, discrete: bool = False,
                    domain: Domain = ALL) -> Iterator[Instance]:
     """The grid's instances of `domain`, every plain one first, then the weighted and capped ones
-    (alternating): the bases of the impossibility families."""
+    (alternating): the bases of the impossibility families, and the non-uniqueness hunt's grid."""
     seen: list[Instance] = []
     for inst in plain_grid(n, m, max_entry, discrete, domain=domain):
         seen.append(inst)
