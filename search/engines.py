@@ -11,8 +11,10 @@ never decide anything here.
   If the very first question is unsat, no instance of the size violates the property (for the
   spec): the search reports `holds` at that size, with the unsat core, once the spec has matched
   the allocator on seeded instances of the size and a positive control has passed.
-* grid — small instances in increasing size, each once up to symmetry (`fairlab.search.space.grid`).
-* random — a seeded stream of random instances (`fairlab.search.space.random_instances`).
+* grid — small instances in increasing size, each once up to symmetry (`fairlab.search.space.grid`),
+  with small integer weights and task caps where the explored domain allows them.
+* random — a seeded stream of random instances (`fairlab.search.space.random_instances`), random
+  weights and caps included where the domain allows them.
 
 The budget that decides a verdict is deterministic: a number of candidates, the seed, z3's
 resource limit (`rlimit`) per solver check, and the deviation budget of each candidate's check.
@@ -148,8 +150,10 @@ def search(
     """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
 
     `domain` (`fairlab.core.domain.parse`; default ``all``): the engines explore it ∩ the
-    mechanism's declared domain, shrinking never leaves it, and the result records it (a ``holds``
-    covers unit weights and no caps: its recorded domain says so). A plug-in that raises on a
+    mechanism's declared domain (the grid and random engines draw its weights and task caps too),
+    shrinking never leaves it, and the result records what its verdict covers (a ``holds`` the
+    symbolic unknowns' unit weights and no caps; a ``none-found`` the weights and caps of the
+    candidates evaluated, ``details["drawn"]``). A plug-in that raises on a
     candidate does not end the hunt: a violation found later is the answer (its notes count the
     crashes); without one the search ends ``error`` at the first crashing instance, shrunk.
 
