@@ -11,8 +11,9 @@
 capacity is positive, numbers are exact (ints or Fractions). Its keywords choose the size, the
 range of the numbers, and whether weights and task caps may appear; the defaults are small
 instances where exact solvers are fast. ``domain=`` (a `fairlab.core.domain.Domain`, a preset name
-or ``key=value,...``) keeps every drawn instance inside that domain: positive demands, no or scalar
-weights, no caps, unit capacities as it asks. Requires hypothesis (the ``test`` extra).
+or ``key=value,...``) keeps every drawn instance inside that domain and draws what it allows:
+positive demands, no, scalar or vector weights, task caps, unit capacities as it asks. Requires
+hypothesis (the ``test`` extra).
 """
 
 from __future__ import annotations
@@ -59,13 +60,17 @@ def instance_dicts(
     task_caps: bool = True,
     twins: bool = False,
     domain: DomainLike = None,
+    vector_weights: bool = True,
 ) -> dict[str, Any]:
     """The JSON-shaped dict of an instance (what ``fairlab`` reads from a file).
 
     users, resources: an int, a ``(low, high)`` range or a strategy. capacities: ``(low, high)``
     integer range; `fractional_capacities` may divide them by 2 or 3. weights / task_caps: may
-    (not must) appear. twins: may append a copy of user 0 (exact ties). domain: every instance
-    drawn lies in it (`fairlab.core.domain.parse`; it narrows the other keywords)."""
+    (not must) appear; weights one per user, or one per user and resource (DRF paper §4.3) where the
+    domain allows weight vectors (``weights=vector``, the default domain) unless `vector_weights` is
+    False (a mechanism that takes scalar weights only, e.g. asset fairness). twins: may append a copy
+    of user 0 (exact ties). domain: every instance drawn lies in it (`fairlab.core.domain.parse`; it
+    narrows the other keywords)."""
     from fairlab.core.domain import parse
 
     dom = parse(domain, "domain")
@@ -85,8 +90,12 @@ def instance_dicts(
     if dom.capacities == "unit":
         caps = [1] * m
     data: dict = {"capacities": caps, "demands": rows}
-    if weights and draw(st.booleans()):  # one weight per user: inside every domain that allows weights
-        data["weights"] = [draw(st.sampled_from([1, 2, 3, Fraction(1, 2)])) for _ in range(n)]
+    if weights and draw(st.booleans()):  # one weight per user, or (where the domain allows) one per resource
+        values = st.sampled_from([1, 2, 3, Fraction(1, 2)])
+        if dom.weights == "vector" and vector_weights and draw(st.booleans()):
+            data["weights"] = [[draw(values) for _ in range(m)] for _ in range(n)]
+        else:
+            data["weights"] = [draw(values) for _ in range(n)]
     if task_caps and draw(st.booleans()):
         data["max_tasks"] = [draw(st.none() | st.integers(0, 8).map(lambda x: Fraction(x, 2))) for _ in range(n)]
     return data

@@ -11,8 +11,10 @@ never decide anything here.
   If the very first question is unsat, no instance of the size violates the property (for the
   spec): the search reports `holds` at that size, with the unsat core, once the spec has matched
   the allocator on seeded instances of the size and a positive control has passed.
-* grid — small instances in increasing size, each once up to symmetry (`fairlab.search.space.grid`).
-* random — a seeded stream of random instances (`fairlab.search.space.random_instances`).
+* grid — small instances in increasing size, each once up to symmetry (`fairlab.search.space.grid`),
+  with small integer weights and task caps where the explored domain allows them.
+* random — a seeded stream of random instances (`fairlab.search.space.random_instances`), random
+  weights and caps included where the domain allows them.
 
 The budget that decides a verdict is deterministic: a number of candidates, the seed, z3's
 resource limit (`rlimit`) per solver check, and the deviation budget of each candidate's check.
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from dataclasses import replace
 from typing import Iterator, Sequence
 
 from fairlab import properties
@@ -49,6 +52,7 @@ from fairlab.core.domain import ALL, Domain
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError, PluginCrash
+from fairlab.core.instance import Instance
 from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -146,8 +150,10 @@ def search(
     """Hunt a violation of `prop` by `mechanism` at n users × m resources, then shrink it.
 
     `domain` (`fairlab.core.domain.parse`; default ``all``): the engines explore it ∩ the
-    mechanism's declared domain, shrinking never leaves it, and the result records it (a ``holds``
-    covers unit weights and no caps: its recorded domain says so). A plug-in that raises on a
+    mechanism's declared domain (the grid and random engines draw its weights and task caps too),
+    shrinking never leaves it, and the result records what its verdict covers (a ``holds`` the
+    symbolic unknowns' unit weights and no caps; a ``none-found`` the weights and caps of the
+    candidates evaluated, ``details["drawn"]``). A plug-in that raises on a
     candidate does not end the hunt: a violation found later is the answer (its notes count the
     crashes); without one the search ends ``error`` at the first crashing instance, shrunk.
 
@@ -167,7 +173,8 @@ def search(
         result = setting_module(module, mechanism).search(
             mechanism, prop, n, m, time_limit=time_limit, seed=seed, options=options, candidates=candidates,
             rlimit=rlimit, progress=progress, domain=explored)
-        return result.replace(domain=domain_record(asked, mechanism.domain))
+        covered = Drawn.covered_of(result.details.get("drawn")) if result.status == "none-found" else None
+        return result.replace(domain=domain_record(asked, mechanism.domain, covered))
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise InputError(unknown("engine", bad[0], ENGINES))
@@ -193,6 +200,7 @@ def search(
     }
     notes: list = []
     details: dict = {}
+    drawn = Drawn(m)
     with plugin.time_limit(time_limit), properties.base.allocation_cache():
         pool: dict[str, Iterator] = {}
         on_unsat = None
@@ -216,37 +224,89 @@ def search(
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
                                                        capacities=capacities, hypotheses=spec_names,
                                                        slices=symbolic_slices, domain=explored)
+                # the gate checks the spec against the allocator on the part of the domain a holds covers
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
-                                      capacities=capacities, domain=explored)
+                                      capacities=capacities, domain=explored.intersect(SYMBOLIC_DOMAIN))
         if "grid" in engines:
             pool["grid"] = space.grid(n, m, discrete=mechanism.discrete, domain=explored)
         if "random" in engines:
             pool["random"] = space.random_instances(n, m, seed=seed, discrete=mechanism.discrete, domain=explored)
         classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
                                    domain=explored)
-        if asked != ALL and (explored.weights != "none" or explored.caps != "none"):
-            notes.append(f"domain {explored.label}: the engines draw unit weights and no task caps, the part of the "
-                         "domain a none-found covers")
-        result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
+        result = hunt(pool, drawn.counting(classify), candidates, deadline=deadline, progress=progress,
+                      on_unsat=on_unsat)
         notes += result.details["notes"]
         if result.status in ("violated", "error"):
             stop = deadline if shrink_seconds is None else min(deadline, time.monotonic() + shrink_seconds)
             result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
-    # the engines draw unit weights and no caps: a holds or a none-found covers that part of the domain
-    covered = SYMBOLIC_DOMAIN if result.status in ("holds", "none-found") else None
+    # a holds covers what the symbolic unknowns range over; a none-found the weights and caps of the
+    # candidates evaluated (a mechanism that declined every weighted one was searched unweighted only)
+    covered = SYMBOLIC_DOMAIN if result.status == "holds" else drawn.covered if result.status == "none-found" else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
-        details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},
+        details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes,
+                 "drawn": drawn.to_dict()},
         seconds=time.monotonic() - start, domain=domain_record(asked, mechanism.domain, covered),
     )
 
 
-#: what the symbolic unknowns and the grid and random candidates range over: unit weights, no task
-#: caps (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` or a ``none-found``
-#: covers this sub-domain of the one asked
+#: what the symbolic unknowns range over: unit weights, no task caps
+#: (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` covers this sub-domain of
+#: the one asked
 SYMBOLIC_DOMAIN = ENCODED
+
+
+class Drawn:
+    """What the candidates a search evaluated show of the domain: how many had weights other than 1
+    (``weighted``; ``vector`` of them a weight vector) and task caps (``capped``), and `span`, the
+    smallest weights/caps domain holding them all (what a ``none-found`` covers: the grid and random
+    engines draw the whole explored domain, `fairlab.search.space`, but a mechanism may decline
+    the weighted or capped candidates)."""
+
+    def __init__(self, resources: int = 2, weights: bool = True):
+        self.evaluated = self.weighted = self.vector = self.capped = 0
+        self.span = space.drawn_domain(_PLAIN)
+        self.resources = resources  # with one resource a weight vector is one weight: scalar covers vector
+        self.weights = weights  # False: a setting without weights (machines): no weight is missing
+
+    @property
+    def covered(self) -> Domain:
+        """`span`, read at this size (one resource: weights one per user are every weight there is)."""
+        if not self.weights or self.resources == 1 and self.span.weights == "scalar":
+            return replace(self.span, weights="vector")
+        return self.span
+
+    @classmethod
+    def covered_of(cls, drawn: dict | None) -> Domain | None:
+        """The weights and caps a search result's ``drawn`` record covers (None: no record)."""
+        if not drawn:
+            return None
+        return replace(ALL, weights=drawn["weights"], caps=drawn["caps"])
+
+    def counting(self, classify):
+        """`classify` (`candidate_check`), counting each candidate it decides exactly."""
+
+        def counted(instance):
+            kind, payload = classify(instance)
+            if kind in ("evaluated", "violated"):
+                shape = space.drawn_domain(instance)
+                self.evaluated += 1
+                self.weighted += shape.weights != "none"
+                self.vector += shape.weights == "vector"
+                self.capped += shape.caps != "none"
+                self.span = space.widest(self.span, shape)
+            return kind, payload
+
+        return counted
+
+    def to_dict(self) -> dict:
+        return {"evaluated": self.evaluated, "weighted": self.weighted, "vector_weights": self.vector,
+                "capped": self.capped, "weights": self.covered.weights, "caps": self.covered.caps}
+
+
+_PLAIN = Instance.build([1], [[1]])
 
 
 def shrink_with(classify, result: Result, trials: int, deadline: float,

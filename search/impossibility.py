@@ -281,8 +281,10 @@ def check_family(family: Family, properties: Sequence[str], indivisible: bool, b
 def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2, m: int = 2,
                                domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users, m resources of capacity 1, integer demands 0..max_entry, each base once up to
-    symmetry (`fairlab.search.space.grid`); members: one resource's capacity multiplied by each factor."""
-    for base in space.grid(n, m, max_entry=max_entry, domain=domain):
+    symmetry, the unweighted uncapped bases first, then those with weights and task caps where
+    `domain` allows them (`fairlab.search.space.plain_first`); members: one resource's capacity
+    multiplied by each factor (the users' weights and caps kept)."""
+    for base in space.plain_first(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for r in range(m):
             for f in factors:
@@ -292,29 +294,55 @@ def capacity_increase_families(max_entry: int = 3, factors=(2, 3, 4), n: int = 2
         yield Family(members)
 
 
+def _misreport_family(base: Instance, cap: int) -> Family:
+    members = [Member("base", base)]
+    combo = [int(row[0]) for row in base.demands]
+    for j in range(base.n):
+        for lie in range(1, cap + 1):
+            if lie != combo[j]:
+                demands = [[d] for d in combo]
+                demands[j] = [lie]
+                members.append(Member(f"u{j}:{lie}", base.replace(demands=demands), "sp", j))
+    return Family(members)
+
+
 def misreport_families(max_capacity: int = 8, n: int = 2, domain: Domain = ALL) -> Iterator[Family]:
     """Base: n users, one resource of capacity C, integer demands 1..C; members: each user alone
-    declaring every other integer demand 1..C. Smallest capacities first."""
+    declaring every other integer demand 1..C (its weight and cap kept). Smallest capacities first;
+    every unweighted uncapped base first, then, where `domain` allows them, the same bases with one
+    weight per user (`fairlab.search.space.GRID_WEIGHTS`, one resource: a weight vector is a scalar)
+    and with whole-task caps below a user's solo tasks."""
     for cap in range(1, max_capacity + 1):
         for combo in itertools.combinations_with_replacement(range(1, cap + 1), n):
-            base = Instance.build([cap], [[d] for d in combo])
-            members = [Member("base", base)]
-            for j in range(n):
-                for lie in range(1, cap + 1):
-                    if lie != combo[j]:
-                        demands = [[d] for d in combo]
-                        demands[j] = [lie]
-                        members.append(Member(f"u{j}:{lie}", base.replace(demands=demands), "sp", j))
-            yield Family(members)
+            yield _misreport_family(Instance.build([cap], [[d] for d in combo]), cap)
+    weights = list(space.weight_assignments(n, 1, domain))
+    caps = space.cap_assignments(n) if domain.caps != "none" else []
+    for cap in range(1, max_capacity + 1):
+        for combo in itertools.combinations_with_replacement(range(1, cap + 1), n):
+            plain = Instance.build([cap], [[d] for d in combo])
+            seen = set()
+            for k in range(max(len(weights), len(caps))):
+                decorated = ([plain.replace(weights=weights[k])] if k < len(weights) else []) + \
+                    ([space.with_caps(plain, caps[k], discrete=True)] if k < len(caps) else [])
+                for base in decorated:
+                    if base is not None and base not in seen:
+                        seen.add(base)
+                        yield _misreport_family(base, cap)
 
 
 def departure_families(max_entry: int = 3, n: int = 3, m: int = 2, domain: Domain = ALL) -> Iterator[Family]:
-    """Base: n users on m unit resources, each once up to symmetry; members: each user leaving."""
-    for base in space.grid(n, m, max_entry=max_entry, domain=domain):
+    """Base: n users on m unit resources, each once up to symmetry (the unweighted uncapped ones
+    first, `fairlab.search.space.plain_first`); members: each user leaving (with its weight and cap)."""
+    for base in space.plain_first(n, m, max_entry=max_entry, domain=domain):
         members = [Member("base", base)]
         for k in range(n):
-            rest = [list(r) for i, r in enumerate(base.demands) if i != k]
-            members.append(Member(f"without{k}", base.replace(demands=rest), "pm", k))
+            keep = [i for i in range(n) if i != k]
+            data = base.to_dict()
+            rest = Instance.build(base.capacities, [base.demands[i] for i in keep],
+                                  weights=[data["weights"][i] for i in keep] if "weights" in data else None,
+                                  max_tasks=[base.max_tasks[i] for i in keep] if "max_tasks" in data else None,
+                                  resources=base.resources)
+            members.append(Member(f"without{k}", rest, "pm", k))
         yield Family(members)
 
 

@@ -11,7 +11,8 @@ for machines-pe).
 (demands 1..2, machine capacities 1..4, 1 to 3 machines, the machine count cycling so that every
 count is reached early), then seeded random instances (demands 1..4, capacities 1..8 — or, half of
 the time, each machine at least the max-task plus 0..8, Theorem 7's assumption — 1 to 3
-machines) — each checked exactly (`fairlab.search.engines.candidate_check`, the same check as
+machines; where the domain allows task caps, every other one with whole-task caps from a second
+seeded stream, `capped_instances`) — each checked exactly (`fairlab.search.engines.candidate_check`, the same check as
 `fairlab check`); the first violation is shrunk (a machine or a user dropped, a number lowered,
 each step re-checked) and returned with its re-verified witness; otherwise ``none-found`` with
 the number of candidates evaluated, ``n/a`` if the property declined every candidate, ``unknown``
@@ -37,7 +38,7 @@ from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.properties.base import Violation
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, DEFAULT_CANDIDATES, SHRINK_TRIALS, WEIGHTS
-from fairlab.search.engines import candidate_check, hunt
+from fairlab.search.engines import Drawn, candidate_check, hunt
 from fairlab.search.shrink import shrink as greedy_shrink
 
 setting = "machines"
@@ -52,12 +53,14 @@ PROVE_CAPACITIES = (1, 2, 3)
 PROVE_MACHINES = (1, 2)
 
 
-def make(demands, machines) -> Instance:
-    """An instance from integer rows (users × resources) and machine capacity rows."""
+def make(demands, machines, max_tasks=None) -> Instance:
+    """An instance from integer rows (users × resources), machine capacity rows and (optionally) task
+    caps (None or one per user, None: uncapped)."""
     m = len(demands[0])
+    caps = None if max_tasks is None or all(t is None for t in max_tasks) else list(max_tasks)
     return Instance.build(demands=[list(row) for row in demands], machines=[list(row) for row in machines],
                           users=[chr(ord("A") + i) if i < 26 else f"u{i}" for i in range(len(demands))],
-                          resources=[f"r{r + 1}" for r in range(m)])
+                          resources=[f"r{r + 1}" for r in range(m)], max_tasks=caps)
 
 
 def _sorted_machines(values, count, m):
@@ -85,8 +88,33 @@ def grid(n: int, m: int) -> Iterator[Instance]:
                 streams.remove(stream)
 
 
-def random_instances(n: int, m: int, seed: int) -> Iterator[Instance]:
-    rng = random.Random(seed)
+def random_instances(n: int, m: int, seed: int, domain: Domain = ALL) -> Iterator[Instance]:
+    """The seeded random stream; where `domain` allows task caps, every other candidate is capped
+    (`capped_instances`; the uncapped ones are the stream of earlier versions)."""
+    plain = _random_plain(n, m, random.Random(seed))
+    if domain.caps == "none":
+        return plain
+    capped = capped_instances(_random_plain(n, m, random.Random(f"fairlab caps {seed}")), random.Random(seed + 1))
+    return (inst for pair in zip(plain, capped) for inst in pair)
+
+
+def capped_instances(stream: Iterator[Instance], rng: random.Random) -> Iterator[Instance]:
+    """Each instance of `stream` with whole-task caps: each user (at least one) with probability 1/2 at
+    1 to (its solo tasks on the pooled capacities) - 1; an instance where no user can be capped so is
+    skipped."""
+    for inst in stream:
+        solo = [min(int(inst.capacities[r] // d) for r, d in enumerate(row) if d > 0) for row in inst.demands]
+        while True:
+            chosen = [rng.random() < 0.5 for _ in range(inst.n)]
+            if any(chosen):
+                break
+        caps = [rng.randint(1, s - 1) if c and s >= 2 else None for c, s in zip(chosen, solo)]
+        if any(t is not None for t in caps):
+            yield make([[int(x) for x in row] for row in inst.demands],
+                       [[int(x) for x in row] for row in inst.machines or ()], caps)
+
+
+def _random_plain(n: int, m: int, rng: random.Random) -> Iterator[Instance]:
     lo, hi = RANDOM_DEMANDS
     clo, chi = RANDOM_CAPACITIES
     while True:
@@ -111,32 +139,42 @@ def _check_size(n: int, m: int) -> None:
 
 # --------------------------------------------------------------------------- shrinking
 def smaller(inst: Instance) -> Iterator[Instance]:
-    """Candidate simplifications of `inst`: a machine dropped, a user dropped, one number lowered by 1."""
+    """Candidate simplifications of `inst`: a machine dropped, a user dropped, the task caps dropped
+    (all, then one user's), one number (a capacity, a demand, a cap) lowered by 1."""
     demands = [[int(x) for x in row] for row in inst.demands]
     machines = [[int(x) for x in row] for row in inst.machines or ()]
+    caps = [None if t is None else int(t) for t in inst.max_tasks]
     if len(machines) > 1:
         for k in range(len(machines)):
-            yield make(demands, machines[:k] + machines[k + 1:])
+            yield make(demands, machines[:k] + machines[k + 1:], caps)
     if len(demands) > 1:
         for i in range(len(demands)):
-            yield make(demands[:i] + demands[i + 1:], machines)
+            yield make(demands[:i] + demands[i + 1:], machines, caps[:i] + caps[i + 1:])
+    if any(t is not None for t in caps):
+        yield make(demands, machines)
+        for i, t in enumerate(caps):
+            if t is not None:
+                yield make(demands, machines, caps[:i] + [None] + caps[i + 1:])
     for k, row in enumerate(machines):
         for r, x in enumerate(row):
             if x > 1:
                 new = [list(m_) for m_ in machines]
                 new[k][r] = x - 1
-                yield make(demands, sorted(new))
+                yield make(demands, sorted(new), caps)
     for i, row in enumerate(demands):
         for r, x in enumerate(row):
             if x > 1:
                 new = [list(d) for d in demands]
                 new[i][r] = x - 1
-                yield make(new, machines)
+                yield make(new, machines, caps)
+    for i, t in enumerate(caps):
+        if t is not None and t > 1:
+            yield make(demands, machines, caps[:i] + [t - 1] + caps[i + 1:])
 
 
 def _integral(inst: Instance) -> bool:
     return all(x.denominator == 1 for row in (*inst.demands, *(inst.machines or ())) for x in row) and all(
-        t is None for t in inst.max_tasks)
+        t is None or t.denominator == 1 for t in inst.max_tasks)
 
 
 def shrink_violation(classify, instance: Instance, verdict, trials: int, deadline: float):
@@ -175,7 +213,7 @@ def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 
     check_rlimit = CHECK_RLIMIT if rlimit is None else rlimit
     classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
                                domain=domain)
-    pool = {"grid": grid(n, m), "random": random_instances(n, m, seed)}
+    pool = {"grid": grid(n, m), "random": random_instances(n, m, seed, domain)}
     budget = {"size": f"{n}×{m}", "users": n, "resources": m, "candidates": candidates, "seed": seed,
               "rlimit": check_rlimit,
               "schedule": {e: WEIGHTS[e] for e in pool}, "machines": f"1..{MAX_MACHINES}",
@@ -184,9 +222,12 @@ def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 
     space = {"grid": f"demands {GRID_DEMANDS[0]}..{GRID_DEMANDS[-1]}, machine capacities "
                      f"{GRID_CAPACITIES[0]}..{GRID_CAPACITIES[-1]}, 1..{MAX_MACHINES} machines",
              "random": f"seed {seed}: demands {RANDOM_DEMANDS[0]}..{RANDOM_DEMANDS[1]}, capacities "
-                       f"{RANDOM_CAPACITIES[0]}..{RANDOM_CAPACITIES[1]}, 1..{MAX_MACHINES} machines"}
-    result = hunt(pool, classify, candidates, deadline=deadline, progress=progress)
-    details = {**result.details, "users": n, "resources": m, "options": options, "space": space}
+                       f"{RANDOM_CAPACITIES[0]}..{RANDOM_CAPACITIES[1]}, 1..{MAX_MACHINES} machines"
+                       + ("" if domain.caps == "none" else "; every other candidate with whole-task caps")}
+    drawn = Drawn(m, weights=False)  # no weights on machines; the caps drawn are counted
+    result = hunt(pool, drawn.counting(classify), candidates, deadline=deadline, progress=progress)
+    details = {**result.details, "users": n, "resources": m, "options": options, "space": space,
+               "drawn": drawn.to_dict()}
     if result.status == Status.VIOLATED:
         found = result.instance
         verdict = Result("check", Status.VIOLATED, witness=result.witness, explanation=result.explanation)

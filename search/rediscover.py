@@ -225,10 +225,11 @@ def _nonunique(claim: Claim, seed: int, limit: float, start: float, progress: Ca
     deadline = time.monotonic() + limit
     notes: list = []
     # Non-uniqueness needs degenerate (tied) instances: the grid of small integers is where the
-    # readable ones are, so it goes first and gets most pulls; z3's models of the condition are
-    # valid but rarely shrink to small integers.
+    # readable ones are, so it goes first and gets most pulls, every unweighted uncapped instance
+    # before the weighted and capped ones (`space.plain_first`); z3's models of the condition
+    # are valid but rarely shrink to small integers.
     pool = {
-        "grid": space.grid(claim.n, claim.m, domain=domain),
+        "grid": space.plain_first(claim.n, claim.m, domain=domain),
         "symbolic": engines.symbolic_candidates(goal, claim.n, claim.m, notes, rlimit=NONUNIQUE_RLIMIT, seed=seed,
                                                 deadline=deadline),
         "random": space.random_instances(claim.n, claim.m, seed=seed, domain=domain),

@@ -1,8 +1,12 @@
 """Shrink a violation to a small, readable one, re-verifying exactly at every step.
 
-Greedy and deterministic: drop users, drop resources, write each resource column with the
-smallest integers (`space.integerise`), then lower single entries (to 0, 1, half, minus one)
-while the property stays violated. Every accepted step is a fresh exact check by the caller's
+Greedy and deterministic: drop users, drop resources, drop the weights and the task caps, then
+reduce them one user at a time (weights towards 1 and towards equal: a user's weights all 1, a
+weight vector made one scalar, every weight divided by their common factor, one weight lowered to
+1, half or minus one; caps towards none: a user's cap removed, then written with a smaller
+denominator), write each resource column with the smallest integers (`space.integerise`), then
+lower single demand and capacity entries (to 0, 1, half, minus one) while the property stays
+violated. Every accepted step is a fresh exact check by the caller's
 `violates(instance)` (which returns the verified verdict or None), so the result is always a
 verified violation.
 
@@ -13,6 +17,7 @@ it cuts short says so (the instance is still a verified violation, maybe not the
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import Callable, Iterable, Optional, TypeVar
@@ -39,16 +44,109 @@ def _try(candidate_builder, violates, domain: Domain = ALL):
 
 def _smaller_instances(best: Instance, min_users: int):
     """Builders of the next smaller candidates, in the order they are tried: drop a user, drop a
-    resource, lower one entry (then rewrite with the smallest integers)."""
+    resource, drop or reduce weights and caps, lower one entry (then rewrite with the smallest integers)."""
     if best.n > min_users:
         for i in range(best.n):
             yield lambda i=i: _drop_user(best, [k for k in range(best.n) if k != i])
     if best.m > 1:
         for r in range(best.m):
             yield lambda r=r: _drop_resource(best, r)
+    yield from _plainer(best)
     for position, value in _entries(best):
         for smaller in _smaller_values(value, position[0] == "c"):
             yield lambda position=position, smaller=smaller: integerise(_set_entry(best, position, smaller))
+
+
+def _plainer(best: Instance):
+    """Builders of the same instance with plainer weights and task caps (see the module docstring)."""
+    weighted = any(w != 1 for row in best.weights for w in row)
+    capped = any(t is not None for t in best.max_tasks)
+    if weighted:
+        yield lambda: best.replace(weights=None)
+    if capped:
+        yield lambda: best.replace(max_tasks=None)
+    if weighted:
+        rows = [list(row) for row in best.weights]
+        for i, row in enumerate(rows):
+            if any(w != 1 for w in row):
+                yield lambda i=i: _set_weights(best, i, [Fraction(1)] * best.m)
+        if best.scalar_weights() is None:
+            yield lambda: best.replace(weights=[max(row) for row in rows])
+            for i, row in enumerate(rows):
+                if len(set(row)) > 1:
+                    yield lambda i=i, row=row: _set_weights(best, i, [min(row)] * best.m)
+        common = _common_factor([w for row in rows for w in row])
+        if common != 1:
+            yield lambda: _scaled_weights(best, 1 / common)
+        for i, row in enumerate(rows):
+            for r, w in enumerate(row if best.weights_given == "vector" else row[:1]):
+                for smaller in _smaller_values(w, True):
+                    yield lambda i=i, r=r, smaller=smaller: _set_weight(best, i, r, smaller)
+    if capped:
+        for i, cap in enumerate(best.max_tasks):
+            if cap is not None:
+                yield lambda i=i: _set_cap(best, i, None)
+        for i, cap in enumerate(best.max_tasks):
+            if cap is not None:
+                for simpler in _simpler_caps(cap):
+                    yield lambda i=i, simpler=simpler: _set_cap(best, i, simpler)
+
+
+def _common_factor(values) -> Fraction:
+    """The largest rational q with every value an integer multiple of q."""
+    numerators, denominators = 0, 1
+    for v in values:
+        numerators = math.gcd(numerators, v.numerator)
+        denominators = denominators * v.denominator // math.gcd(denominators, v.denominator)
+    return Fraction(numerators, denominators)
+
+
+def _simpler_caps(cap: Fraction) -> list[Fraction]:
+    """Caps with a smaller denominator near `cap` (towards whole tasks), none of them 0."""
+    out: list[Fraction] = []
+    for limit in (1, 2, 4, 8):
+        if limit >= cap.denominator:
+            break
+        for v in (cap.limit_denominator(limit), Fraction(math.ceil(cap * limit), limit)):
+            if v > 0 and v != cap and v not in out:
+                out.append(v)
+    return out
+
+
+def _weight_rows(inst: Instance) -> list[list]:
+    return [list(row) for row in inst.weights]
+
+
+def _weights_value(rows: list[list]) -> list:
+    """Weights as `Instance.build` takes them: scalars when every row is constant."""
+    if all(len(set(row)) == 1 for row in rows):
+        return [row[0] for row in rows]
+    return rows
+
+
+def _set_weights(inst: Instance, i: int, row: list) -> Instance:
+    rows = _weight_rows(inst)
+    rows[i] = list(row)
+    return inst.replace(weights=None if all(w == 1 for r in rows for w in r) else _weights_value(rows))
+
+
+def _set_weight(inst: Instance, i: int, r: int, value: Fraction) -> Instance:
+    rows = _weight_rows(inst)
+    if inst.weights_given == "vector":
+        rows[i][r] = value
+    else:  # a scalar weight is one number per user
+        rows[i] = [value] * inst.m
+    return inst.replace(weights=None if all(w == 1 for row in rows for w in row) else _weights_value(rows))
+
+
+def _scaled_weights(inst: Instance, factor: Fraction) -> Instance:
+    return inst.replace(weights=_weights_value([[w * factor for w in row] for row in _weight_rows(inst)]))
+
+
+def _set_cap(inst: Instance, i: int, value: Fraction | None) -> Instance:
+    caps = list(inst.max_tasks)
+    caps[i] = value
+    return inst.replace(max_tasks=None if all(c is None for c in caps) else caps)
 
 
 def shrink(

@@ -187,8 +187,8 @@ def _header(doc: dict, ids: str) -> str:
     out = [f"<header><h1>fairlab audit: <code>{esc(mech)}</code></h1>", f'<p class="summary">{line}</p>']
     domain = doc.get("domain") or {}
     if domain:
-        note = f" — {domain['note']}" if domain.get("note") else ""
-        out.append(f'<p class="summary">Instance domain: <b>{esc(domain.get("name"))}</b>{esc(note)}</p>')
+        out.append(f'<p class="summary" id="{ids}domain">Instance domain: <b>{esc(domain.get("name"))}</b>'
+                   f"{esc(markdown.domain_words(doc))}</p>")
     if tally:
         out.append(f'<p class="summary">{len(props)} properties: {esc(tally)}</p>')
     if about.get("title"):
@@ -215,8 +215,9 @@ def _reference_cell(entry) -> str:
     if not isinstance(entry, dict):
         return ""
     if entry.get("status") == "not established":
-        return '<span class="muted" title="not established: no theorem and no fixture">—</span>'
-    return badge(entry.get("status"), _evidence_tooltip(entry))
+        return ('<span class="muted" title="not established: the lab knows neither a counterexample in this domain '
+                'nor a proof">—</span>')
+    return badge(entry.get("status"), _evidence_tooltip(entry), label=markdown.reference_word(entry))
 
 
 def _property_table(doc: dict, props: list[dict], ids: str) -> str:
@@ -233,10 +234,18 @@ def _property_table(doc: dict, props: list[dict], ids: str) -> str:
             entry = (mechanisms.get(mech) or {}).get(name)
             cell = _reference_cell(entry)
             refs.append(f'<td class="reference" data-mechanism="{esc(mech)}">{cell}</td>')
+        less = markdown.sub_domain(p)
+        qualifier = (f' <span class="muted sub-domain" title="the evidence covers only this sub-domain of the one '
+                     f'explored">on {esc(less)}</span>') if less else ""
         rows.append(f'<tr data-property="{esc(name)}" data-status="{esc(status)}"><td>{link} '
-                    f'<span class="muted">{esc(p.get("title"))}</span></td><td>{badge(status)}</td>'
+                    f'<span class="muted">{esc(p.get("title"))}</span></td><td>{badge(status)}{qualifier}</td>'
                     f'{"".join(refs)}<td class="summary">{esc(p.get("summary"))}</td></tr>')
     legend = "".join(f"<li>{badge(s)} {esc(meaning)}</li>" for s, (_, meaning) in STATUSES.items())
+    legend += ('<li><span class="muted">on D</span> the evidence covers only the sub-domain D of the domain '
+               "explored</li>")
+    if others:
+        legend += ('<li><span class="muted">—</span> (reference columns) not established: the lab knows neither a '
+                   "counterexample in this domain nor a proof</li>")
     group = (f'<tr><th colspan="2"></th><th class="group reference" colspan="{len(others)}">reference profiles'
              "</th><th></th></tr>") if others else ""
     head = "".join(f'<th class="reference">{esc(m)}</th>' for m in others)

@@ -65,10 +65,18 @@ def _caption(document: dict) -> str:
              f"seed {escape(document['seed'])}. Violated: a counterexample verified exactly; proved: for every "
              "demand profile at the sizes given; none-found: no counterexample among the candidates evaluated "
              "(not a proof); n/a: the mechanism declines such instances; unknown: the budget ran out.")
+    less = domain.get("sub_domains")
+    if less:
+        words += (" The evidence of " + ", ".join(f"{escape(p)} covers only \\emph{{{escape(d)}}}"
+                                                  for p, d in less.items())
+                  + " (``on'' in the table).")
+    elif less is not None:
+        words += " Every verdict covers the whole domain."
     others = reference_columns(document)
     if others:
         words += (f" Columns {', '.join(escape(o) for o in others)}: reference profiles "
-                  f"({escape(document['reference'].get('note', ''))}); ---: not established.")
+                  f"({escape(document['reference'].get('note', ''))}); ---: not established (the lab knows neither "
+                  "a counterexample in this domain nor a proof).")
     return words
 
 

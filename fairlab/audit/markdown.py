@@ -75,8 +75,13 @@ def reference_word(entry: dict | None) -> str:
     sizes = ", ".join(f"{n}×{m}" for n, m in entry.get("sizes") or [])
     word = f"{entry['status']} {sizes}".strip()
     inst = entry.get("instance")
-    if entry["status"] == "violated" and inst and any(str(d) == "0" for row in inst.get("demands", []) for d in row):
-        word += " (with a zero demand)"
+    if entry["status"] == "violated" and inst:
+        special = [what for what, present in (
+            ("a zero demand", any(str(d) == "0" for row in inst.get("demands", []) for d in row)),
+            ("weights", inst.get("weights") is not None),
+            ("a task cap", any(t is not None for t in inst.get("max_tasks") or []))) if present]
+        if special:
+            word += f" (with {' and '.join(special)})"
     restricted = [e.get("domain") for e in entry.get("evidence", []) if e.get("status") == "proved"
                   and e.get("restriction")]
     if entry["status"].startswith("proved") and restricted:
@@ -92,12 +97,39 @@ def reference_columns(document: dict) -> list[str]:
     return [name for name in REFERENCE_MECHANISMS if name in ref and name != document["mechanism"]]
 
 
+def sub_domain(row: dict) -> str | None:
+    """The label of the sub-domain a row's evidence covers when it is less than the domain explored
+    (a proof on unit weights, candidates the mechanism evaluated only unweighted), else None."""
+    domain = row.get("domain") or {}
+    if row.get("status") in ("proved", "none-found") and "sub-domain" in (domain.get("note") or ""):
+        return str(domain.get("name"))
+    return None
+
+
 def status_word(row: dict) -> str:
     word = _status_word(row)
-    domain = row.get("domain") or {}
-    if row["status"] == "proved" and "sub-domain" in (domain.get("note") or ""):  # proved on less than asked
-        word += f" (on {domain.get('name')})"
+    less = sub_domain(row)
+    if less:  # proved, or searched, on less than explored
+        word += f" (on {less})"
     return word
+
+
+def domain_words(document: dict) -> str:
+    """What follows the report's domain name: the mechanism's declared domain where it narrows the
+    asked one, and the properties whose evidence covers only a sub-domain ("" for none of these)."""
+    domain = document.get("domain") or {}
+    line = f" — {domain['note']}" if domain.get("note") else ""
+    less = domain.get("sub_domains")
+    if less:
+        line += ("; the evidence of " + ", ".join(f"{prop} covers only {label}" for prop, label in less.items())
+                 + " (marked in the table)")
+    elif less is not None:
+        line += "; every verdict covers all of it"
+    return line
+
+
+#: what "—" in a reference column means
+DASH = "— (not established: the lab knows neither a counterexample in this domain nor a proof)"
 
 
 def _status_word(row: dict) -> str:
@@ -127,9 +159,8 @@ def render(document: dict) -> str:
              f"Sizes up to {document['users']} users × {document['resources']} resources "
              f"({len(document['sizes'])} sizes), seed {document['seed']}, {document['seconds']:.1f} s"
              + (" — stopped by the time limit" if document["budget"].get("stopped") else "") + ".", "",
-             *([f"Instance domain: **{cell(document['domain']['name'])}**"
-                + (f" — {cell(document['domain']['note'])}" if document["domain"].get("note") else "")
-                + f"; reference columns on {cell(document['reference'].get('domain', 'all'))}.", ""]
+             *([f"Instance domain: **{cell(document['domain']['name'])}**{cell(domain_words(document))}; reference "
+                f"columns on {cell(document['reference'].get('domain', 'all'))}.", ""]
                if document.get("domain") else []),
              "| property | " + cell(short_name(mech)) + " | " + " | ".join(others) + " | summary |",
              "|---|---|" + "---|" * len(others) + "---|"]
@@ -141,7 +172,8 @@ def render(document: dict) -> str:
               "Statuses: violated (a verified counterexample), proved (for every demand profile at the sizes "
               "given), none-found (no violation among the candidates "
               "evaluated), n/a (the mechanism declined), unknown (the budget ran out), error (the mechanism raised or "
-              "answered wrongly: its smallest such instance), — (not established)."]
+              "answered wrongly: its smallest such instance), (on D) (the evidence covers only the sub-domain D), "
+              f"{DASH}."]
     crashed = [row for row in document["properties"] if row["status"] == "error"]
     if crashed:
         lines += ["", "## Errors (raises and wrong answers)"]

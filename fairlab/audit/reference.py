@@ -1,41 +1,61 @@
 """Reference profiles: where drf, ceei, bmf and asset stand on every property, as the lab knows it.
 
-Read from two records kept as data, never recomputed by an audit:
+Read from three records kept as data, never searched or proved again by an audit:
 
 * the theorem catalogue (`fairlab.search.catalogue`): each entry is a published claim with the
   sizes the lab machine-checks it at; its ``fast`` sizes are decided as the source says by the
   default test suite of this version (``tests/search/test_prove.py``), so those are the sizes
   cited here;
-* the shipped fixtures (`fairlab.counterexamples`): verified counterexamples, re-verified from
-  scratch by the test suite (``tests/counterexamples/test_fixtures.py``).
+* the shipped fixtures (`fairlab.counterexamples`): verified counterexamples found by the lab's
+  searches;
+* the index of the lab's other counterexamples (`INDEX`, written by
+  ``scripts/reference_counterexamples.py``): the shipped examples (``fairlab examples``) a
+  reference mechanism violates, and refuted proofs (``fairlab prove ... --domain D``), each with its
+  instance and witness.
 
-Profiles are per instance domain (`fairlab.core.domain`): a fixture counts where its instance lies
-in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
+Every counterexample shown is re-checked exactly first (`fairlab.search.verify.confirm_violation`,
+once per process) and shown only when its instance lies in the domain; one that does not re-check
+is not shown (the test suite re-checks them all: ``tests/audit/test_reference.py``).
+
+Profiles are per instance domain (`fairlab.core.domain`): a counterexample counts where its instance
+lies in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
 and positive demands for an entry that assumes them) and counts as ``proved`` on a domain inside
 it, ``proved (restricted)`` (with the restriction named) on a larger one; a refutation counts on a
 domain containing the entry's. So DRF's population monotonicity is ``proved`` on ``drf-paper`` and
 ``violated`` on ``all`` (a counterexample with a zero demand at 3×2), each saying so.
 
-A property with neither is ``not established`` (nothing is claimed); a property with a verified
-counterexample in the domain is ``violated`` even when a restricted version is proved (both are listed).
+A property with neither is ``not established`` (shown as "—": the lab knows no counterexample in
+the domain and no proof); a property with a verified counterexample in the domain is ``violated``
+even when a restricted version is proved (both are listed). The counterexample shown is the
+smallest (fewest users × resources), a fixture before an example before a proof's.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
 from typing import Sequence
 
 from fairlab import mechanisms, properties
 from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
+from fairlab.core.results import to_dict
 from fairlab.counterexamples import store as fixtures
 from fairlab.search.catalogue import CATALOGUE
+from fairlab.search.verify import confirm_violation
 
 #: the mechanisms every audit report shows beside the audited one
 REFERENCE_MECHANISMS = ("drf", "ceei", "bmf", "asset")
+#: the lab's other counterexamples: shipped examples and refuted proofs (module docstring)
+INDEX = Path(__file__).with_name("reference_counterexamples.json")
 
-NOTE = ("from the theorem catalogue (proved sizes: those the default test suite decides) and the shipped fixtures "
-        "(verified counterexamples) of this version; not recomputed by the audit")
+NOTE = ("from the theorem catalogue (proved sizes: those the default test suite decides), the shipped fixtures, "
+        "the shipped examples and refuted proofs of this version; each counterexample shown re-checked exactly and "
+        "inside the domain; — where the lab knows neither a counterexample in the domain nor a proof")
+#: the order counterexamples of one size are shown in
+_SOURCES = ("fixture", "example", "proof")
 
 
 def _canonical(name: str) -> str | None:
@@ -90,8 +110,67 @@ def _from_fixtures(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
         rows.append({"status": "violated", "sizes": [[n, m]], "source": record.get("claim") or "found by the lab",
                      "instance": record["instance"], "witness": record.get("witness"),
                      "explanation": record.get("explanation"), "options": record.get("options") or {},
-                     "evidence": f"shipped fixture {file_name} (re-verified by the test suite)"})
+                     "kind": "fixture",
+                     "evidence": f"shipped fixture {file_name}"})
     return rows
+
+
+@functools.lru_cache(maxsize=1)
+def index_entries() -> tuple[dict, ...]:
+    """The entries of `INDEX` (each a mechanism, a property, its source and witness; an example's
+    instance is the shipped example itself, read by name)."""
+    return tuple(json.loads(INDEX.read_text(encoding="utf-8"))["entries"])
+
+
+def entry_instance(entry: dict) -> Instance:
+    """The instance of an `INDEX` entry: the shipped example it names, or its own."""
+    return Instance.resolve(entry["name"]) if entry["source"] == "example" else Instance.from_dict(entry["instance"])
+
+
+def _from_index(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
+    rows = []
+    for entry in index_entries():
+        if entry["property"] != prop or _canonical(entry["mechanism"]) != mech:
+            continue
+        try:
+            inst = entry_instance(entry)
+        except InputError:
+            continue
+        if domain.contains(inst) is not None:
+            continue  # its counterexample lies outside the domain
+        source = (f"the shipped example {entry['name']}" if entry["source"] == "example"
+                  else f"a refuted proof ({entry['name']})")
+        rows.append({"status": "violated", "sizes": [[inst.n, inst.m]], "source": source,
+                     "instance": to_dict(inst, versioned=False), "witness": entry["witness"], "explanation": None,
+                     "options": entry.get("options") or {}, "kind": entry["source"], "evidence": source})
+    return rows
+
+
+@functools.cache
+def _recheck(mech: str, prop: str, instance: str, witness: str, options: str) -> str | None:
+    """The explanation of a counterexample re-checked exactly now, or None if it does not re-check
+    (cached per process: the same mechanism, instance and witness give the same answer)."""
+    explanation, _ = confirm_violation(mechanisms.get(mech), prop, Instance.from_json(instance), json.loads(witness),
+                                       json.loads(options))
+    return explanation
+
+
+def _checked(mech: str, prop: str, row: dict) -> dict | None:
+    """`row` (a counterexample) with its explanation re-computed, or None if it does not re-check."""
+    text = {key: json.dumps(row[key], sort_keys=True) for key in ("instance", "witness", "options")}
+    words = _recheck(mech, prop, text["instance"], text["witness"], text["options"])
+    if words is None:
+        return None
+    return {key: value for key, value in row.items() if key != "kind"} | {
+        "explanation": words, "evidence": f"{row['evidence']}, re-checked exactly by this report"}
+
+
+def _listed(row: dict) -> dict:
+    """A counterexample listed beside the one shown, not re-checked by this report (the test suite
+    re-checks every one): no instance, witness or explanation of its own."""
+    kept = {key: value for key, value in row.items() if key not in ("kind", "instance", "witness")}
+    return kept | {"explanation": None,
+                   "evidence": f"{row['evidence']} (re-checked by the test suite, not by this report)"}
 
 
 def profile(mech: str, domain: Domain = ALL, props: Sequence[str] | None = None) -> dict:
@@ -102,7 +181,17 @@ def profile(mech: str, domain: Domain = ALL, props: Sequence[str] | None = None)
     setting's)."""
     out = {}
     for prop in properties.names() if props is None else props:
-        evidence = _from_fixtures(mech, prop, domain) + _from_catalogue(mech, prop, domain)
+        found = _from_fixtures(mech, prop, domain) + _from_index(mech, prop, domain)
+        found.sort(key=lambda row: (row["sizes"][0][0] * row["sizes"][0][1], row["sizes"][0][0],
+                                    _SOURCES.index(row["kind"])))
+        shown: list[dict] = []
+        for row in found:  # the smallest that re-checks is shown; the others are listed beside it
+            checked = None if shown else _checked(mech, prop, row)
+            if checked is not None:
+                shown.insert(0, checked)
+            elif shown:
+                shown.append(_listed(row))
+        evidence = shown + _from_catalogue(mech, prop, domain)
         violated = [e for e in evidence if e["status"] == "violated"]
         proved = [e for e in evidence if e["status"] == "proved"]
         if violated:

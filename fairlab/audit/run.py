@@ -15,8 +15,8 @@ violation of a property (the smallest size, then shrunk and re-verified exactly 
 finding) decides it: larger sizes of that property are not run. A property is then
 
 * ``violated`` — the smallest counterexample (instance, typed witness, the witness in words);
-* ``proved`` — proved for every demand profile (unit weights, no task caps) at the sizes listed in
-  ``proved_sizes`` (a search's ``holds`` at a size is such a proof too);
+* ``proved`` — proved for every demand profile (of the sub-domain its proofs record) at the sizes
+  listed in ``proved_sizes`` (a search's ``holds`` at a size is such a proof too);
 * ``none-found`` — no violation among the candidates evaluated (counted per size);
 * ``n/a`` — the mechanism declined every instance it was given (its reason);
 * ``unknown`` — nothing decided within the budget;
@@ -27,9 +27,12 @@ finding) decides it: larger sizes of that property are not run. A property is th
   other properties go on.
 
 Everything runs on one instance domain (`fairlab.core.domain`, ``domain=``; default ``all``) ∩
-the mechanism's declared one: the examples outside it are skipped, the proofs and searches get it,
-shrinking never leaves it, and each property's result records it (a ``proved`` the unit-weight,
-uncapped sub-domain its encodings cover). `audit_domains` gives one profile per asked domain.
+the mechanism's declared one: the examples outside it are skipped, the proofs and searches get it
+(the search draws its weights and task caps too, `fairlab.search.space`), shrinking never leaves it,
+and each property's result records the part its evidence covers (a ``proved`` the sub-domain its
+proofs record; a ``none-found`` the weights and caps of the candidates the mechanism evaluated); the
+report's domain lists the properties whose evidence covers less (``sub_domains``).
+`audit_domains` gives one profile per asked domain.
 
 Budgets are deterministic: candidates per size and property, z3 resource limits, the proof
 schedule, the seed. ``time_limit`` is the outer stop of the whole audit: what it cuts short is
@@ -67,7 +70,7 @@ from fairlab.audit.steps import (
     size_text,
     sizes_up_to,
 )
-from fairlab.core.domain import ALL, Domain
+from fairlab.core.domain import ALL, Domain, of_result
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.domain import record as domain_record
 from fairlab.core.errors import InputError
@@ -82,11 +85,21 @@ from fairlab.mechanisms.base import Mechanism, MechanismLike
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import proof
 from fairlab.search.findings import writable_store
-from fairlab.search.proof_domain import ENCODED
 from fairlab.search.verify import plugin_identity
 
 
 # --------------------------------------------------------------------------- verdicts
+def _covered(explored: Domain, rows: list[dict]) -> Domain:
+    """The part of `explored` every size record of `rows` covers (each its ``covered`` label,
+    recorded by its proof or search; `explored` where none is recorded): a verdict about several
+    sizes is about what each of them covers (a search's weight vectors at 2×1 do not make up for
+    their absence at 2×2)."""
+    out = explored
+    for r in rows:
+        out = out.intersect(parse_domain(r["covered"]) if r.get("covered") else explored)
+    return out
+
+
 def _summary_of_sizes(sizes: list[Size]) -> str:
     return ", ".join(size_text(s) for s in sizes)
 
@@ -159,14 +172,18 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     vacuous = [r for r in rows if r["status"] == "vacuous"]
     searched = [r for r in rows if r["candidates"]]
     parts = []
+    explored = budget.domain.intersect(mech.domain)
+    proof_cover = _covered(explored, [r for r in rows if r["status"] in ("proved", "holds")])
     if proved:
-        covered = budget.domain.intersect(mech.domain).intersect(ENCODED)
-        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile ({covered.words})")
+        parts.append(f"proved at {_summary_of_sizes(proved)} for every demand profile ({proof_cover.words})")
     rest = [r for r in searched if (r["users"], r["resources"]) not in proved]
     if rest:
         counts = ", ".join(f"{r['candidates']} at {size_text((r['users'], r['resources']))}" for r in rest)
+        search_cover = _covered(explored, [r for r in rest if r["status"] == "none-found"])
+        drew = "" if search_cover == explored else (f"; the candidates evaluated cover only {search_cover.label}: "
+                                                    f"{search_cover.words}")
         parts.append(f"none found at {_summary_of_sizes([(r['users'], r['resources']) for r in rest])} "
-                     f"({sum(r['candidates'] for r in rest)} candidates: {counts})")
+                     f"({sum(r['candidates'] for r in rest)} candidates: {counts}{drew})")
     for label, group in (("vacuous", vacuous), ("declined", na)):
         for reason in dict.fromkeys(r["explanation"] for r in group):  # each reason once, in order
             where = [(r["users"], r["resources"]) for r in group if r["explanation"] == reason]
@@ -199,10 +216,11 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
         status = Status.UNKNOWN
     explanation = printable("; ".join(parts) or "nothing decided")
     summary = explanation if status in (Status.PROVED, Status.NONE_FOUND) else f"{status.value}: {explanation}"
-    if status == Status.PROVED and proved or status == Status.NONE_FOUND:
-        # a proof covers the sub-domain its encodings range over; the engines' candidates are drawn
-        # from the same part (unit weights, no caps), so a none-found covers only that part too
-        domain = domain_record(budget.domain, mech.domain, ENCODED)
+    if status == Status.PROVED and proved:  # each size's proof covers the sub-domain it records
+        domain = domain_record(budget.domain, mech.domain, proof_cover)
+    elif status == Status.NONE_FOUND:  # what each size decided covers (its proof, its candidates evaluated)
+        settled = [r for r in rows if r["status"] in ("proved", "holds", "none-found")]
+        domain = domain_record(budget.domain, mech.domain, _covered(explored, settled))
     return Result("audit", status, mechanism=mech.name, property=prop.name, budget=recorded, seconds=prop.seconds,
                   explanation=explanation, details={**details, "summary": summary}, domain=domain)
 
@@ -369,8 +387,26 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
         budget=recorded, results=results, reference=reference.profiles(domain=budget.domain),
         seconds=time.monotonic() - clock.start, provenance=provenance(),
         command=command_line(name, users, resources, budget, options, properties_),
-        domain=domain_record(budget.domain, mech.domain),
+        domain=report_domain(budget.domain, mech.domain, results),
     )
+
+
+def report_domain(asked: Domain, declared: Domain, results: Sequence[Result]) -> dict:
+    """The report's domain record (`fairlab.core.domain.record` of the asked and the declared
+    domain) and ``sub_domains``: property -> the label of the sub-domain its evidence covers, for each
+    property whose evidence covers less than the explored domain (asked ∩ declared) — e.g. a proof on
+    unit weights, or a search whose weighted candidates the mechanism all declined. Empty when every
+    verdict is about the whole explored domain."""
+    explored = asked.intersect(declared)
+    out = domain_record(asked, declared)
+    less = {}
+    for r in results:
+        if r.domain:
+            about = of_result(r.domain)
+            if about != explored:
+                less[str(r.property)] = about.label
+    out["sub_domains"] = less
+    return out
 
 
 def audit_domains(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, domains: Sequence = (None,),

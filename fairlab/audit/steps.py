@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from fairlab import properties
 from fairlab.audit.allocations import involved_allocations
-from fairlab.core.domain import ALL, Domain
+from fairlab.core.domain import ALL, Domain, of_result
 from fairlab.core.errors import ExactTimeout, InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.results import Result, Status
@@ -56,6 +56,12 @@ def _plainness(instance: Instance) -> tuple:
     numbers = [x for row in instance.demands for x in row] + list(instance.capacities)
     return (_order((instance.n, instance.m)), instance.weights_given != "none",
             any(t is not None for t in instance.max_tasks), max(numbers), sum(numbers))
+
+
+def covered_label(result: Result) -> str | None:
+    """The label of the (sub-)domain a proof's or a search's verdict covers (its recorded domain), or
+    None when it records none."""
+    return of_result(result.domain).label if result.domain else None
 
 
 def size_text(size: Sequence[int]) -> str:
@@ -304,6 +310,7 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
                           scope=result.details.get("scope"))
             if result.status == Status.PROVED:
                 prop.proofs[size] = result
+                record["covered"] = covered_label(result)
                 proved_for_mechanism = result.details.get("scope") == "mechanism"
                 if not proved_for_mechanism:
                     # a plug-in's proof is about its declared spec, not its code: the size is what
@@ -339,9 +346,11 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
         elif prop.violation is not None and record["status"] == "violated":
             record["explanation"] += f"; the search at this size found none plainer ({engines.summary(found)})"
         elif found.status == Status.HOLDS:
-            record.update(status="holds", explanation=found.explanation)
+            record.update(status="holds", explanation=found.explanation, covered=covered_label(found))
         else:
             words = found.explanation if found.status == Status.NOT_APPLICABLE else engines.summary(found)
+            if found.status == Status.NONE_FOUND:
+                record["covered"] = covered_label(found)
             if record.get("spec_proved"):
                 words = f"the allocator searched: {words}; its declared spec is proved at this size"
             record.update(status=found.status.value, explanation=printable(words))

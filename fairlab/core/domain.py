@@ -178,15 +178,16 @@ DomainLike = Domain | str | Mapping[str, Any] | None
 def parse(text: DomainLike, flag: str = "--domain") -> Domain:
     """The one parser: a `Domain` as is; None -> ``all``; ``NAME`` (a preset); ``key=value,...``
     (fields of ``all`` changed); ``NAME,key=value,...`` (a preset changed); a mapping of fields (a
-    JSON dict, `Domain.to_dict`'s ``name`` ignored). Bad input: a one-line `InputError` naming it."""
+    JSON dict; `Domain.to_dict`'s ``name`` and a `record`'s ``asked``, ``declared`` and ``note``
+    ignored). Bad input: a one-line `InputError` naming it."""
     if text is None:
         return ALL
     if isinstance(text, Domain):
         return text
     if isinstance(text, Mapping):
         try:
-            return Domain(**{_key(k, flag): _value(v, flag) for k, v in text.items() if k not in ("name", "asked",
-                                                                                                    "declared")})
+            return Domain(**{_key(k, flag): _value(v, flag) for k, v in text.items()
+                             if k not in ("name", "asked", "declared", "note")})
         except TypeError as exc:
             raise InputError(f"{flag}: {exc}") from None
     if not isinstance(text, str):

@@ -89,13 +89,21 @@ def test_search_explores_asked_and_declared_and_records_it(mechs):
     on_paper = engines.search(mechanisms.get("drf"), "pm", 3, 2, engines=["grid"], candidates=300, time_limit=120,
                               domain="drf-paper")
     assert on_paper.status == "none-found" and on_paper.domain["name"] == "drf-paper"
+    # equal_split ignores weights: the weighted candidates catch it, inside the declared positive demands
     declared = engines.search(mechs("positive_only"), "si", 2, 2, engines=["grid", "random"], candidates=40)
-    assert declared.status == "none-found"
+    assert declared.status == "violated" and declared.instance.weights_given != "none"
+    assert all(d > 0 for row in declared.instance.demands for d in row)
     assert declared.domain["demands"] == "positive" and "declared" in declared.domain["note"]
+    unweighted = engines.search(mechs("positive_only"), "si", 2, 2, engines=["grid", "random"], candidates=40,
+                                domain="weights=none")
+    assert unweighted.status == "none-found"
+    assert unweighted.domain["demands"] == "positive" and "declared" in unweighted.domain["note"]
 
 
 def test_a_crash_is_a_finding_shrunk_with_the_plugins_line(mechs, plugins):
-    result = engines.search(mechs("raw_drf"), "si", 2, 2, engines=["grid", "random"], time_limit=120)
+    # raw_drf ignores weights (a weighted si violation would be the answer): unweighted instances
+    result = engines.search(mechs("raw_drf"), "si", 2, 2, engines=["grid", "random"], time_limit=120,
+                            domain="weights=none")
     assert result.status == "error"
     assert result.instance.to_dict()["demands"] in ([[0, 1]], [[1, 0]])  # the smallest: one user, one zero
     where = result.certificate["where"]
@@ -126,7 +134,7 @@ def test_prove_in_another_setting_refuses_a_narrower_domain():
         prove(mechanisms.get("dynamic-drf"), "dynamic-si", 2, 1, domain="weights=none")
 
 
-def test_a_crash_does_not_hide_a_violation_found_later(mechs):
+def test_a_crash_does_not_hide_a_violation_found_later(mechs, plugins):
     """The grid meets a zero demand (a crash) before a two-user instance (a violation): the answer
     is the violation, and its notes count the crashes; the crash alone is the answer only when no
     violation is found (the audit: a violation outranks an error)."""
@@ -137,14 +145,26 @@ def test_a_crash_does_not_hide_a_violation_found_later(mechs):
     assert any("also raised" in note for note in result.details["notes"])
     alone = engines.search(mechs("greedy_first"), "si", 1, 2, engines=["grid"], candidates=50, time_limit=120)
     assert alone.status == "error"  # one user cannot be denied its share, but the zero demand crashes it
-    assert alone.certificate["where"].endswith("domain_mechs.py:45")  # the line that divides
+    lines = (plugins / "domain_mechs.py").read_text().splitlines()
+    divides = next(k for k, line in enumerate(lines, 1) if "raises when some d is 0" in line)
+    assert alone.certificate["where"].endswith(f"domain_mechs.py:{divides}")  # the line that divides
 
 
 def test_none_found_covers_the_part_of_the_domain_the_candidates_were_drawn_from():
-    """The engines draw unit weights and no caps: a none-found on `all` says it covers only that part."""
+    """The engines draw weights and caps: a none-found on `all` covers all of it; where the mechanism
+    declines the weight vectors (asset), it says it covers only one weight per user."""
     from fairlab.mechanisms import get
 
     result = engines.search(get("drf"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120)
     assert result.status == "none-found"
-    assert result.domain["weights"] == "none" and result.domain["caps"] == "none"
-    assert result.domain["asked"] == "all" and "sub-domain" in result.domain["note"]
+    assert result.domain["name"] == "all" and "note" not in result.domain
+    drawn = result.details["drawn"]
+    assert drawn["vector_weights"] and drawn["weighted"] > drawn["vector_weights"] and drawn["capped"]
+    assert drawn["evaluated"] == 30 and drawn["weighted"] + drawn["capped"] <= 15  # half of them plain
+    declined = engines.search(get("asset"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120)
+    assert declined.status == "none-found" and sum(declined.details["declined"].values())
+    assert declined.domain["weights"] == "scalar" and declined.domain["caps"] == "allowed"
+    assert declined.domain["asked"] == "all" and "sub-domain" in declined.domain["note"]
+    unweighted = engines.search(get("drf"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120,
+                                domain="unweighted")
+    assert unweighted.domain["name"] == "unweighted" and unweighted.details["drawn"]["weighted"] == 0

@@ -21,6 +21,8 @@ def asym(instance):
     """User 0: half its dominant share unless user 1 leans on resource 0; user 1: the rest."""
     if instance.n != 2:
         raise InputError("2 users only")
+    if any(t is not None for t in instance.max_tasks):
+        raise InputError("task caps: not modelled")
     c, d = instance.capacities, instance.demands
     dom0 = max(Fraction(d[0][r]) / c[r] for r in range(instance.m))
     fair = instance.m < 2 or d[1][0] * c[1] <= d[1][1] * c[0]

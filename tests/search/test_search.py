@@ -64,7 +64,12 @@ def test_grid_is_deduplicated_up_to_symmetry():
     keys = [canonical_form(i) for i in instances]
     assert len(keys) == len(set(keys))
     # [[1,2],[2,1]] and [[2,1],[1,2]] are one instance up to user order
-    assert sum(1 for i in instances if sorted(map(tuple, i.demands)) == [(1, 2), (2, 1)]) == 1
+    plain = [i for i in instances if i.weights_given == "none" and i.max_tasks == (None, None)]
+    assert sum(1 for i in plain if sorted(map(tuple, i.demands)) == [(1, 2), (2, 1)]) == 1
+    # weighted too: [[1,2],[2,1]] with weights 1, 2 is the same instance as with weights 2, 1 (swap the resources)
+    swapped = [i for i in instances if i.weights_given == "scalar" and sorted(i.scalar_weights()) == [1, 2]
+               and sorted(map(tuple, i.demands)) == [(1, 2), (2, 1)]]
+    assert len(swapped) == 1
 
 
 def test_impossibility_controls_and_a_family_that_is_not_impossible():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from hypothesis import find, settings
+from hypothesis import find, given, settings
 
 from fairlab.core.instance import Instance
 from fairlab.strategies import instance_dicts, instances
@@ -31,3 +31,23 @@ def test_they_are_importable_from_an_installed_lab_outside_the_checkout(tmp_path
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("3 ['instances', 'instance_dicts', 'demand_rows']")
+
+
+def test_weight_vectors_where_the_domain_allows_them_and_only_there():
+    vector = find(instances(users=2, resources=2), lambda i: i.weights_given == "vector", settings=FAST)
+    assert vector.to_dict()["weights"][0] and len(vector.to_dict()["weights"][0]) == 2  # one weight per resource
+    scalar_only = settings(database=None, max_examples=300)
+
+    @scalar_only
+    @given(instances(users=2, resources=2, domain="weights=scalar"))
+    def never_a_vector(instance):
+        assert instance.weights_given != "vector"
+
+    never_a_vector()
+
+    @scalar_only
+    @given(instances(users=2, resources=2, vector_weights=False))
+    def asked_not_to(instance):
+        assert instance.weights_given != "vector"
+
+    asked_not_to()
