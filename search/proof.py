@@ -305,12 +305,25 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
     return out
 
 
+def space_keywords(weights: str = "none", caps=False) -> dict:
+    """The keywords an encoding (`STRATEGIES`) gets for weights and caps: none for unit weights and
+    no caps, so an encoding written before weights and caps is called as it always was."""
+    out: dict[str, Any] = {}
+    if weights != "none":
+        out["weights"] = weights
+    if caps is not False and (caps is True or any(caps)):
+        out["caps"] = caps
+    return out
+
+
 def run_strategy(strategy: str, mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float,
-                 options: dict, positive_demands: bool, seed: int = 0, rlimit: int = DEFAULT_RLIMIT) -> dict:
+                 options: dict, positive_demands: bool, seed: int = 0, rlimit: int = DEFAULT_RLIMIT,
+                 weights: str = "none", caps=False) -> dict:
     """One attempt of one encoding (no conformance gate: for benchmarks of the encodings)."""
     budget = ProveBudget(rlimit=rlimit, seconds=time_limit)
     start = time.monotonic()
-    encoded = STRATEGIES[strategy](mechanism, prop, n, m, options, positive_demands)
+    encoded = STRATEGIES[strategy](mechanism, prop, n, m, options, positive_demands,
+                                   **space_keywords(weights, caps))
     queries: list[dict] = []
     out = decide(encoded, strategy, prop, seed, rlimit, budget, start + time_limit, queries)
     out["queries"] = queries
@@ -327,19 +340,24 @@ def _final(result: dict) -> bool:
 _CONFORMANCE: dict = {}
 
 
-def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float):
+def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float,
+                     domain=None):
     """Gate 1: `fairlab.mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
-    mechanism, size, options and budget within a process: the answer is deterministic)."""
+    mechanism, size, options, budget and domain within a process: the answer is deterministic).
+    `domain` (a `fairlab.core.domain.Domain`, or None): the sample draws weights and task caps where
+    it allows them (`conformance.sample`), so a spec is checked on the instances its proof covers."""
+    spread = None if domain is None else (domain.weights, domain.caps)
     try:
         key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
-               budget.conformance_seed, budget.conformance_rlimit)
+               budget.conformance_seed, budget.conformance_rlimit, spread)
     except TypeError:  # pragma: no cover - options are JSON values
         key = None
     if key in _CONFORMANCE:
         return _CONFORMANCE[key][1]
+    drawn = {} if domain is None else {"domain": domain}
     report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
                                       budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
-                                      stop_early=True, deadline=deadline)
+                                      stop_early=True, deadline=deadline, **drawn)
     timed_out = any(r.status == "unknown" and "(time)" in r.explanation for r in conformance.results_of(report))
     if key is not None and not timed_out:
         _CONFORMANCE[key] = (mech, report)  # the mechanism kept alive so its id is not reused
@@ -352,7 +370,8 @@ GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
 def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0,
                   options: dict | None = None, positive_demands: bool = False, rlimit: int | None = None,
                   attempts: int | None = None, budget: ProveBudget | None = None,
-                  strategies: list[str] | None = None) -> Result:
+                  strategies: list[str] | None = None, weights: str = "none", caps=False,
+                  conformance_domain=None) -> Result:
     """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
     rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
     an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
@@ -361,7 +380,13 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     A ``proof`` `Result`: the unsat core and positive control are its ``certificate``; the gates,
     the conformance reports, the reductions and every z3 query are its ``details``; the budget and
     the resource units spent (``rlimit_spent``) its ``budget``. `strategies` overrides the
-    encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
+    encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`).
+
+    `weights` ("none", "scalar", "vector") and `caps` (which users have an unknown task cap:
+    `SymbolicInstance.unknown`) shape the unknown instance; `conformance_domain` (a
+    `fairlab.core.domain.Domain`) is what gate 1's sample draws from (weights and caps where it
+    allows them; None: the sample of unit weights and no caps). The domain entry point
+    (`fairlab.search.proof_domain.prove_on`) sets all three from the domain asked."""
     options = dict(options or {})
     prop_object = properties.REGISTRY.get(prop)
     if prop_object is None and prop != "unique" and not prop.startswith("same-as:"):
@@ -387,10 +412,12 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
         budget = ProveBudget(rlimit=DEFAULT_RLIMIT if rlimit is None else rlimit,
                              attempts=DEFAULT_ATTEMPTS if attempts is None else attempts, seconds=float(time_limit))
     check_options(mechanism, options)
-    encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
+    space = space_keywords(weights, caps)
+    encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands, **space)  # validate early
     start = time.monotonic()
     deadline = start + budget.seconds
-    names = strategies_for(mechanism, prop, options, positive_demands) if strategies is None else list(strategies)
+    names = (strategies_for(mechanism, prop, options, positive_demands, **space) if strategies is None
+             else list(strategies))
     if not names or any(name not in STRATEGIES for name in names):
         raise InputError(f"strategies: expected names among {', '.join(STRATEGIES)}, got {names}")
     gates = {g: "not-reached" for g in GATES}
@@ -411,6 +438,9 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
             budget={**budget.recorded(), "rlimit_spent": spent, **stopped},
             seconds=time.monotonic() - start, explanation=explanation,
             details={"users": n, "resources": m, "options": options, "positive_demands": positive_demands,
+                     **({"weights": weights} if weights != "none" else {}),
+                     **({"caps": [bool(c) for c in caps] if not isinstance(caps, bool) else [caps] * n}
+                        if "caps" in space else {}),
                      "gates": gates, "reductions": list(reductions), "conformance": reports, "queries": queries,
                      "scope": covered, **({"allocator_check": checked} if checked else {})},
         )
@@ -425,7 +455,7 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
         gates["allocator-check"] = "not-reached"
     sampled: list[Result] = []
     for mech, opts in involved:
-        report = conformance_gate(mech, n, m, opts, budget, deadline)
+        report = conformance_gate(mech, n, m, opts, budget, deadline, conformance_domain)
         if mech is mechanism:
             sampled = conformance.results_of(report)
         reports.append(to_dict(report, versioned=False))
@@ -444,7 +474,7 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     for k, (seed, limit) in enumerate(schedule):
         for j, name in enumerate(names):
             if name not in encoded:
-                encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands)
+                encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands, **space)
             # each attempt may use its share of the clock that is left, so one stalled setting
             # cannot starve the others (a stop by the share alone is not final)
             now = time.monotonic()

@@ -49,10 +49,23 @@ def model_instance(model: z3.ModelRef, sym: SymbolicInstance) -> Instance | None
         return Instance.build(
             [exact(c) for c in sym.capacities],
             [[exact(d) for d in row] for row in sym.demands],
+            weights=model_weights(sym, exact),
             max_tasks=[None if t is None else exact(t) for t in sym.max_tasks],
         )
     except InputError:
         return None
+
+
+def model_weights(sym: SymbolicInstance, exact: Callable) -> list | None:
+    """The weights of `sym` as an `Instance` takes them, each term read by `exact`: None when every
+    weight is the numeral 1 (no weights), one number per user when each row is one term (scalar
+    weights, `SymbolicInstance.unknown(weights="scalar")`), else a vector per user."""
+    rows = sym.weights
+    if all(z3.is_rational_value(w) and w.as_fraction() == 1 for row in rows for w in row):
+        return None
+    if all(all(w.eq(row[0]) for w in row) for row in rows):
+        return [exact(row[0]) for row in rows]
+    return [[exact(w) for w in row] for row in rows]
 
 
 
