@@ -471,8 +471,11 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     encoded = {}
     results = []
     schedule = budget.schedule()
+    spurious: set[str] = set()  # relaxed encodings whose model was no violation: not asked again
     for k, (seed, limit) in enumerate(schedule):
         for j, name in enumerate(names):
+            if name in spurious:
+                continue
             if name not in encoded:
                 encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands, **space)
             # each attempt may use its share of the clock that is left, so one stalled setting
@@ -481,6 +484,15 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
             share = now + (deadline - now) / ((len(schedule) - k) * len(names) - j)
             results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, queries,
                                   params=budget.params_for(k), attempt_deadline=share))
+            if results[-1]["verdict"] == "refuted" and encoded[name].relaxed:
+                confirmed = confirm_refutation(mechanism, prop, results[-1]["instance"], results[-1]["witness"],
+                                               options, budget)
+                if confirmed is None:  # a model of the relaxation only: the next encoding may decide
+                    spurious.add(name)
+                    results[-1].update(verdict="unknown", reason="z3 found a model but its violation did not "
+                                       "survive the exact re-check", gates={})
+                else:
+                    results[-1]["confirmed"] = confirmed
             if _final(results[-1]):
                 break
         if _final(results[-1]):
@@ -495,7 +507,8 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     reductions = best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
                                        f"{len(results)} attempts of the schedule)"]
     if status == "refuted":
-        confirmed = confirm_refutation(mechanism, prop, best["instance"], witness, options, budget)
+        confirmed = best.get("confirmed") or confirm_refutation(mechanism, prop, best["instance"], witness, options,
+                                                                budget)
         if confirmed is None:
             status, reason = "unknown", "z3 found a model but its violation did not survive the exact re-check"
         else:  # the witness reported is the one that was confirmed (the model's may have been rounded)

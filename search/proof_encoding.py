@@ -103,6 +103,12 @@ class Encoded:
     #: query, so a `sat` still shows the encoding without the dropped hypothesis satisfiable; it
     #: only makes the control's search easier (linear). The unrestricted query is not tried.
     control_fix: tuple = ()
+    #: (tag, symbolic instance) of each run of the mechanism's spec in the encoding, for a
+    #: relaxation built on it (`_drf_levels`); empty when none is needed
+    symbolic: tuple = ()
+    #: a relaxation: a SAT answer may be no instance at all (the exact re-check decides, and a
+    #: model that is no violation sends the proof on to the next encoding)
+    relaxed: bool = False
 
     def goal(self, name: str) -> bool:
         """A constraint of the negated property (not of the base)."""
@@ -296,7 +302,8 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
         inst = model_instance(model, sym)
         return (inst.to_dict() if inst else None), enc.witness(model)
 
-    return Encoded([*substituted, *extra], base | {c.name for c in extra}, hypothesis, read_model, reductions)
+    return Encoded([*substituted, *extra], base | {c.name for c in extra}, hypothesis, read_model, reductions,
+                   symbolic=(("", sym),))
 
 
 #: how the tasks normalisation treats a capped user (`normalised_tasks`), in the reductions' words
@@ -438,10 +445,55 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
     fix = tuple((e[k][r], d[k][r] if not positive_demands else scale * d[k][r])
                 for k in range(n) if k != liar for r in range(m))
     fix += tuple((cap2[k], cap[k] / scale) for k in range(n) if k != liar and cap[k] is not None)
-    return Encoded(constraints, base, _is_hypothesis(names), read_model, reductions, control_fix=fix)
+    return Encoded(constraints, base, _is_hypothesis(names), read_model, reductions, control_fix=fix,
+                   symbolic=(("", sym), ("lie", relaxed)), relaxed=True)
 
 
-STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles, "drf-normalised": _drf_normalised}
+#: properties the "drf-levels" strategy applies to (si with scalar weights only: with weight vectors
+#: its entitlement's per-resource sums stay products)
+DRF_LEVELS = ("si", "ef", "pe", "sp")
+
+
+def _drf_levels(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, positive_demands: bool,
+                weights: str = "none", caps: Any = False) -> Encoded:
+    """`_drf_normalised` of weighted DRF, made linear by the levels relaxation
+    (`fairlab.search.proof_weights.levels`: each user's weighted dominant share and its products
+    with the weights as unknowns, with the linear facts they satisfy). With one weight per user the
+    weights are also normalised to sum 1 ("normalise.weights"): DRF's spec compares weighted shares
+    only with each other, si's entitlement is w_i / Σ_k w_k, ef's scaling w_i / w_j, and pe and sp's
+    rules read no weight, so multiplying every weight by one positive number changes nothing.
+    UNSAT proves the property; a SAT model is re-checked exactly like any refutation."""
+    from fairlab.mechanisms import drf
+    from fairlab.properties import ef
+    from fairlab.search.proof_weights import levels
+
+    exact = _drf_normalised(mechanism, prop, n, m, options, positive_demands, weights=weights, caps=caps)
+    sym = exact.symbolic[0][1]
+    ones, extra, ratios = [], [], []
+    reductions = [*exact.reductions]
+    if weights == "scalar":
+        total = z3.Sum([sym.weights[k][0] for k in range(n)])
+        ones.append(total)
+        extra.append(Constraint("normalise.weights", total == 1))
+        reductions.append("weights normalised to sum 1 (spec and property read weights only through their ratios)")
+    if prop == "ef":
+        view, one = Z3View(sym), z3.RealVal(1)
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    for r, term in enumerate(ef.envied_bundle(view, i, j, one)):
+                        ratios.append((term, sym.demands[j][r], sym.weights[j][r], sym.weights[i][r]))
+    rewritten, axioms, _ = levels(exact.constraints, list(exact.symbolic), drf.sigma_terms, ratios, ones)
+    reductions.append("relaxation: each user's weighted dominant share (level) and its products with the weights "
+                      "are unknowns bound by the linear facts they satisfy (definition, order, sums"
+                      + (", ef's weight-scaled bundles" if ratios else "") + "): linear; UNSAT proves the exact claim")
+    names = {c.name for c in [*extra, *axioms]}
+    return Encoded([*extra, *rewritten, *axioms], exact.base | names, exact.hypothesis, exact.read_model, reductions,
+                   control_fix=exact.control_fix, symbolic=exact.symbolic, relaxed=True)
+
+
+STRATEGIES = {"generic": _generic, "drf-bundles": _drf_bundles, "drf-normalised": _drf_normalised,
+              "drf-levels": _drf_levels}
 
 
 def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_demands: bool = False,
@@ -460,6 +512,8 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_dema
     with caps: the departure run's relaxation does not carry caps, so the generic encoding."""
     drf = (mechanism is mechanisms.get("drf") and not options and mechanism.scale_invariant and mechanism.anonymous)
     capped = caps is True or (caps is not False and any(caps))
+    if drf and weights != "none" and prop in DRF_LEVELS and not (prop == "si" and weights == "vector"):
+        return ["drf-levels", "drf-normalised"]
     if drf and prop in DRF_NORMALISED and not (prop == "pm" and capped):
         return ["drf-normalised"]
     return ["generic"]
