@@ -88,6 +88,12 @@ def prove_on(prove_encoded, mechanism, prop: str, n: int, m: int, *, domain=None
     if positive_demands:
         asked = asked.intersect(Domain(demands="positive"))
     declared = mechanism.domain
+    if mechanism.setting == "pool":  # a relation ('same-as:X') is about instances both mechanisms take
+        from fairlab.search.proof_encoding import related_mechanism
+
+        related = related_mechanism(mechanism, prop)
+        if related is not None:
+            declared = declared.intersect(related.domain)
     explored = asked.intersect(declared)
     if mechanism.setting != "pool":
         if not declared.within(asked):
