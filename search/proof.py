@@ -727,9 +727,9 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
           positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
           budget: ProveBudget | None = None, strategies: list[str] | None = None, domain=None) -> Result:
     """`prove_encoded` on an instance domain (`fairlab.core.domain`; default ``all``, and
-    ``positive_demands=True`` narrows it to positive demands): the encodings get the domain's
-    demand assumption and the result records exactly the domain it is about
-    (`fairlab.search.proof_domain.prove_on`: a ``proved`` covers unit weights and no caps)."""
+    ``positive_demands=True`` narrows it to positive demands): the encodings range over the domain
+    explored (its demands, weights as unknowns, every pattern of task caps) and the result records
+    exactly the domain it is about (`fairlab.search.proof_domain.prove_on`)."""
     from fairlab.search.proof_domain import prove_on
 
     return prove_on(prove_encoded, mechanism, prop, n, m, domain=domain, positive_demands=positive_demands,

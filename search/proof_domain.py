@@ -160,10 +160,8 @@ def prove_space(prove_encoded, mechanism, prop: str, n: int, m: int, explored: D
         results.append(result)
         done.append({"caps": list(pattern), "pattern": pattern_words(pattern), "status": str(result.status),
                      "rlimit_spent": result.budget.get("rlimit_spent", 0), "seconds": round(result.seconds, 3)})
-        if result.status != Status.PROVED:
-            why = f"with {pattern_words(pattern)}: {result.explanation}"
-            if result.explanation.startswith("time"):
-                why = result.explanation + f" (with {pattern_words(pattern)})"
+        if result.status != Status.PROVED:  # the reason keeps its first words ("time: ...", "vacuous spec: ...")
+            why = result.explanation + f" (cap pattern: {pattern_words(pattern)})"
             return _combined(result, done, results, why if result.status != Status.REFUTED else result.explanation)
     words = (f"{results[-1].explanation} for each of the {len(patterns)} cap patterns "
              f"({'; '.join(d['pattern'] for d in done)}"

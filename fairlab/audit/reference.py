@@ -10,8 +10,9 @@ Read from two records kept as data, never recomputed by an audit:
   scratch by the test suite (``tests/counterexamples/test_fixtures.py``).
 
 Profiles are per instance domain (`fairlab.core.domain`): a fixture counts where its instance lies
-in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
-and positive demands for an entry that assumes them) and counts as ``proved`` on a domain inside
+in the domain; a catalogue entry's proof covers the entry's domain (the sources' theorems: unit weights,
+no caps; the weighted and capped entries: theirs; positive demands for an entry that assumes them), and
+a proof counts as ``proved`` on a domain inside
 it, ``proved (restricted)`` (with the restriction named) on a larger one; a refutation counts on a
 domain containing the entry's. So DRF's population monotonicity is ``proved`` on ``drf-paper`` and
 ``violated`` on ``all`` (a counterexample with a zero demand at 3×2), each saying so.
@@ -46,9 +47,9 @@ def _canonical(name: str) -> str | None:
 
 
 def entry_domain(entry) -> Domain:
-    """The domain a catalogue entry's proofs range over (`fairlab.search.proof_domain.ENCODED`, with
-    positive demands if the entry assumes them)."""
-    return Domain(demands="positive" if entry.positive_demands else "nonnegative", weights="none", caps="none")
+    """The domain a catalogue entry's proofs range over (`fairlab.search.catalogue.Entry.covers`: its
+    domain, with positive demands if the entry assumes them)."""
+    return entry.covers
 
 
 def _from_catalogue(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
