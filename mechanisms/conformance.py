@@ -266,36 +266,36 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
 
 
 def spread(instances: list[Instance], domain, seed: int) -> list[Instance]:
-    """`instances` with weights and task caps drawn where `domain` allows them, on every instance but
-    those numbered 0, 4, 8, ... (so a sample checks the unweighted, uncapped spec too): small integer weights 1..4 (one
-    per user, or one per user and resource for weight vectors), and for about half the users a cap
-    of 0, a quarter, half or three quarters of what it could run alone (so a cap binds, and a cap
-    of 0 is seen); the others uncapped. Seeded by `seed` apart from the demands' stream."""
+    """`instances` with weights and task caps drawn where `domain` allows them (`spread_one`), on every
+    instance but those numbered 0, 4, 8, ... (so a sample checks the unweighted, uncapped spec too).
+    Seeded by `seed` apart from the demands' stream."""
     if domain.weights == "none" and domain.caps == "none":
         return instances
     rng = random.Random(f"fairlab conformance spread {seed}")
-    out = []
-    for k, inst in enumerate(instances):
-        if k % 4 == 0:
-            out.append(inst)
-            continue
-        n, m = inst.n, inst.m
-        changes: dict = {}
-        if domain.weights == "scalar":
-            changes["weights"] = [rng.randint(1, 4) for _ in range(n)]
-        elif domain.weights == "vector":
-            changes["weights"] = [[rng.randint(1, 4) for _ in range(m)] for _ in range(n)]
-        if domain.caps == "allowed":
-            caps: list = []
-            for i in range(n):
-                fraction = rng.choice([None, None, None, 0, Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)])
-                caps.append(None if fraction is None else fraction * inst.solo_tasks(i))
-            if all(c is None for c in caps):  # at least one capped user
-                i = rng.randrange(n)
-                caps[i] = inst.solo_tasks(i) / 2
-            changes["max_tasks"] = caps
-        out.append(inst.replace(**changes))
-    return out
+    return [inst if k % 4 == 0 else spread_one(inst, domain, rng) for k, inst in enumerate(instances)]
+
+
+def spread_one(inst: Instance, domain, rng: random.Random) -> Instance:
+    """`inst` with what `domain` allows drawn from `rng`: small integer weights 1..4 (one per user, or
+    one per user and resource for weight vectors), and for about half the users a task cap of 0, a
+    quarter, half or three quarters of what it could run alone (a cap that binds; at least one user
+    capped), the others uncapped."""
+    n, m = inst.n, inst.m
+    changes: dict = {}
+    if domain.weights == "scalar":
+        changes["weights"] = [rng.randint(1, 4) for _ in range(n)]
+    elif domain.weights == "vector":
+        changes["weights"] = [[rng.randint(1, 4) for _ in range(m)] for _ in range(n)]
+    if domain.caps == "allowed":
+        caps: list = []
+        for i in range(n):
+            fraction = rng.choice([None, None, None, 0, Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)])
+            caps.append(None if fraction is None else fraction * inst.solo_tasks(i))
+        if all(c is None for c in caps):
+            i = rng.randrange(n)
+            caps[i] = inst.solo_tasks(i) / 2
+        changes["max_tasks"] = caps
+    return inst.replace(**changes) if changes else inst
 
 
 def _machines(rng: random.Random, m: int, max_entry: int) -> list[list[int]]:

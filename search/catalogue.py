@@ -146,6 +146,36 @@ CATALOGUE: tuple[Entry, ...] = (
           label="three-resources"),
     Entry("bmf", "same-as:ceei", "proved", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2)",
           fast=((2, 2),)),
+    # The same claims with weights, where they are proved without (found by the lab: the sources state
+    # them unweighted; Bonald & Roberts weigh classes, one weight each). CEEI and asset fairness take one
+    # weight per user, BMF weight vectors too.
+    Entry("ceei", "si", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="weighted si (found by the lab)"),
+    Entry("ceei", "ef", "proved", ((2, 2),), "DRF paper §5.2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="weighted ef (found by the lab)"),
+    Entry("ceei", "pe", "proved", ((2, 2),), "DRF paper §5.2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("asset", "sp", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), domain=SCALAR,
+          label="weighted", note="found by the lab (3 x 3 undecided within the default budget)"),
+    Entry("asset", "ef", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), domain=SCALAR,
+          label="weighted", note="found by the lab (3 x 3 undecided within the default budget)"),
+    Entry("asset", "pe", "proved", ((2, 2), (3, 3)), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),),
+          domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("bmf", "si", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1, weighted", fast=((2, 2),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "pe", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1, weighted", fast=((2, 2),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "srf", "proved", ((2, 1), (3, 1)), "Bonald & Roberts §2.1, weighted", fast=((2, 1),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "njc", "proved", ((2, 2), (3, 2)), "Bonald & Roberts §2.4 (BMF's definition), weighted",
+          fast=((2, 2),), domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "unique", "proved", ((2, 2),), "Bonald & Roberts §2.4 (two resources), one weight per class",
+          fast=((2, 2),), domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("bmf", "unique", "refuted", ((2, 2), (3, 2)), "Bonald & Roberts §2.4 (two resources), weight vectors",
+          fast=((2, 2),), domain="weighted", label="weight-vectors",
+          note="with weight vectors two BMF allocations exist already at 2 x 2 (found by the lab)"),
+    Entry("bmf", "same-as:ceei", "proved", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2), weighted",
+          fast=((2, 2),), domain=SCALAR, label="weighted", note="found by the lab"),
 )
 
 

@@ -225,8 +225,8 @@ def search(
         classify = candidate_check(prop, mechanism, options, deadline, check_evaluations, check_rlimit, seed,
                                    domain=explored)
         if asked != ALL and (explored.weights != "none" or explored.caps != "none"):
-            notes.append(f"domain {explored.label}: the engines draw unit weights and no task caps, the part of the "
-                         "domain a none-found covers")
+            notes.append(f"domain {explored.label}: the grid and random engines draw unit weights and no task caps, "
+                         "the part of the domain a none-found covers")
         result = hunt(pool, classify, candidates, deadline=deadline, progress=progress, on_unsat=on_unsat)
         notes += result.details["notes"]
         if result.status in ("violated", "error"):
@@ -234,8 +234,9 @@ def search(
             result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
-    # the engines draw unit weights and no caps: a holds or a none-found covers that part of the domain
-    covered = SYMBOLIC_DOMAIN if result.status in ("holds", "none-found") else None
+    # a holds is the symbolic engine's, whose unknowns range over the explored domain (weights, every cap
+    # pattern); the grid and random engines draw unit weights and no caps: a none-found covers that part
+    covered = SYMBOLIC_DOMAIN if result.status == "none-found" else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
         details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes},

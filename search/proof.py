@@ -519,7 +519,8 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
             reason += (f". Scope: the declared specs (a relation between specifications); {mechanism.name}'s spec "
                        f"agreed with its allocator on the {agreed} sampled instances")
         else:
-            found = allocator_check(mechanism, prop, n, m, options, sampled, budget, deadline, checked)
+            found = allocator_check(mechanism, prop, n, m, options, sampled, budget, deadline, checked,
+                                    domain=conformance_domain, caps=caps)
             if found is not None and found[0] == "refuted":
                 _, inst, witness, why = found
                 gates["allocator-check"] = "failed"
@@ -561,7 +562,7 @@ def allocator_instances(n: int, m: int, seed: int = 0, count: int = ALLOCATOR_CH
 
 
 def allocator_check(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, sampled: list[Result],
-                    budget: ProveBudget, deadline: float, record: dict):
+                    budget: ProveBudget, deadline: float, record: dict, domain=None, caps=False):
     """The gate a foreign mechanism's `proved` passes besides conformance: the exact property check
     (`fairlab.properties.check`, numeric engines only, `ALLOCATOR_CHECK_EVALUATIONS` deviations) of
     its ALLOCATOR on the conformance sample and on `allocator_instances`. Sampled conformance cannot
@@ -571,9 +572,19 @@ def allocator_check(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     None if no instance violates; ("refuted", instance dict, witness dict, explanation) for the
     first violation, confirmed exactly (`confirm_refutation`); ("unknown", reason) if the clock
     stopped the check. An instance the allocator declines is skipped. `record` is filled with what
-    was checked."""
+    was checked. `domain`: the seeded instances get weights and caps where it allows them
+    (`fairlab.mechanisms.conformance.spread`), as the conformance sample does; `caps` (the proof's
+    cap pattern, `SymbolicInstance.unknown`): only instances capping exactly those users are checked
+    (the seeded ones are given caps on them), so a violation found is one the proved spec covers."""
     instances = [Instance.from_dict(r.instance) for r in sampled if r.status != Status.SKIPPED and r.instance]
     extra = allocator_instances(n, m, budget.conformance_seed)
+    if domain is not None:  # weights and caps where the proof's domain has them
+        extra = conformance.spread(extra, domain, budget.conformance_seed)
+    # the instances of what this proof covers: the users its cap pattern caps, and only those
+    capped = [bool(c) for c in caps] if not isinstance(caps, bool) else [caps] * n
+    instances = [inst for inst in instances if [t is not None for t in inst.max_tasks] == capped]
+    extra = [inst.replace(max_tasks=[(inst.solo_tasks(i) / 2 if t is None else t) if capped[i] else None
+                                     for i, t in enumerate(inst.max_tasks)]) for inst in extra]
     record.update(instances=len(instances) + len(extra), extra=len(extra), checked=0, declined=0, undecided=0,
                   evaluations=ALLOCATOR_CHECK_EVALUATIONS)
     for inst in instances + extra:

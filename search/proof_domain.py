@@ -14,7 +14,8 @@ encodings (`fairlab.search.proof_encoding.encoding`, `SymbolicInstance.unknown`)
   user's pattern apart), else all 2^n of them.
 
 So ``proved`` is about ``explored`` itself (the result's domain record says so, with no note). When
-the whole of ``explored`` is undecided (``unknown``: a budget ran out) and it has weights or caps, the
+the whole of ``explored`` is undecided (``unknown`` because a budget ran out, every gate reached
+passed: `_undecided`) and it has weights or caps, the
 proof is run again on its unweighted, uncapped part; a ``proved`` there is recorded as about that
 sub-domain (the record's note says so, as `fairlab.core.domain.record` words it) and the first
 attempt's reason is kept (``details["whole_domain"]``): never presented as a proof on ``explored``.
@@ -104,14 +105,23 @@ def prove_on(prove_encoded, mechanism, prop: str, n: int, m: int, *, domain=None
         return _stamped(result, asked, declared, explored)
     result = prove_space(prove_encoded, mechanism, prop, n, m, explored, **keywords)
     covered = explored
-    if result.status == Status.UNKNOWN and (explored.weights != "none" or explored.caps != "none") \
-            and not result.explanation.startswith("time"):
+    if _undecided(result) and (explored.weights != "none" or explored.caps != "none"):
         smaller = explored.intersect(ENCODED)
         again = prove_space(prove_encoded, mechanism, prop, n, m, smaller, **keywords)
         if again.status == Status.PROVED:  # a proof of less than was asked, said so in its record
             whole = {"domain": explored.label, "status": str(result.status), "explanation": result.explanation}
             result, covered = again.replace(details={**again.details, "whole_domain": whole}), smaller
     return _stamped(result, asked, declared, explored, covered)
+
+
+def _undecided(result: Result) -> bool:
+    """Unknown because a budget ran out (z3's resource limit; a relaxation's model that was no
+    violation), every gate reached passed: not a gate that failed (spec and allocator disagree, a
+    vacuous spec, no positive control: findings about the whole domain, reported as they are) and
+    not the clock."""
+    gates = result.details.get("gates", {})
+    return (result.status == Status.UNKNOWN and not result.explanation.startswith("time")
+            and gates.get("conformance") == "passed" and "failed" not in gates.values())
 
 
 def _stamped(result: Result, asked: Domain, declared: Domain, explored: Domain, covered: Domain | None = None) -> Result:
