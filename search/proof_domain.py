@@ -172,17 +172,20 @@ def prove_space(prove_encoded, mechanism, prop: str, n: int, m: int, explored: D
                      "rlimit_spent": result.budget.get("rlimit_spent", 0), "seconds": round(result.seconds, 3)})
         if result.status != Status.PROVED:  # the reason keeps its first words ("time: ...", "vacuous spec: ...")
             why = result.explanation + f" (cap pattern: {pattern_words(pattern)})"
-            return _combined(result, done, results, why if result.status != Status.REFUTED else result.explanation)
+            return _combined(result, done, results, why if result.status != Status.REFUTED else result.explanation,
+                             limit)
     words = (f"{results[-1].explanation} for each of the {len(patterns)} cap patterns "
              f"({'; '.join(d['pattern'] for d in done)}"
              + (", up to renaming the users" if anonymous else "") + ")")
-    return _combined(results[-1], done, results, words)
+    return _combined(results[-1], done, results, words, limit)
 
 
-def _combined(last: Result, done: list[dict], results: list[Result], explanation: str) -> Result:
+def _combined(last: Result, done: list[dict], results: list[Result], explanation: str, limit: float) -> Result:
+    """One result for the patterns: the last one's, with every pattern's units and seconds and the
+    time limit asked (each pattern had what was left of it)."""
     spent = sum(d["rlimit_spent"] for d in done)
     return last.replace(explanation=explanation, seconds=sum(r.seconds for r in results),
-                        budget={**last.budget, "rlimit_spent": spent},
+                        budget={**last.budget, "rlimit_spent": spent, "time_limit": limit},
                         details={**last.details, "cap_patterns": done})
 
 
