@@ -87,41 +87,55 @@ def symbolic_candidates(
     `domain`: the unknowns range over it — its demand constraint; unknown weights (one per user, or
     one per user and resource) where it allows weights (`SymbolicInstance.unknown`); and where it
     allows task caps, every *cap pattern* (which users have an unknown cap >= 0, the others none;
-    all 2^n of them, the encodings ask about every user) as a stream of its own, the streams taking
-    turns. The `Unsat` (a ``holds`` to gate) comes only when every pattern's first question is unsat."""
-    patterns: list = [False]
+    all 2^n of them, fewest caps first: the encodings ask about every user) as a stream of its own.
+    When the domain has weights or caps, a stream with unit weights and no caps (a part of the
+    domain, whose models are easier instances to evaluate) comes first. The streams take turns,
+    each made when its turn first comes; the `Unsat` (a ``holds`` to gate) comes only when the
+    first question of every stream over the whole domain was unsat."""
+    spaces: list = [(domain.weights, False)]
     if domain.caps == "allowed":
-        patterns = sorted(itertools.product((False, True), repeat=n), key=lambda p: (sum(p), p))
-    streams = []
-    for pattern in patterns:
-        sym = SymbolicInstance.unknown(n, m, capacities=capacities, weights=domain.weights,
-                                       caps=list(pattern) if pattern else False).restrict(domain)
-        try:
-            constraints = goal(sym)
-        except (OptionError, PluginError):
-            raise  # a bad option or a broken plug-in: wrong everywhere, not "engine off"
-        except InputError as exc:
-            notes.append(f"symbolic engine off: {exc}")
-            return
-        except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-            notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
-            return
-        streams.append(_questions(sym, [*sym.domain, *constraints], notes, rlimit, seed, deadline, hypotheses, slices))
+        spaces = [(domain.weights, list(p)) for p in
+                  sorted(itertools.product((False, True), repeat=n), key=lambda p: (sum(p), p))]
+    plain = domain.weights != "none" or domain.caps != "none"
+    todo = iter(([("none", False)] if plain else []) + spaces)
+    whole = len(spaces)
     unsats: list[Unsat] = []
-    live = list(streams)
-    while live:
-        for stream in list(live):
+    live: list = []
+    made = 0
+    while True:
+        space_ = next(todo, None)
+        if space_ is not None:  # one more stream joins the turns
+            weights, caps = space_
+            sym = SymbolicInstance.unknown(n, m, capacities=capacities, weights=weights, caps=caps).restrict(domain)
+            try:
+                constraints = goal(sym)
+            except (OptionError, PluginError):
+                raise  # a bad option or a broken plug-in: wrong everywhere, not "engine off"
+            except InputError as exc:
+                notes.append(f"symbolic engine off: {exc}")
+                return
+            except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
+                notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
+                return
+            part = plain and made == 0  # the unit-weight, uncapped stream: a part of the domain only
+            live.append((part, _questions(sym, [*sym.domain, *constraints], notes, rlimit, seed, deadline,
+                                          hypotheses, slices)))
+            made += 1
+        if not live:
+            break
+        for entry in list(live):
+            part, stream = entry
             item = next(stream, None)
             if item is None or isinstance(item, Unsat):
-                live.remove(stream)
-                if item is not None:
+                live.remove(entry)
+                if item is not None and not part:
                     unsats.append(item)
                 continue
             yield item
             if item is TIME:
                 return
-    if unsats and len(unsats) == len(streams):
-        yield Unsat(unsats[0].constraints, unsats[0].hypotheses, unsats[0].sym, patterns=len(streams))
+    if unsats and len(unsats) == whole:
+        yield Unsat(unsats[0].constraints, unsats[0].hypotheses, unsats[0].sym, patterns=whole)
 
 
 def _questions(sym: SymbolicInstance, base: list, notes: list, rlimit: int, seed: int, deadline: float | None,

@@ -105,10 +105,11 @@ def profile(mech: str, domain: Domain = ALL, props: Sequence[str] | None = None)
     for prop in properties.names() if props is None else props:
         evidence = _from_fixtures(mech, prop, domain) + _from_catalogue(mech, prop, domain)
         violated = [e for e in evidence if e["status"] == "violated"]
-        proved = [e for e in evidence if e["status"] == "proved"]
+        # a proof covering the whole domain first (others, on parts of it, are listed after it)
+        proved = sorted((e for e in evidence if e["status"] == "proved"), key=lambda e: e["restriction"] is not None)
         if violated:
             status = "violated"
-        elif proved and all(e["restriction"] is None for e in proved):
+        elif proved and proved[0]["restriction"] is None:
             status = "proved"
         elif proved:
             status = "proved (restricted)"
