@@ -1,7 +1,9 @@
 """Prove a property of a mechanism for ALL demand profiles of a size: "spec ∧ ¬property" is UNSAT.
 
 The instance has n users and m resources with unknown real demands (each row non-negative and
-not all zero). Capacities are normalised to 1 only for a mechanism declared scale-invariant
+not all zero), and, where the asked domain allows them, unknown weights (one per user, or one per
+user and resource) and unknown task caps (every cap pattern in turn: `fairlab.search.proof_domain`).
+Capacities are normalised to 1 only for a mechanism declared scale-invariant
 (`Mechanism.scale_invariant`: it depends on demands only through shares d_ir / c_r, so a resource
 can be rescaled to capacity 1 without changing any allocation in tasks or any property — the proof
 covers all positive capacities); for any other mechanism every capacity is an unknown positive real
@@ -21,7 +23,10 @@ Reductions that keep the proof complete:
   (`_drf_normalised`, `_drf_sp_relaxed`, `fairlab.search.proof_drf_pm`): every row rescaled so its
   DRF tasks are 1 (linear arithmetic), users and resources ordered, and for sp (pm) the
   misreported (departure) run relaxed to a linear over-approximation — each reduction argued in
-  its docstring and listed in the result.
+  its docstring and listed in the result. With weights, "drf-levels" first (`_drf_levels`,
+  `fairlab.search.proof_weights`): the same, with the weighted dominant shares and their products
+  with the weights relaxed to linear facts; a relaxation's model that is no violation sends the
+  proof on to the next encoding.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):

@@ -124,7 +124,8 @@ def _undecided(result: Result) -> bool:
             and gates.get("conformance") == "passed" and "failed" not in gates.values())
 
 
-def _stamped(result: Result, asked: Domain, declared: Domain, explored: Domain, covered: Domain | None = None) -> Result:
+def _stamped(result: Result, asked: Domain, declared: Domain, explored: Domain,
+             covered: Domain | None = None) -> Result:
     if result.status == Status.PROVED:  # never claim more than the encodings covered
         return result.replace(domain=record(asked, declared, covered))
     if result.status == Status.REFUTED and result.instance is not None:

@@ -1,8 +1,8 @@
 """The encodings of `fairlab.search.proof.prove`: "spec ∧ ¬property" as named z3 constraints
-(`encoding`, the generic one; `_drf_bundles`, `_drf_normalised` and `_drf_sp_relaxed`, the lab's DRF
-reductions, each argued in its docstring), the relations 'unique' / 'same-as:X', and which
-strategies apply (`strategies_for`). The proof's schedule, gates and controls stay in
-`fairlab.search.proof` (which re-exports these names).
+(`encoding`, the generic one; `_drf_bundles`, `_drf_normalised`, `_drf_sp_relaxed` and `_drf_levels`,
+the lab's DRF reductions, each argued in its docstring; weights and task caps as unknowns), the
+relations 'unique' / 'same-as:X', and which strategies apply (`strategies_for`). The proof's
+schedule, gates and controls stay in `fairlab.search.proof` (which re-exports these names).
 """
 
 from __future__ import annotations
@@ -238,8 +238,8 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     """The generic encoding (the mechanism's own spec and the property's own encoding) of built-in
     DRF without options, with every user's tasks fixed to 1 and users and resources ordered.
 
-    Why fixing the tasks loses no violation (capacities are 1, weights 1, no caps, as `encoding`
-    builds them for DRF):
+    Why fixing the tasks loses no violation (capacities are 1, as `encoding` builds them for DRF;
+    weights and caps as `weights` and `caps` ask, see the last paragraphs):
 
     * the spec gives every user positive tasks: `drf.bottleneck[i]` asks for a saturated resource
       r with d_ir > 0 on which no user of r has a larger share t_k·max_s d_ks than i; with t_i = 0
@@ -271,7 +271,16 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     user 0's true demand, so resource 0 is its dominant one. The symmetry constraints and equalities
     are part of the base (gate 2 checks them satisfiable with the spec), never hypotheses a positive
     control may drop, and the control still has to find an instance violating the property within
-    them (`tests/search/test_prove_speed.py` plants one that excludes every violation)."""
+    them (`tests/search/test_prove_speed.py` plants one that excludes every violation).
+
+    Weights (unknowns, one per user or per user and resource) are a user's own numbers: rescaling
+    its row leaves them, and the weighted dominant share t_i·max_r d_ir / w_ir, unchanged, and the
+    properties' weighted forms (si's entitlement w_ir / Σ_k w_kr, ef's bundles scaled by w_ir / w_jr)
+    read no row; permuting users (resources) permutes the weights with them, so the symmetries
+    stay. Task caps (counted in tasks) rescale with their row: a user with a positive cap still
+    gets positive tasks (a bottleneck, or its cap), so its tasks become 1 and its cap >= 1; a cap
+    of 0 gives 0 tasks and nothing to rescale (`normalised_tasks`: If(cap > 0, 1, 0), made linear by
+    `fairlab.search.proof_weights.lift_ite`). Users are then ordered only within a cap class."""
     if prop == "sp":
         return _drf_sp_relaxed(mechanism, n, m, positive_demands, weights=weights, caps=caps)
     if prop == "pm" and n > 1:  # (one user: nobody can leave, the generic encoding says so)
@@ -404,10 +413,11 @@ def _drf_sp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
         less = z3.And([z3.If(d[k][r] > 0, z3.And(e[k][r] > 0, e[k][r] < d[k][r]), e[k][r] == 0) for r in range(m)])
         same = z3.And([e[k][r] == d[k][r] for r in range(m)])
         more = z3.And([z3.If(d[k][r] > 0, e[k][r] > d[k][r], e[k][r] == 0) for r in range(m)])
-        if cap[k] is not None:  # the cap, counted in tasks, moves the other way (c'_k = cap_k / t'_k)
-            less = z3.And(less, cap[k] > 0, cap2[k] > cap[k])
-            same = z3.And(same, cap2[k] == cap[k])
-            more = z3.And(more, cap[k] > 0, cap2[k] > 0, cap2[k] < cap[k])
+        own_cap, new_cap = cap[k], cap2[k]
+        if own_cap is not None and new_cap is not None:  # the cap, in tasks, moves the other way (c'_k = cap_k / t'_k)
+            less = z3.And(less, own_cap > 0, new_cap > own_cap)
+            same = z3.And(same, new_cap == own_cap)
+            more = z3.And(more, own_cap > 0, new_cap > 0, new_cap < own_cap)
         relax.append(Constraint(f"relax.same-demand[{k}]", z3.Or(less, same, more)))
     view = Z3View(sym)
     violated = z3.Or([module.rule(view, i, ones[i], after[pos], deviation) for i, pos in module.compared(n, deviation)])
@@ -508,8 +518,10 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_dema
     the record): each reduction keeps demands positive, and sp's relaxed encoding restricts its
     positive control to the others halving their bundles (`_drf_sp_relaxed`; keeping them could
     never violate sp there, which is why the baseline ran before; `benchmarks/bench_prove_domain.py`).
-    With weights or task caps (`weights`, `caps`: the unknown instance's) the same, except DRF's pm
-    with caps: the departure run's relaxation does not carry caps, so the generic encoding."""
+    With weights (`weights`: the unknown instance's) and si (one weight per user), ef, pe, sp: the
+    levels relaxation first (`_drf_levels`, linear), then the tasks-normalised encoding (nonlinear:
+    it finds the models, e.g. si's with weight vectors). With task caps (`caps`) the same, except
+    DRF's pm: the departure run's relaxation does not carry caps, so the generic encoding."""
     drf = (mechanism is mechanisms.get("drf") and not options and mechanism.scale_invariant and mechanism.anonymous)
     capped = caps is True or (caps is not False and any(caps))
     if drf and weights != "none" and prop in DRF_LEVELS and not (prop == "si" and weights == "vector"):

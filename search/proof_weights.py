@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import z3
 
-from fairlab.mechanisms.base import Constraint
+from fairlab.mechanisms.base import Constraint, SymbolicInstance
 
 
 # --------------------------------------------------------------------------- if-then-else lifting
@@ -118,15 +118,14 @@ def nonlinear(exprs) -> list[z3.ExprRef]:
         if e.get_id() in seen or not z3.is_app(e):
             continue
         seen.add(e.get_id())
-        if z3.is_mul(e) and sum(not _numeral(c) for c in e.children()) > 1:
-            found.append(e)
-        elif z3.is_app_of(e, z3.Z3_OP_DIV) and not _numeral(e.children()[1]):
+        if (z3.is_mul(e) and sum(not _numeral(c) for c in e.children()) > 1) or \
+                (z3.is_app_of(e, z3.Z3_OP_DIV) and not _numeral(e.children()[1])):
             found.append(e)
         todo.extend(e.children())
     return found
 
 
-def levels(constraints: list[Constraint], runs: list[tuple[str, object]], sigma, ratios=(), ones=()
+def levels(constraints: list[Constraint], runs: list[tuple[str, SymbolicInstance]], sigma, ratios=(), ones=()
            ) -> tuple[list[Constraint], list[Constraint], list[z3.ExprRef]]:
     """The LEVELS relaxation of a tasks-normalised encoding of weighted DRF (capacities 1):
     (the constraints rewritten, the axioms added, the level unknowns).
@@ -162,7 +161,7 @@ def levels(constraints: list[Constraint], runs: list[tuple[str, object]], sigma,
             subs += [(term, level), (lift_ite(term), level)]
             defined.append((level, list(sym.demands[i]), list(sym.weights[i])))
     weights: dict[int, z3.ExprRef] = {}
-    for _, row, ws in defined:
+    for _, _row, ws in defined:
         for w in ws:
             if not _numeral(w):
                 weights.setdefault(w.get_id(), w)

@@ -32,7 +32,8 @@ def _mutant(name):
 
 
 def _weights_of(instance):
-    return [[Fraction(str(w)) for w in (row if isinstance(row, list) else [row])] for row in instance.get("weights") or []]
+    rows = instance.get("weights") or []
+    return [[Fraction(str(w)) for w in (row if isinstance(row, list) else [row])] for row in rows]
 
 
 # --------------------------------------------------------------------------- weighted DRF, one weight per user
