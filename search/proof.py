@@ -351,7 +351,7 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
     mechanism, size, options, budget and domain within a process: the answer is deterministic).
     `domain` (a `fairlab.core.domain.Domain`, or None): the sample draws weights and task caps where
     it allows them (`conformance.sample`), so a spec is checked on the instances its proof covers."""
-    spread = None if domain is None else (domain.weights, domain.caps)
+    spread = ("none", "none") if domain is None else (domain.weights, domain.caps)  # the sample's only input
     try:
         key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
                budget.conformance_seed, budget.conformance_rlimit, spread)
@@ -359,7 +359,7 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
         key = None
     if key in _CONFORMANCE:
         return _CONFORMANCE[key][1]
-    drawn = {} if domain is None else {"domain": domain}
+    drawn = {} if spread == ("none", "none") else {"domain": domain}
     report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
                                       budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
                                       stop_early=True, deadline=deadline, **drawn)
@@ -631,7 +631,12 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
         explanation, _ = confirm_violation(mechanism, prop, inst, witness, options)
         if explanation:
             return explanation, witness
-    verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+    try:
+        verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+    except (PluginError, OptionError):
+        raise
+    except InputError:  # the allocator declines the instance (e.g. weight vectors): nothing confirmed
+        return None
     if verdict.status == "violated" and Violation(prop, mechanism, inst, verdict.witness, options).verify():
         return verdict.explanation, verdict.witness.to_dict()
     return None
