@@ -161,8 +161,10 @@ def prove_space(prove_encoded, mechanism, prop: str, n: int, m: int, explored: D
     deadline = time.monotonic() + limit
     done: list[dict] = []
     results: list[Result] = []
-    for pattern in patterns:
-        left = max(deadline - time.monotonic(), 1e-3)  # the outer stop only: the budgets decide
+    for k, pattern in enumerate(patterns):
+        # the outer stop only (the budgets decide): the first pattern gets the limit as asked (and its
+        # checks), the others what is left of it
+        left = limit if k == 0 else max(deadline - time.monotonic(), 1e-3)
         if budget is not None:
             from dataclasses import replace
 
