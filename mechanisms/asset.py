@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import z3
 
+from fairlab.core.domain import Domain
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Arithmetic, arithmetic, ratio_sum
 from fairlab.core.instance import Instance
@@ -205,6 +206,8 @@ MECHANISM = register(
         allocate=allocate,
         spec=spec,
         scale_invariant=True, anonymous=True,
+        # one weight per user (the allocator declines weight vectors)
+        domain=Domain(weights="scalar"),
         module=__name__,
     )
 )

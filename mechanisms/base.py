@@ -373,12 +373,16 @@ class SymbolicInstance:
         return [[z3.Int(f"{tasks[i]}@m{k}") for k in range(self.k)] for i in range(self.n)]
 
     @classmethod
-    def unknown(cls, n: int, m: int, prefix: str = "", capacities: Any = None, caps: bool = False) -> SymbolicInstance:
-        """Unknown demands ``d[i][r] >= 0`` (each row with a positive entry), unit weights.
+    def unknown(cls, n: int, m: int, prefix: str = "", capacities: Any = None, caps: Any = False,
+                weights: str = "none") -> SymbolicInstance:
+        """Unknown demands ``d[i][r] >= 0`` (each row with a positive entry).
 
         `capacities`: numerals to fix (normalised capacities 1 by default, which loses no
         generality for scale-invariant mechanisms); pass "unknown" for unknown positive ones.
-        `caps`: give every user an unknown task cap (> 0).
+        `caps`: which users have an unknown task cap ``cap_i >= 0`` (in tasks; 0 allowed, as in an
+        `Instance`): True for every user, False for none, or one bool per user (the others have no cap).
+        `weights`: "none" (unit weights), "scalar" (an unknown weight ``w_i > 0`` per user, the same
+        on every resource) or "vector" (an unknown ``w_ir > 0`` per user and resource, DRF paper §4.3).
         """
         domain: list[Constraint] = []
         if capacities == "unknown":
@@ -390,12 +394,23 @@ class SymbolicInstance:
         for i in range(n):
             domain += [Constraint(f"domain.demand[{i}][{r}]>=0", ds[i][r] >= 0) for r in range(m)]
             domain.append(Constraint(f"domain.demand[{i}]!=0", z3.Or([d > 0 for d in ds[i]])))
-        mt: list = [None] * n
-        if caps:
-            mt = [z3.Real(f"{prefix}cap{i}") for i in range(n)]
-            domain += [Constraint(f"domain.cap[{i}]>0", t > 0) for i, t in enumerate(mt)]
-        ones = [[z3.RealVal(1)] * m for _ in range(n)]
-        return cls(cs, ds, ones, mt, domain)
+        capped = [bool(caps)] * n if isinstance(caps, bool) else [bool(c) for c in caps]
+        if len(capped) != n:
+            raise ValueError(f"caps: expected one bool per user ({n}), got {caps!r}")
+        mt: list = [z3.Real(f"{prefix}cap{i}") if c else None for i, c in enumerate(capped)]
+        domain += [Constraint(f"domain.cap[{i}]>=0", t >= 0) for i, t in enumerate(mt) if t is not None]
+        ws: list[list[z3.ArithRef]]
+        if weights == "none":
+            ws = [[z3.RealVal(1)] * m for _ in range(n)]
+        elif weights == "scalar":
+            ws = [[z3.Real(f"{prefix}w{i}")] * m for i in range(n)]
+            domain += [Constraint(f"domain.weight[{i}]>0", ws[i][0] > 0) for i in range(n)]
+        elif weights == "vector":
+            ws = [[z3.Real(f"{prefix}w{i}_{r}") for r in range(m)] for i in range(n)]
+            domain += [Constraint(f"domain.weight[{i}][{r}]>0", ws[i][r] > 0) for i in range(n) for r in range(m)]
+        else:
+            raise ValueError(f"weights: expected none, scalar or vector, got {weights!r}")
+        return cls(cs, ds, ws, mt, domain)
 
     def restrict(self, domain: Domain) -> SymbolicInstance:
         """This symbolic instance with `domain`'s demand constraint added (every d_ir > 0 for

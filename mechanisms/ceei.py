@@ -67,6 +67,7 @@ from fractions import Fraction
 
 import z3
 
+from fairlab.core.domain import Domain
 from fairlab.core.errors import ExactTimeout, InputError, OptionError
 from fairlab.core.exact import format_exact, remaining, short_text, to_fraction
 from fairlab.core.instance import Instance
@@ -197,6 +198,8 @@ MECHANISM = register(
             "tolerance": "relative error the float path must certify (default 1/10^9)",
         },
         scale_invariant=True, anonymous=True,
+        # one weight per user (the allocator declines weight vectors)
+        domain=Domain(weights="scalar"),
         module=__name__,
         exact_options=exact_options,
     )

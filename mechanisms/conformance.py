@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import time
+from fractions import Fraction
 from os import PathLike
 from typing import Any
 
@@ -222,7 +223,7 @@ def _constants(exprs) -> set[str]:
 
 # --------------------------------------------------------------------------- seeded samples
 def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED, discrete: bool = False,
-           max_entry: int = 4, setting: str = "pool", positive: bool = False) -> list[Instance]:
+           max_entry: int = 4, setting: str = "pool", positive: bool = False, domain=None) -> list[Instance]:
     """`samples` random instances of n users × m resources, the same for the same arguments.
 
     Integer demands 0..`max_entry` (zeros in about a third of the entries, every row with a
@@ -231,7 +232,9 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
     demand of the column, up to 4 × `max_entry`); the second instance repeats a user's row (ties).
     `setting`: "dynamic" adds a seeded arrival order; "machines" replaces the capacities by 1 to 3
     seeded machines (`_machines`; a user may fit no machine). `positive`: no zero entries (for a
-    mechanism that declines zero demands)."""
+    mechanism that declines zero demands). `domain` (a `fairlab.core.domain.Domain`; pool setting):
+    where it allows weights or task caps, three instances in four get them (`spread`); the
+    demands and capacities are the same numbers as without it."""
     rng = random.Random(seed)
     out = []
     for k in range(samples):
@@ -257,7 +260,42 @@ def sample(n: int, m: int, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_S
             out.append(Instance.build(None, rows, machines=_machines(rng, m, max_entry)))
             continue
         out.append(Instance.build(caps, rows, **order))
+    if domain is not None and setting == "pool":
+        out = spread(out, domain, seed)
     return out
+
+
+def spread(instances: list[Instance], domain, seed: int) -> list[Instance]:
+    """`instances` with weights and task caps drawn where `domain` allows them (`spread_one`), on every
+    instance but those numbered 0, 4, 8, ... (so a sample checks the unweighted, uncapped spec too).
+    Seeded by `seed` apart from the demands' stream."""
+    if domain.weights == "none" and domain.caps == "none":
+        return instances
+    rng = random.Random(f"fairlab conformance spread {seed}")
+    return [inst if k % 4 == 0 else spread_one(inst, domain, rng) for k, inst in enumerate(instances)]
+
+
+def spread_one(inst: Instance, domain, rng: random.Random) -> Instance:
+    """`inst` with what `domain` allows drawn from `rng`: small integer weights 1..4 (one per user, or
+    one per user and resource for weight vectors), and for about half the users a task cap of 0, a
+    quarter, half or three quarters of what it could run alone (a cap that binds; at least one user
+    capped), the others uncapped."""
+    n, m = inst.n, inst.m
+    changes: dict = {}
+    if domain.weights == "scalar":
+        changes["weights"] = [rng.randint(1, 4) for _ in range(n)]
+    elif domain.weights == "vector":
+        changes["weights"] = [[rng.randint(1, 4) for _ in range(m)] for _ in range(n)]
+    if domain.caps == "allowed":
+        caps: list = []
+        for i in range(n):
+            fraction = rng.choice([None, None, None, 0, Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)])
+            caps.append(None if fraction is None else fraction * inst.solo_tasks(i))
+        if all(c is None for c in caps):
+            i = rng.randrange(n)
+            caps[i] = inst.solo_tasks(i) / 2
+        changes["max_tasks"] = caps
+    return inst.replace(**changes) if changes else inst
 
 
 def _machines(rng: random.Random, m: int, max_entry: int) -> list[list[int]]:
@@ -305,7 +343,7 @@ def _summary(name: str, results: list[Result], n: int, m: int, samples: int, see
 
 def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                  budget: SolverBudget | None = None, options: dict | None = None, stop_early: bool = False,
-                 instances: list | None = None, deadline: float | None = None) -> Result:
+                 instances: list | None = None, deadline: float | None = None, domain=None) -> Result:
     """`check` on `sample(n, m, samples, seed)` (or on `instances`): one conformance `Result`,
     ``agrees`` only if every checked instance agrees and at least one was checked, ``disagrees``
     if one disagrees (the explanation names the first), else ``unknown``. ``details`` holds the
@@ -316,14 +354,16 @@ def check_sample(mechanism, n: int = 2, m: int = 2, samples: int = DEFAULT_SAMPL
     `fairlab.mechanisms.get` takes, `instances` anything `check` takes. An instance the allocator
     declines (its own `InputError`) is skipped; a failing plug-in or a bad option raises.
     `stop_early`: stop at the first instance that does not agree. `deadline` (time.monotonic)
-    is the wall-clock outer stop: queries get what is left of it."""
+    is the wall-clock outer stop: queries get what is left of it. `domain` (a
+    `fairlab.core.domain.Domain`): the seeded sample draws weights and task caps where it allows
+    them (`sample`; None: unit weights, no caps, as before)."""
     mechanism = get(mechanism)
     options = dict(options or {})
     budget = budget or SolverBudget(rlimit=DEFAULT_RLIMIT)
     start = time.monotonic()
     seeded = instances is None
     chosen = (sample(n, m, samples, seed, discrete=mechanism.discrete, setting=mechanism.setting,
-                     positive=mechanism.positive_demands)
+                     positive=mechanism.positive_demands, domain=domain)
               if instances is None else [_instance(i) for i in instances])
     results = []
     for inst in chosen:

@@ -26,14 +26,19 @@ def allocate(instance: Instance) -> Allocation:
     return Allocation("drf", instance, tasks, extra={"rounds": rounds})
 
 
-def spec(sym: SymbolicInstance, tasks) -> list:
-    """Bottleneck characterisation: each user below its cap has a saturated resource it uses on
-    which its weighted dominant share is maximal among that resource's users."""
-    sig = [
+def sigma_terms(sym: SymbolicInstance) -> list:
+    """z3: each user's weighted dominant share of one task, max_r d_ir / (c_r w_ir) (`sigma`; the
+    terms `spec` uses, which `fairlab.search.proof_weights` abstracts)."""
+    return [
         z3_max([sym.demands[i][r] / (sym.capacities[r] * sym.weights[i][r]) for r in range(sym.m)])
         for i in range(sym.n)
     ]
-    return _filling.bottleneck_spec(sym, tasks, sig, "drf")
+
+
+def spec(sym: SymbolicInstance, tasks) -> list:
+    """Bottleneck characterisation: each user below its cap has a saturated resource it uses on
+    which its weighted dominant share is maximal among that resource's users."""
+    return _filling.bottleneck_spec(sym, tasks, sigma_terms(sym), "drf")
 
 
 MECHANISM = register(

@@ -337,7 +337,7 @@ def check_drf_appendix_pm(ctx):
     inst = {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}
     before = _tasks("drf", inst)
     after = _tasks("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]})
-    proof = prove(get("drf"), "pm", 3, 3, time_limit=60, positive_demands=True)
+    proof = prove(get("drf"), "pm", 3, 3, time_limit=60, domain="drf-paper")
     return Evidence([same("pm of DRF (demands may be zero)", "holds", _verdict("pm", "drf", inst)),
                     same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.status)],
                    how=f"<1,1,2>, <0,0,1>, <1,0,0>, <1,0,1>: user 2 leaving drops user 1 from {before[0]} to "
@@ -368,12 +368,12 @@ def check_drf_table2_properties(ctx):
     items = []
     for mech, prop, printed, n, m in TABLE2_TEXT:
         positive = mech == "drf"  # the paper's theorems about DRF: its own domain (appendix A)
-        p = prove(get(mech), prop, n, m, time_limit=20, positive_demands=positive)
+        p = prove(get(mech), prop, n, m, time_limit=20, positive_demands=positive, domain="unweighted")
         verdict = {"proved": "holds", "refuted": "fails"}.get(p.status, str(p.status))
         domain = "positive demands" if positive else "non-negative demands"
         items.append(same(f"{mech} {prop} ({n}x{m}, {domain})", printed, verdict))
     return Evidence(items, how="bounded proofs: 2 users x 2 resources, DRF on positive demands (the DRF paper's "
-                               "domain); larger sizes with `fairlab prove --positive-demands`")
+                               "domain); larger sizes with `fairlab prove --domain drf-paper`")
 
 
 @claim("rediscover-statements", DRF, "Theorems 1-6; with Bonald & Roberts §2.3-2.4, PDRF §6.2 and the lecture's"
@@ -693,8 +693,8 @@ def check_br_2_4_bmf_family(ctx):
        "fairlab.search.prove(bmf, 'same-as:ceei', 2, 2) and prove(bmf, 'unique', 2, 2): UNSAT with positive controls",
        "reproduced")
 def check_br_2_4_bmf_pf(ctx):
-    same_as = prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30)
-    unique = prove(get("bmf"), "unique", 2, 2, time_limit=30)
+    same_as = prove(get("bmf"), "same-as:ceei", 2, 2, time_limit=30, domain="unweighted")
+    unique = prove(get("bmf"), "unique", 2, 2, time_limit=30, domain="unweighted")
     return Evidence([same("BMF = PF, 2 x 2", "proved", same_as.status),
                     same("BMF unique, 2 x 2", "proved", unique.status)],
                    how="proved for 2 users x 2 resources (the unique-BMF claim for more users is not checked)")

@@ -56,6 +56,11 @@ PROPERTY = register(AllocationProperty(
         "Source: §3 of the DRF paper ('bottleneck fairness')."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorem 2",
+    weighted=(
+        "max-min fair on the common bottleneck resource r: shares t_i d_ir / (c_r w_ir) equalised "
+        "(weighted max-min fairness, DRF paper §1), each user stopped at its task cap; lab's reading for "
+        "weights (the DRF paper states bottleneck fairness without them)"
+    ),
     witness=BottleneckWitness,
     witness_help=('{"resource": r, "user": i}  (0-based: user i gets less of the common bottleneck r than max-min '
                   'fairness gives)'),

@@ -2,7 +2,8 @@
 
 Weighted version: user i does not prefer user j's bundle rescaled to i's entitlement, i.e.
 ``u_i(A_j * w_i / w_j) <= u_i(A_i)`` (per resource ``w_ir / w_jr`` with weight vectors; plain
-``u_i(A_j) <= u_i(A_i)`` without weights). Utilities are Leontief (`fairlab.properties.leontief`).
+``u_i(A_j) <= u_i(A_i)`` without weights; lab's reading, `PROPERTY.weighted`). Utilities are
+Leontief (`fairlab.properties.leontief`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ PROPERTY = register(AllocationProperty(
         "lecture's 'DRF is envy-free' lemma."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 3; appendix A",
+    weighted=(
+        "user i compares its tasks with what user j's bundle scaled by w_ir / w_jr on each resource r runs "
+        "for i (w_i / w_j with one weight per user; j's bundle as is without weights), capped by i's task "
+        "cap. Lab's reading: the DRF paper (§4.3) defines weighted DRF but no weighted envy-freeness; "
+        "this is envy-freeness after scaling the other's bundle to one's own weights"
+    ),
     witness=EnvyWitness,
     witness_help='{"user": i, "envied": j}  (0-based indices: i prefers j\'s scaled bundle)',
     compares=ALLOCATION,

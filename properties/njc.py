@@ -49,6 +49,11 @@ PROPERTY = register(AllocationProperty(
         "Dolev et al.'s 'no justified complaints'."
     ),
     source="Bonald & Roberts, Multi-resource fairness (2015), §2.4; after Dolev et al. (2012)",
+    weighted=(
+        "at least the entitlement share w_ir / sum_k w_kr of some saturated resource (1/n without "
+        "weights); Bonald & Roberts §2.4 weigh each class, the per-resource form for weight vectors is "
+        "the lab's reading; a user at its task cap is exempt (the lab's extension: the source has no caps)"
+    ),
     witness=UserWitness,
     witness_help='{"user": i}  (0-based index of a user with a justified complaint)',
     compares=ALLOCATION,

@@ -141,6 +141,10 @@ PROPERTY = register(AllocationProperty(
         "(property 4, 'Pareto efficiency'); the lecture's 'efficient'."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 4; appendix A",
+    weighted=(
+        "weights do not enter (Pareto efficiency compares utilities only); a user at its task cap cannot "
+        "gain. Source: the DRF paper §3 (property 4), unchanged by weights"
+    ),
     witness=ImprovementWitness,
     witness_help='{"improvement": [tasks per user], "user": i}'
                  '  (a feasible allocation dominating it; i strictly gains)',

@@ -68,6 +68,10 @@ PROPERTY = register(DeviationProperty(
         "violates it)."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorem 5",
+    weighted=(
+        "the remaining users keep their weights and task caps; the rule compares task counts only. Lab's "
+        "reading of the DRF paper's population monotonicity (§3) with weights held fixed"
+    ),
     witness=DepartureWitness,
     witness_help='{"removed": k, "user": i}  (0-based indices in the original instance)',
     compares=DEPARTURE,

@@ -326,6 +326,10 @@ class Property:
     witness_help: str = ""  # the witness's JSON shape in words, e.g. '{"user": i}  (0-based index ...)'
     #: the setting its rule is defined for (`fairlab.core.instance.SETTINGS`): "pool", "machines", "dynamic"
     setting: str = "pool"
+    #: which weighted (and capped) form the rule checks, with its source or "lab's reading": the
+    #: one rule serves the exact check and the z3 view alike, so both check this form ("" where the
+    #: setting has no weights)
+    weighted: str = ""
     #: a plug-in property's origin (`fairlab.properties.plugin_properties.PluginInfo`: name, source, content
     #: identity, declared domain); None for the lab's own (a class attribute, not a field)
     plugin = cast("PluginInfo | None", None)
@@ -339,7 +343,8 @@ class Property:
 
     def describe(self) -> dict:
         return {"name": self.name, "title": self.title, "definition": self.definition, "source": self.source,
-                "compares": self.compares, "witness": self.witness_shape()}
+                "compares": self.compares, "witness": self.witness_shape(),
+                **({"weighted": self.weighted} if self.weighted else {})}
 
     # ---- the exact check: the one choke point where exact-only verdicts are enforced
     def check(self, mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -> Result:

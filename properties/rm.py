@@ -96,6 +96,10 @@ PROPERTY = register(DeviationProperty(
         "Theorem 6 (incompatible with sharing incentive plus Pareto efficiency)."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3; Theorems 3 and 6",
+    weighted=(
+        "weights and task caps unchanged while capacities grow; the rule compares task counts only. Lab's "
+        "reading of the DRF paper's resource monotonicity (§3) with weights held fixed"
+    ),
     witness=CapacityWitness,
     witness_help='{"capacities": [new capacities], "user": i}  (0-based user who runs fewer tasks)',
     compares=CAPACITY_CHANGE,

@@ -2,7 +2,8 @@
 
 Weighted version: user i runs at least as many tasks as its bundle in the weighted equal split,
 ``w_ir / sum_k w_kr * c_r`` of each resource r (``c / n`` without weights; ``w_i / sum w * c`` with
-scalar weights), capped by its task cap. Theorem 1 of the DRF paper: asset fairness violates it
+scalar weights), capped by its task cap (`PROPERTY.weighted`: the source of each form; the
+per-resource form for weight vectors is the lab's reading). Theorem 1 of the DRF paper: asset fairness violates it
 on <30, 30>, D1 = <1, 3>, D2 = <1, 1> (user 2 gets 12 tasks, the equal split gives 15).
 """
 
@@ -45,6 +46,13 @@ PROPERTY = register(AllocationProperty(
         "DRF paper (property 1, 'sharing incentive'); the lecture calls it proportionality."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 1; Theorem 1",
+    weighted=(
+        "the bundle of weight share w_ir / sum_k w_kr of each resource r (w_i / sum_k w_k with one weight per "
+        "user, 1/n without weights), its utility capped by the user's task cap. Source: weighted max-min "
+        "fairness gives each user a share proportional to its weight (DRF paper §1), and weighted DRF "
+        "(§4.3) weighs each resource; the paper states no weighted sharing incentive, so this per-resource "
+        "form is the lab's reading"
+    ),
     witness=UserWitness,
     witness_help='{"user": i}  (0-based index of a user below its equal-split utility)',
     compares=ALLOCATION,

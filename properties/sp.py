@@ -125,6 +125,11 @@ PROPERTY = register(PerUserDeviationProperty(
         "(CEEI is not strategyproof); the lecture's truthfulness proof for DRF."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2; Theorem 4",
+    weighted=(
+        "a user declares only its demand vector: its weight (or weight vector) and its task cap stay as "
+        "given, and its gain is measured with its true demand, capped by its cap. Lab's reading of the "
+        "DRF paper's strategyproofness (§3) with weights and caps held fixed"
+    ),
     witness=MisreportWitness,
     witness_help='{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)',
     compares=MISREPORT,

@@ -34,6 +34,10 @@ PROPERTY = register(AllocationProperty(
         "('single resource fairness'); max-min water-filling as in the notes on the DRF paper."
     ),
     source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3",
+    weighted=(
+        "water-filling of the single resource on shares divided by each user's weight for it (weighted "
+        "max-min fairness, DRF paper §1), each user stopped at its task cap"
+    ),
     witness=UserWitness,
     witness_help='{"user": i}  (0-based index of a user below its max-min fair share)',
     compares=ALLOCATION,

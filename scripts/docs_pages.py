@@ -191,6 +191,8 @@ def property_page(name: str) -> str:
         ["Setting", f"`{prop.setting}`: {SETTING_WORDS.get(prop.setting, prop.setting)}"],
         ["Compares", f"`{prop.compares}`"],
         ["Witness", f"`{prop.witness.__name__}`: {plain(prop.witness_shape())}"],
+        ["Weights and caps", plain(prop.weighted) if prop.weighted else
+         "weights are not modelled in this setting" if prop.setting != "pool" else "not stated"],
     ]
     lines += facts_list(facts)
     if prop.setting == "pool":

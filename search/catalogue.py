@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from fairlab import mechanisms
+from fairlab.core.domain import Domain, parse
 from fairlab.core.errors import InputError
 from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
@@ -44,16 +45,32 @@ class Entry:
     options: tuple[tuple[str, object], ...] = ()  # mechanism options (allocator and spec alike)
 
     label: str = ""  # tells apart two entries on the same mechanism and property
+    #: the instance domain the claim is about (`fairlab.core.domain.parse`; with `positive_demands`
+    #: narrowed to positive demands): the sources' theorems are about unweighted, uncapped instances
+    domain: str = "unweighted"
 
     @builtins.property  # `property` is a field of this class
     def id(self) -> str:
         tail = "+positive" if self.positive_demands else ""
         return f"{self.mechanism}-{self.property}{tail}" + (f"-{self.label}" if self.label else "")
 
+    @builtins.property
+    def covers(self) -> Domain:
+        """The domain its proofs range over (`domain`, positive demands if it assumes them)."""
+        covered = parse(self.domain)
+        return covered.intersect(Domain(demands="positive")) if self.positive_demands else covered
+
 
 EXACT = (("method", "exact"),)  # CEEI's exact allocator (see the module docstring)
 
 GRID = ((2, 2), (2, 3), (3, 2), (3, 3), (4, 2), (4, 3), (3, 4), (4, 4))
+#: every size up to 3 x 3, and 4 x 4
+WEIGHTED = ((2, 2), (2, 3), (3, 2), (3, 3), (4, 4))
+#: one weight per user, no task caps (`fairlab.core.domain.parse`)
+SCALAR = "weighted,weights=scalar,caps=none"
+EXTENDED = "lecture 'Beyond DRF: zero demands, weights' (Parkes, Procaccia & Shah's extended DRF; lab's reading)"
+VECTORS = "DRF paper §4.3 (weighted DRF with weight vectors; the paper states no property of it)"
+CAPPED = "task caps (the lab's finite demands) and DRF paper §4.3 weight vectors (no source states it)"
 
 CATALOGUE: tuple[Entry, ...] = (
     # DRF: DRF paper appendix A and Table 2; lecture proofs of proportionality, envy-freeness, truthfulness.
@@ -72,6 +89,31 @@ CATALOGUE: tuple[Entry, ...] = (
           note="strictly positive demands, as the DRF paper's appendix assumes"),
     Entry("drf", "pm", "refuted", ((3, 2), (3, 3)), "DRF paper §6.1 Table 2, with a zero demand",
           note="with zero demands DRF is not population monotone (found by the lab)", label="zero-demands"),
+    # Weighted DRF, one weight per user: the lecture's "zero demands, weights" extension (Parkes,
+    # Procaccia & Shah's extended DRF: progressive filling on x_i / w_i; lab's reading, the primary
+    # text was not available). The "drf-levels" encoding (`fairlab.search.proof_weights`).
+    Entry("drf", "si", "proved", WEIGHTED, EXTENDED, fast=((2, 2), (3, 3)), domain=SCALAR, label="weighted",
+          note="weighted si: at least the bundle of weight share w_i / sum_k w_k of every resource"),
+    Entry("drf", "ef", "proved", WEIGHTED, EXTENDED, fast=((2, 2), (3, 3)), domain=SCALAR, label="weighted",
+          note="weighted ef: no user prefers another's bundle scaled by w_i / w_j"),
+    Entry("drf", "pe", "proved", WEIGHTED, EXTENDED, fast=((2, 2), (3, 3)), domain=SCALAR, label="weighted"),
+    Entry("drf", "sp", "proved", WEIGHTED, EXTENDED, fast=((2, 2), (3, 3)), domain=SCALAR, label="weighted"),
+    # Weighted DRF with weight vectors (DRF paper §4.3, dominant share max_j u_ij / w_ij): the paper
+    # states no property of it; the lab's checks, decided by z3 (found by the lab).
+    Entry("drf", "si", "refuted", ((2, 2), (3, 3)), VECTORS, fast=((2, 2),), domain="weighted", label="weight-vectors",
+          note="with weight vectors DRF does not give every user the bundle of its weight share of each resource "
+               "(found by the lab)"),
+    Entry("drf", "ef", "proved", ((2, 2), (2, 3), (3, 2), (3, 3)), VECTORS, fast=((2, 2),), domain="weighted",
+          label="weight-vectors", note="found by the lab"),
+    Entry("drf", "pe", "proved", ((2, 2), (2, 3), (3, 2), (3, 3)), VECTORS, fast=((2, 2),), domain="weighted",
+          label="weight-vectors", note="found by the lab"),
+    Entry("drf", "sp", "proved", ((2, 2), (2, 3), (3, 2), (3, 3)), VECTORS, fast=((2, 2),), domain="weighted",
+          label="weight-vectors", note="found by the lab"),
+    # Task caps (how the lab models finite demands) with weight vectors: the whole domain.
+    Entry("drf", "pe", "proved", ((2, 2), (3, 3)), CAPPED, fast=((2, 2),), domain="all", label="all",
+          note="every cap pattern (which users are capped), weight vectors (found by the lab)"),
+    Entry("drf", "sp", "proved", ((2, 2), (3, 3)), CAPPED, fast=((2, 2),), domain="all", label="all",
+          note="every cap pattern (which users are capped), weight vectors (found by the lab)"),
     # CEEI: DRF paper §5.2, §6.1.2.
     Entry("ceei", "si", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),), options=EXACT),
     Entry("ceei", "ef", "proved", GRID, "DRF paper §5.2 (CEEI is envy-free)", fast=((2, 2),), options=EXACT),
@@ -104,6 +146,36 @@ CATALOGUE: tuple[Entry, ...] = (
           label="three-resources"),
     Entry("bmf", "same-as:ceei", "proved", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2)",
           fast=((2, 2),)),
+    # The same claims with weights, where they are proved without (found by the lab: the sources state
+    # them unweighted; Bonald & Roberts weigh classes, one weight each). CEEI and asset fairness take one
+    # weight per user, BMF weight vectors too.
+    Entry("ceei", "si", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="weighted si (found by the lab)"),
+    Entry("ceei", "ef", "proved", ((2, 2),), "DRF paper §5.2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="weighted ef (found by the lab)"),
+    Entry("ceei", "pe", "proved", ((2, 2),), "DRF paper §5.2, weighted", fast=((2, 2),), options=EXACT,
+          domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("asset", "sp", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), domain=SCALAR,
+          label="weighted", note="found by the lab (3 x 3 undecided within the default budget)"),
+    Entry("asset", "ef", "proved", ((2, 2),), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),), domain=SCALAR,
+          label="weighted", note="found by the lab (3 x 3 undecided within the default budget)"),
+    Entry("asset", "pe", "proved", ((2, 2), (3, 3)), "DRF paper §6.1 Table 2, weighted", fast=((2, 2),),
+          domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("bmf", "si", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1, weighted", fast=((2, 2),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "pe", "proved", ((2, 2), (2, 3), (3, 2)), "Bonald & Roberts §2.1, weighted", fast=((2, 2),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "srf", "proved", ((2, 1), (3, 1)), "Bonald & Roberts §2.1, weighted", fast=((2, 1),),
+          domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "njc", "proved", ((2, 2), (3, 2)), "Bonald & Roberts §2.4 (BMF's definition), weighted",
+          fast=((2, 2),), domain="weighted", label="weight-vectors", note="found by the lab"),
+    Entry("bmf", "unique", "proved", ((2, 2),), "Bonald & Roberts §2.4 (two resources), one weight per class",
+          fast=((2, 2),), domain=SCALAR, label="weighted", note="found by the lab"),
+    Entry("bmf", "unique", "refuted", ((2, 2), (3, 2)), "Bonald & Roberts §2.4 (two resources), weight vectors",
+          fast=((2, 2),), domain="weighted", label="weight-vectors",
+          note="with weight vectors two BMF allocations exist already at 2 x 2 (found by the lab)"),
+    Entry("bmf", "same-as:ceei", "proved", ((2, 2),), "Bonald & Roberts §2.4 (BMF = PF for n = J = 2), weighted",
+          fast=((2, 2),), domain=SCALAR, label="weighted", note="found by the lab"),
 )
 
 
@@ -131,7 +203,8 @@ def run_entry(entry: Entry, budget: ProveBudget, fast_only: bool = False,
         if progress:
             progress(f"{entry.id} at {n}×{m}")
         proof = prove(mechanisms.get(entry.mechanism), entry.property, n, m, time_limit=budget.seconds,
-                      positive_demands=entry.positive_demands, budget=budget, options=dict(entry.options))
+                      positive_demands=entry.positive_demands, budget=budget, options=dict(entry.options),
+                      domain=entry.domain)
         seconds += proof.seconds
         checked.append({"users": n, "resources": m, "status": proof.status, "seconds": round(proof.seconds, 3),
                         "rlimit_spent": proof.budget["rlimit_spent"], "reason": proof.explanation})
@@ -147,6 +220,7 @@ def run_entry(entry: Entry, budget: ProveBudget, fast_only: bool = False,
         seconds=seconds, explanation=f"{entry.source}" + (f" ({entry.note})" if entry.note else ""),
         details={"entry": entry.id, "expected": entry.expected, "source": entry.source, "note": entry.note,
                  "options": dict(entry.options), "positive_demands": entry.positive_demands,
+                 "domain": entry.covers.label,
                  "largest": list(largest) if largest else None, "checked": checked,
                  "ok": status == Status.REPRODUCED},
     )

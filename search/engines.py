@@ -78,7 +78,6 @@ from fairlab.search.hunt import (  # noqa: F401  (re-exported: the engines' publ
     property_predicate,
     seconds_left,
 )
-from fairlab.search.proof_domain import ENCODED
 from fairlab.search.shrink import shrink
 from fairlab.search.symbolic import (  # noqa: F401  (re-exported)
     SYMBOLIC_SLICES,
@@ -226,7 +225,7 @@ def search(
                                                        slices=symbolic_slices, domain=explored)
                 # the gate checks the spec against the allocator on the part of the domain a holds covers
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
-                                      capacities=capacities, domain=explored.intersect(SYMBOLIC_DOMAIN))
+                                      capacities=capacities, domain=explored)
         if "grid" in engines:
             pool["grid"] = space.grid(n, m, discrete=mechanism.discrete, domain=explored)
         if "random" in engines:
@@ -241,9 +240,10 @@ def search(
             result, details, tried, note = shrink_with(classify, result, shrink_trials, stop, domain=explored)
             budget["shrink_trials_used"] = tried
             notes += [note] if note else []
-    # a holds covers what the symbolic unknowns range over; a none-found the weights and caps of the
-    # candidates evaluated (a mechanism that declined every weighted one was searched unweighted only)
-    covered = SYMBOLIC_DOMAIN if result.status == "holds" else drawn.covered if result.status == "none-found" else None
+    # a holds is the symbolic engine's, whose unknowns range over the explored domain (weights, every cap
+    # pattern); a none-found covers the weights and caps of the candidates evaluated (a mechanism that
+    # declined every weighted one was searched unweighted only)
+    covered = drawn.covered if result.status == "none-found" else None
     return result.replace(
         mechanism=mechanism.name, property=prop, budget={**budget, **result.budget},
         details={**result.details, "users": n, "resources": m, "options": options, **details, "notes": notes,
@@ -252,10 +252,6 @@ def search(
     )
 
 
-#: what the symbolic unknowns range over: unit weights, no task caps
-#: (`fairlab.search.proof_domain.ENCODED`, the one definition); a ``holds`` covers this sub-domain of
-#: the one asked
-SYMBOLIC_DOMAIN = ENCODED
 
 
 class Drawn:

@@ -63,6 +63,9 @@ class Unsat:
     constraints: list
     hypotheses: set
     sym: SymbolicInstance
+    #: how many unknown instances (cap patterns, `fairlab.search.symbolic.symbolic_candidates`) were all
+    #: unsat; `constraints` and `sym` are the first's
+    patterns: int = 1
 
 
 

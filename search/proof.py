@@ -1,7 +1,9 @@
 """Prove a property of a mechanism for ALL demand profiles of a size: "spec ∧ ¬property" is UNSAT.
 
 The instance has n users and m resources with unknown real demands (each row non-negative and
-not all zero). Capacities are normalised to 1 only for a mechanism declared scale-invariant
+not all zero), and, where the asked domain allows them, unknown weights (one per user, or one per
+user and resource) and unknown task caps (every cap pattern in turn: `fairlab.search.proof_domain`).
+Capacities are normalised to 1 only for a mechanism declared scale-invariant
 (`Mechanism.scale_invariant`: it depends on demands only through shares d_ir / c_r, so a resource
 can be rescaled to capacity 1 without changing any allocation in tasks or any property — the proof
 covers all positive capacities); for any other mechanism every capacity is an unknown positive real
@@ -21,7 +23,10 @@ Reductions that keep the proof complete:
   (`_drf_normalised`, `_drf_sp_relaxed`, `fairlab.search.proof_drf_pm`): every row rescaled so its
   DRF tasks are 1 (linear arithmetic), users and resources ordered, and for sp (pm) the
   misreported (departure) run relaxed to a linear over-approximation — each reduction argued in
-  its docstring and listed in the result.
+  its docstring and listed in the result. With weights, "drf-levels" first (`_drf_levels`,
+  `fairlab.search.proof_weights`): the same, with the weighted dominant shares and their products
+  with the weights relaxed to linear facts; a relaxation's model that is no violation sends the
+  proof on to the next encoding.
 
 A proof is about the mechanism's *spec*, so before `proved` the spec must pass four gates, in
 order (any failure is `unknown` with the reason, never `proved`):
@@ -305,12 +310,25 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
     return out
 
 
+def space_keywords(weights: str = "none", caps=False) -> dict:
+    """The keywords an encoding (`STRATEGIES`) gets for weights and caps: none for unit weights and
+    no caps, so an encoding written before weights and caps is called as it always was."""
+    out: dict[str, Any] = {}
+    if weights != "none":
+        out["weights"] = weights
+    if caps is not False and (caps is True or any(caps)):
+        out["caps"] = caps
+    return out
+
+
 def run_strategy(strategy: str, mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float,
-                 options: dict, positive_demands: bool, seed: int = 0, rlimit: int = DEFAULT_RLIMIT) -> dict:
+                 options: dict, positive_demands: bool, seed: int = 0, rlimit: int = DEFAULT_RLIMIT,
+                 weights: str = "none", caps=False) -> dict:
     """One attempt of one encoding (no conformance gate: for benchmarks of the encodings)."""
     budget = ProveBudget(rlimit=rlimit, seconds=time_limit)
     start = time.monotonic()
-    encoded = STRATEGIES[strategy](mechanism, prop, n, m, options, positive_demands)
+    encoded = STRATEGIES[strategy](mechanism, prop, n, m, options, positive_demands,
+                                   **space_keywords(weights, caps))
     queries: list[dict] = []
     out = decide(encoded, strategy, prop, seed, rlimit, budget, start + time_limit, queries)
     out["queries"] = queries
@@ -327,19 +345,24 @@ def _final(result: dict) -> bool:
 _CONFORMANCE: dict = {}
 
 
-def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float):
+def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: ProveBudget, deadline: float,
+                     domain=None):
     """Gate 1: `fairlab.mechanisms.conformance.check_sample` on the budget's seeded sample (remembered per
-    mechanism, size, options and budget within a process: the answer is deterministic)."""
+    mechanism, size, options, budget and domain within a process: the answer is deterministic).
+    `domain` (a `fairlab.core.domain.Domain`, or None): the sample draws weights and task caps where
+    it allows them (`conformance.sample`), so a spec is checked on the instances its proof covers."""
+    spread = ("none", "none") if domain is None else (domain.weights, domain.caps)  # the sample's only input
     try:
         key = (id(mech), n, m, json.dumps(options, sort_keys=True, default=str), budget.conformance_samples,
-               budget.conformance_seed, budget.conformance_rlimit)
+               budget.conformance_seed, budget.conformance_rlimit, spread)
     except TypeError:  # pragma: no cover - options are JSON values
         key = None
     if key in _CONFORMANCE:
         return _CONFORMANCE[key][1]
+    drawn = {} if spread == ("none", "none") else {"domain": domain}
     report = conformance.check_sample(mech, n, m, samples=budget.conformance_samples, seed=budget.conformance_seed,
                                       budget=SolverBudget(rlimit=budget.conformance_rlimit), options=options,
-                                      stop_early=True, deadline=deadline)
+                                      stop_early=True, deadline=deadline, **drawn)
     timed_out = any(r.status == "unknown" and "(time)" in r.explanation for r in conformance.results_of(report))
     if key is not None and not timed_out:
         _CONFORMANCE[key] = (mech, report)  # the mechanism kept alive so its id is not reused
@@ -352,7 +375,8 @@ GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
 def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0,
                   options: dict | None = None, positive_demands: bool = False, rlimit: int | None = None,
                   attempts: int | None = None, budget: ProveBudget | None = None,
-                  strategies: list[str] | None = None) -> Result:
+                  strategies: list[str] | None = None, weights: str = "none", caps=False,
+                  conformance_domain=None) -> Result:
     """Gate 1 (conformance), then the proof attempts of the budget's schedule — attempt k: seed k,
     rlimit · 2^k, each applicable encoding in turn, most specialised first — until one decides;
     an UNSAT passes gates 2-4 before it is `proved`; a `refuted` is confirmed exactly on a
@@ -361,7 +385,13 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     A ``proof`` `Result`: the unsat core and positive control are its ``certificate``; the gates,
     the conformance reports, the reductions and every z3 query are its ``details``; the budget and
     the resource units spent (``rlimit_spent``) its ``budget``. `strategies` overrides the
-    encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`)."""
+    encodings `strategies_for` chooses (benchmarks: the baseline, `baseline_strategies_for`).
+
+    `weights` ("none", "scalar", "vector") and `caps` (which users have an unknown task cap:
+    `SymbolicInstance.unknown`) shape the unknown instance; `conformance_domain` (a
+    `fairlab.core.domain.Domain`) is what gate 1's sample draws from (weights and caps where it
+    allows them; None: the sample of unit weights and no caps). The domain entry point
+    (`fairlab.search.proof_domain.prove_on`) sets all three from the domain asked."""
     options = dict(options or {})
     prop_object = properties.REGISTRY.get(prop)
     if prop_object is None and prop != "unique" and not prop.startswith("same-as:"):
@@ -387,10 +417,12 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
         budget = ProveBudget(rlimit=DEFAULT_RLIMIT if rlimit is None else rlimit,
                              attempts=DEFAULT_ATTEMPTS if attempts is None else attempts, seconds=float(time_limit))
     check_options(mechanism, options)
-    encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands)  # validate early
+    space = space_keywords(weights, caps)
+    encoding(mechanism, prop, n, m, options=options, positive_demands=positive_demands, **space)  # validate early
     start = time.monotonic()
     deadline = start + budget.seconds
-    names = strategies_for(mechanism, prop, options, positive_demands) if strategies is None else list(strategies)
+    names = (strategies_for(mechanism, prop, options, positive_demands, **space) if strategies is None
+             else list(strategies))
     if not names or any(name not in STRATEGIES for name in names):
         raise InputError(f"strategies: expected names among {', '.join(STRATEGIES)}, got {names}")
     gates = {g: "not-reached" for g in GATES}
@@ -411,6 +443,9 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
             budget={**budget.recorded(), "rlimit_spent": spent, **stopped},
             seconds=time.monotonic() - start, explanation=explanation,
             details={"users": n, "resources": m, "options": options, "positive_demands": positive_demands,
+                     **({"weights": weights} if weights != "none" else {}),
+                     **({"caps": [bool(c) for c in caps] if not isinstance(caps, bool) else [caps] * n}
+                        if "caps" in space else {}),
                      "gates": gates, "reductions": list(reductions), "conformance": reports, "queries": queries,
                      "scope": covered, **({"allocator_check": checked} if checked else {})},
         )
@@ -425,7 +460,7 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
         gates["allocator-check"] = "not-reached"
     sampled: list[Result] = []
     for mech, opts in involved:
-        report = conformance_gate(mech, n, m, opts, budget, deadline)
+        report = conformance_gate(mech, n, m, opts, budget, deadline, conformance_domain)
         if mech is mechanism:
             sampled = conformance.results_of(report)
         reports.append(to_dict(report, versioned=False))
@@ -441,16 +476,28 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     encoded = {}
     results = []
     schedule = budget.schedule()
+    spurious: set[str] = set()  # relaxed encodings whose model was no violation: not asked again
     for k, (seed, limit) in enumerate(schedule):
         for j, name in enumerate(names):
+            if name in spurious:
+                continue
             if name not in encoded:
-                encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands)
+                encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands, **space)
             # each attempt may use its share of the clock that is left, so one stalled setting
             # cannot starve the others (a stop by the share alone is not final)
             now = time.monotonic()
             share = now + (deadline - now) / ((len(schedule) - k) * len(names) - j)
             results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, queries,
                                   params=budget.params_for(k), attempt_deadline=share))
+            if results[-1]["verdict"] == "refuted" and encoded[name].relaxed:
+                confirmed = confirm_refutation(mechanism, prop, results[-1]["instance"], results[-1]["witness"],
+                                               options, budget)
+                if confirmed is None:  # a model of the relaxation only: the next encoding may decide
+                    spurious.add(name)
+                    results[-1].update(verdict="unknown", reason="z3 found a model but its violation did not "
+                                       "survive the exact re-check", gates={})
+                else:
+                    results[-1]["confirmed"] = confirmed
             if _final(results[-1]):
                 break
         if _final(results[-1]):
@@ -465,7 +512,8 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
     reductions = best["reductions"] + [f"encoding: {best['strategy']} (tried: {', '.join(names)}; "
                                        f"{len(results)} attempts of the schedule)"]
     if status == "refuted":
-        confirmed = confirm_refutation(mechanism, prop, best["instance"], witness, options, budget)
+        confirmed = best.get("confirmed") or confirm_refutation(mechanism, prop, best["instance"], witness, options,
+                                                                budget)
         if confirmed is None:
             status, reason = "unknown", "z3 found a model but its violation did not survive the exact re-check"
         else:  # the witness reported is the one that was confirmed (the model's may have been rounded)
@@ -476,7 +524,8 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
             reason += (f". Scope: the declared specs (a relation between specifications); {mechanism.name}'s spec "
                        f"agreed with its allocator on the {agreed} sampled instances")
         else:
-            found = allocator_check(mechanism, prop, n, m, options, sampled, budget, deadline, checked)
+            found = allocator_check(mechanism, prop, n, m, options, sampled, budget, deadline, checked,
+                                    domain=conformance_domain, caps=caps)
             if found is not None and found[0] == "refuted":
                 _, inst, witness, why = found
                 gates["allocator-check"] = "failed"
@@ -518,7 +567,7 @@ def allocator_instances(n: int, m: int, seed: int = 0, count: int = ALLOCATOR_CH
 
 
 def allocator_check(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, sampled: list[Result],
-                    budget: ProveBudget, deadline: float, record: dict):
+                    budget: ProveBudget, deadline: float, record: dict, domain=None, caps=False):
     """The gate a foreign mechanism's `proved` passes besides conformance: the exact property check
     (`fairlab.properties.check`, numeric engines only, `ALLOCATOR_CHECK_EVALUATIONS` deviations) of
     its ALLOCATOR on the conformance sample and on `allocator_instances`. Sampled conformance cannot
@@ -528,9 +577,19 @@ def allocator_check(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     None if no instance violates; ("refuted", instance dict, witness dict, explanation) for the
     first violation, confirmed exactly (`confirm_refutation`); ("unknown", reason) if the clock
     stopped the check. An instance the allocator declines is skipped. `record` is filled with what
-    was checked."""
+    was checked. `domain`: the seeded instances get weights and caps where it allows them
+    (`fairlab.mechanisms.conformance.spread`), as the conformance sample does; `caps` (the proof's
+    cap pattern, `SymbolicInstance.unknown`): only instances capping exactly those users are checked
+    (the seeded ones are given caps on them), so a violation found is one the proved spec covers."""
     instances = [Instance.from_dict(r.instance) for r in sampled if r.status != Status.SKIPPED and r.instance]
     extra = allocator_instances(n, m, budget.conformance_seed)
+    if domain is not None:  # weights and caps where the proof's domain has them
+        extra = conformance.spread(extra, domain, budget.conformance_seed)
+    # the instances of what this proof covers: the users its cap pattern caps, and only those
+    capped = [bool(c) for c in caps] if not isinstance(caps, bool) else [caps] * n
+    instances = [inst for inst in instances if [t is not None for t in inst.max_tasks] == capped]
+    extra = [inst.replace(max_tasks=[(inst.solo_tasks(i) / 2 if t is None else t) if capped[i] else None
+                                     for i, t in enumerate(inst.max_tasks)]) for inst in extra]
     record.update(instances=len(instances) + len(extra), extra=len(extra), checked=0, declined=0, undecided=0,
                   evaluations=ALLOCATOR_CHECK_EVALUATIONS)
     for inst in instances + extra:
@@ -572,7 +631,12 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
         explanation, _ = confirm_violation(mechanism, prop, inst, witness, options)
         if explanation:
             return explanation, witness
-    verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+    try:
+        verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+    except (PluginError, OptionError):
+        raise
+    except InputError:  # the allocator declines the instance (e.g. weight vectors): nothing confirmed
+        return None
     if verdict.status == "violated" and Violation(prop, mechanism, inst, verdict.witness, options).verify():
         return verdict.explanation, verdict.witness.to_dict()
     return None
@@ -684,9 +748,9 @@ def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 6
           positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
           budget: ProveBudget | None = None, strategies: list[str] | None = None, domain=None) -> Result:
     """`prove_encoded` on an instance domain (`fairlab.core.domain`; default ``all``, and
-    ``positive_demands=True`` narrows it to positive demands): the encodings get the domain's
-    demand assumption and the result records exactly the domain it is about
-    (`fairlab.search.proof_domain.prove_on`: a ``proved`` covers unit weights and no caps)."""
+    ``positive_demands=True`` narrows it to positive demands): the encodings range over the domain
+    explored (its demands, weights as unknowns, every pattern of task caps) and the result records
+    exactly the domain it is about (`fairlab.search.proof_domain.prove_on`)."""
     from fairlab.search.proof_domain import prove_on
 
     return prove_on(prove_encoded, mechanism, prop, n, m, domain=domain, positive_demands=positive_demands,

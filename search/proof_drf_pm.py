@@ -37,13 +37,16 @@ from fairlab.search.symbolic import model_instance
 LEAVES, LOSES = 0, 1  # after the user symmetry: user 0 leaves, user 1 loses
 
 
-def drf_pm_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool) -> proof.Encoded:
-    """The encoding (see the module docstring); n >= 2 (with one user nobody can leave)."""
+def drf_pm_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool,
+                   weights: str = "none") -> proof.Encoded:
+    """The encoding (see the module docstring); n >= 2 (with one user nobody can leave). `weights`:
+    the unknown instance's (`SymbolicInstance.unknown`; no task caps here: with caps `strategies_for`
+    chooses the generic encoding for pm)."""
     module = properties.get("pm")
     assert isinstance(module, DeviationProperty), "pm is a deviation property (a user leaves)"
     spec = mechanism.spec
     assert spec is not None, "the caller (`_drf_normalised`) encodes DRF, which has a spec"
-    sym, ones, base_constraints, own = proof.normalised_run(mechanism, n, m, positive_demands)
+    sym, ones, base_constraints, own = proof.normalised_run(mechanism, n, m, positive_demands, weights=weights)
     d = sym.demands
     [(tag, deviation, derived, dev_constraints)] = [found for found in module.derive_symbolic(sym, "pm", None)
                                                     if found[1] == LEAVES]
@@ -68,6 +71,7 @@ def drf_pm_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool)
     base = {c.name for c in [*base_constraints, *own, *symmetry]}
     reductions = ["capacities normalised to 1 (scale-invariant mechanism)",
                   *(["assumption: every demand strictly positive"] if positive_demands else []),
+                  *proof.space_words(weights, sym.max_tasks),
                   "tasks normalised to 1: each demand row rescaled to its DRF bundle (DRF gives every user "
                   "positive tasks; spec and pm are invariant under rescaling a row)",
                   "user symmetry: user 0 leaves and user 1 loses (anonymous mechanism); users 2..n-1 ordered by "

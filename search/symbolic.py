@@ -8,6 +8,8 @@ Moved out of `fairlab.search.engines` (which re-exports every name) when that fi
 
 
 import inspect
+import itertools
+import random
 from fractions import Fraction
 from typing import Any, Callable, Iterator
 
@@ -49,10 +51,23 @@ def model_instance(model: z3.ModelRef, sym: SymbolicInstance) -> Instance | None
         return Instance.build(
             [exact(c) for c in sym.capacities],
             [[exact(d) for d in row] for row in sym.demands],
+            weights=model_weights(sym, exact),
             max_tasks=[None if t is None else exact(t) for t in sym.max_tasks],
         )
     except InputError:
         return None
+
+
+def model_weights(sym: SymbolicInstance, exact: Callable) -> list | None:
+    """The weights of `sym` as an `Instance` takes them, each term read by `exact`: None when every
+    weight is the numeral 1 (no weights), one number per user when each row is one term (scalar
+    weights, `SymbolicInstance.unknown(weights="scalar")`), else a vector per user."""
+    rows = sym.weights
+    if all(z3.is_rational_value(w) and w.as_fraction() == 1 for row in rows for w in row):
+        return None
+    if all(all(w.eq(row[0]) for w in row) for row in rows):
+        return [exact(row[0]) for row in rows]
+    return [[exact(w) for w in row] for row in rows]
 
 
 
@@ -67,20 +82,65 @@ def symbolic_candidates(
     resource units: deterministic. Yields instances; `Unsat` if the first question is unsat;
     `TIME` if the wall-clock `deadline` stopped z3; `WORKING` after each of the `slices` smaller
     rlimits (rlimit / 2**k) a question was first asked with did not answer it. Ends when z3 gives
-    up (rlimit) or has no further model. `domain`: its demand constraints join the unknowns' (the
-    unknowns have unit weights and no caps, inside every domain)."""
-    sym = SymbolicInstance.unknown(n, m, capacities=capacities).restrict(domain)
-    try:
-        constraints = goal(sym)
-    except (OptionError, PluginError):
-        raise  # a bad option or a broken plug-in: wrong everywhere, not "engine off"
-    except InputError as exc:
-        notes.append(f"symbolic engine off: {exc}")
-        return
-    except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-        notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
-        return
-    base = [*sym.domain, *constraints]
+    up (rlimit) or has no further model.
+
+    `domain`: the unknowns range over it — its demand constraint; unknown weights (one per user, or
+    one per user and resource) where it allows weights (`SymbolicInstance.unknown`); and where it
+    allows task caps, every *cap pattern* (which users have an unknown cap >= 0, the others none;
+    all 2^n of them, fewest caps first: the encodings ask about every user) as a stream of its own.
+    When the domain has weights or caps, a stream with unit weights and no caps (a part of the
+    domain, whose models are easier instances to evaluate) comes first. The streams take turns,
+    each made when its turn first comes; the `Unsat` (a ``holds`` to gate) comes only when the
+    first question of every stream over the whole domain was unsat."""
+    spaces: list = [(domain.weights, False)]
+    if domain.caps == "allowed":
+        spaces = [(domain.weights, list(p)) for p in
+                  sorted(itertools.product((False, True), repeat=n), key=lambda p: (sum(p), p))]
+    plain = domain.weights != "none" or domain.caps != "none"
+    todo = iter(([("none", False)] if plain else []) + spaces)
+    whole = len(spaces)
+    unsats: list[Unsat] = []
+    live: list = []
+    made = 0
+    while True:
+        space_ = next(todo, None)
+        if space_ is not None:  # one more stream joins the turns
+            weights, caps = space_
+            sym = SymbolicInstance.unknown(n, m, capacities=capacities, weights=weights, caps=caps).restrict(domain)
+            try:
+                constraints = goal(sym)
+            except (OptionError, PluginError):
+                raise  # a bad option or a broken plug-in: wrong everywhere, not "engine off"
+            except InputError as exc:
+                notes.append(f"symbolic engine off: {exc}")
+                return
+            except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
+                notes.append(f"symbolic engine off: the spec raised {describe_exception(exc)}")
+                return
+            part = plain and made == 0  # the unit-weight, uncapped stream: a part of the domain only
+            live.append((part, _questions(sym, [*sym.domain, *constraints], notes, rlimit, seed, deadline,
+                                          hypotheses, slices)))
+            made += 1
+        if not live:
+            break
+        for entry in list(live):
+            part, stream = entry
+            item = next(stream, None)
+            if item is None or isinstance(item, Unsat):
+                live.remove(entry)
+                if item is not None and not part:
+                    unsats.append(item)
+                continue
+            yield item
+            if item is TIME:
+                return
+    if unsats and len(unsats) == whole:
+        yield Unsat(unsats[0].constraints, unsats[0].hypotheses, unsats[0].sym, patterns=whole)
+
+
+def _questions(sym: SymbolicInstance, base: list, notes: list, rlimit: int, seed: int, deadline: float | None,
+               hypotheses: set | None, slices: int) -> Iterator:
+    """One unknown instance's stream of `symbolic_candidates`."""
     blocks: list = []
     while True:
         left = seconds_left(deadline)
@@ -118,6 +178,8 @@ def symbolic_candidates(
         model = solver.model().translate(z3.main_ctx())
         inst = model_instance(model, sym)
         flat = [d for row in sym.demands for d in row] + [c for c in sym.capacities if not z3.is_rational_value(c)]
+        flat += [w for row in sym.weights for w in row if not z3.is_rational_value(w)]
+        flat += [t for t in sym.max_tasks if t is not None]
         blocks.append(z3.Or([d != model.eval(d, model_completion=True) for d in flat]))
         if inst is not None:
             yield inst
@@ -169,7 +231,7 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
 
         # (1) conformance on seeded instances of the size the mechanism accepts
         checked: list[Instance] = []
-        stream = space.random_instances(n, m, seed=seed, domain=domain)
+        stream = _spread(space.random_instances(n, m, seed=seed, domain=domain), domain, seed)
         for _ in range(20 * CONFORMANCE_INSTANCES):
             if len(checked) == CONFORMANCE_INSTANCES:
                 break
@@ -224,14 +286,32 @@ def holds_gate(mechanism: Mechanism, prop: str, n: int, m: int, options: dict, r
         if control is None:
             return "no", (f"symbolic engine: z3 found the violation constraints unsat at {n}×{m}, but no positive "
                           "control (one spec constraint dropped) was satisfiable; holds not claimed")
-        reason = (f"z3 proved spec ∧ ¬{prop} unsat for every instance of {n} users × {m} resources (unit weights, "
-                  f"no task caps, {capacities_note}); the spec matched the allocator on {len(checked)} seeded "
-                  f"instances; positive control: without {control['dropped']} z3 finds a violation")
+        reason = (f"z3 proved spec ∧ ¬{prop} unsat for every instance of {n} users × {m} resources "
+                  f"({_unknowns_words(domain, unsat.patterns)}, {capacities_note}); the spec matched the allocator on "
+                  f"{len(checked)} seeded instances; positive control: without {control['dropped']} z3 finds a "
+                  "violation")
         notes = [] if isinstance(core, list) else [f"unsat core not computed ({core})"]
         return "holds", {"reason": reason, "core": core if isinstance(core, list) else None,
                          "control": control, "notes": notes}
 
     return gate
+
+
+def _unknowns_words(domain: Domain, patterns: int) -> str:
+    """What the symbolic unknowns ranged over besides demands and capacities, in words."""
+    weights = {"none": "unit weights", "scalar": "unknown weights, one per user",
+               "vector": "unknown weights, one per user and resource"}[domain.weights]
+    caps = "no task caps" if domain.caps == "none" else f"unknown task caps in each of the {patterns} cap patterns"
+    return f"{weights}, {caps}"
+
+
+def _spread(stream: Iterator[Instance], domain: Domain, seed: int) -> Iterator[Instance]:
+    """`stream` with weights and caps drawn where `domain` allows them (`conformance.spread`) on the
+    instances that have none, so the gate checks the spec where the unknowns ranged."""
+    rng = random.Random(f"fairlab holds gate spread {seed}")
+    for k, inst in enumerate(stream):
+        plain = inst.weights_given == "none" and all(t is None for t in inst.max_tasks)
+        yield conformance.spread_one(inst, domain, rng) if plain and k % 4 else inst
 
 
 def _is_hypothesis(name: str, spec_names: set) -> bool:

@@ -90,3 +90,4 @@ for _fn in (drf, asset):
     _fn.spec = "lp"  # type: ignore[attr-defined]
     _fn.scale_invariant = True  # type: ignore[attr-defined]
     _fn.anonymous = True  # type: ignore[attr-defined]
+asset.domain = "weights=scalar"  # type: ignore[attr-defined]  # it declines weight vectors (above)

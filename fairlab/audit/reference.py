@@ -18,8 +18,9 @@ once per process) and shown only when its instance lies in the domain; one that 
 is not shown (the test suite re-checks them all: ``tests/audit/test_reference.py``).
 
 Profiles are per instance domain (`fairlab.core.domain`): a counterexample counts where its instance
-lies in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
-and positive demands for an entry that assumes them) and counts as ``proved`` on a domain inside
+lies in the domain; a catalogue entry's proof covers the entry's domain (the sources' theorems: unit
+weights, no caps; the weighted and capped entries: theirs; positive demands for an entry that assumes
+them), and a proof counts as ``proved`` on a domain inside
 it, ``proved (restricted)`` (with the restriction named) on a larger one; a refutation counts on a
 domain containing the entry's. So DRF's population monotonicity is ``proved`` on ``drf-paper`` and
 ``violated`` on ``all`` (a counterexample with a zero demand at 3×2), each saying so.
@@ -66,9 +67,9 @@ def _canonical(name: str) -> str | None:
 
 
 def entry_domain(entry) -> Domain:
-    """The domain a catalogue entry's proofs range over (`fairlab.search.proof_domain.ENCODED`, with
-    positive demands if the entry assumes them)."""
-    return Domain(demands="positive" if entry.positive_demands else "nonnegative", weights="none", caps="none")
+    """The domain a catalogue entry's proofs range over (`fairlab.search.catalogue.Entry.covers`: its
+    domain, with positive demands if the entry assumes them)."""
+    return entry.covers
 
 
 def _from_catalogue(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
@@ -193,10 +194,11 @@ def profile(mech: str, domain: Domain = ALL, props: Sequence[str] | None = None)
                 shown.append(_listed(row))
         evidence = shown + _from_catalogue(mech, prop, domain)
         violated = [e for e in evidence if e["status"] == "violated"]
-        proved = [e for e in evidence if e["status"] == "proved"]
+        # a proof covering the whole domain first (others, on parts of it, are listed after it)
+        proved = sorted((e for e in evidence if e["status"] == "proved"), key=lambda e: e["restriction"] is not None)
         if violated:
             status = "violated"
-        elif proved and all(e["restriction"] is None for e in proved):
+        elif proved and proved[0]["restriction"] is None:
             status = "proved"
         elif proved:
             status = "proved (restricted)"

@@ -189,10 +189,19 @@ class Result:
 
 
 def domain_text(record: Mapping) -> str:
-    """The domain of a result in a few words: its label, and the note when it is less than asked."""
+    """The domain of a result in a few words: its label, what it restricts ("bonald-roberts: one
+    weight per user, no task caps"), and the note when it is less than asked."""
+    from fairlab.core.domain import LEVELS, parse
+
     label = record.get("name") or "all"
+    try:
+        words = parse({k: v for k, v in record.items() if k in LEVELS}).words
+    except Exception:  # a record written by another version: its label alone
+        words = "every instance"
     note = record.get("note")
-    return f"{label} ({note})" if note else label
+    if note:  # the note names the sub-domain in words
+        return f"{label} ({note})"
+    return label if words == "every instance" or words == label else f"{label}: {words}"
 
 
 def _cell(value: object) -> str:

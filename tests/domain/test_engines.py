@@ -118,15 +118,18 @@ def test_a_crash_is_a_finding_shrunk_with_the_plugins_line(mechs, plugins):
 
 
 def test_prove_records_the_domain_it_covers():
+    # the whole domain (weight vectors): DRF does not give each user its weight share of each resource
     on_all = prove(mechanisms.get("drf"), "si", 2, 2)
-    assert on_all.status == "proved"
-    assert on_all.domain["name"] == "unweighted" and "sub-domain" in on_all.domain["note"]
+    assert on_all.status == "refuted" and on_all.domain["name"] == "all" and "note" not in on_all.domain
+    assert on_all.instance["weights"] and any(len(set(map(str, row))) > 1 for row in on_all.instance["weights"])
+    scalar = prove(mechanisms.get("drf"), "si", 2, 2, domain="weighted,weights=scalar,caps=none")
+    assert scalar.status == "proved" and scalar.domain["weights"] == "scalar" and "note" not in scalar.domain
     on_paper = prove(mechanisms.get("drf"), "si", 2, 2, domain="drf-paper")
     assert on_paper.status == "proved" and on_paper.domain["name"] == "drf-paper" and "note" not in on_paper.domain
-    flag = prove(mechanisms.get("drf"), "si", 2, 2, positive_demands=True)
+    flag = prove(mechanisms.get("drf"), "si", 2, 2, positive_demands=True, domain="unweighted")
     assert flag.domain["demands"] == "positive"
-    refuted = prove(mechanisms.get("drf"), "pm", 3, 2)
-    assert refuted.status == "refuted" and refuted.domain["name"] == "all"
+    refuted = prove(mechanisms.get("drf"), "pm", 3, 2, domain="unweighted")
+    assert refuted.status == "refuted" and refuted.domain["name"] == "unweighted"
 
 
 def test_prove_in_another_setting_refuses_a_narrower_domain():

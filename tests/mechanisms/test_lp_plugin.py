@@ -58,15 +58,15 @@ def test_lp_versions_give_the_builtin_allocations(name):
 @pytest.mark.parametrize("name, prop", [("asset", "si"), ("asset", "ef"), ("asset", "pe"), ("drf", "si"),
                                         ("drf", "ef")])
 def test_lp_versions_get_the_builtin_proof_verdicts(name, prop):
-    derived = fairlab.prove(f"{FILLING}:{name}", prop, 2, 2, time_limit=300)
-    builtin = fairlab.prove(name, prop, 2, 2, time_limit=300)
+    derived = fairlab.prove(f"{FILLING}:{name}", prop, 2, 2, time_limit=300, domain="unweighted")
+    builtin = fairlab.prove(name, prop, 2, 2, time_limit=300, domain="unweighted")
     assert derived.status == builtin.status and derived.status in ("proved", "refuted"), derived.explanation
     assert derived.details["gates"]["conformance"] == "passed"
 
 
 @pytest.mark.slow
 def test_asset_lp_sp_proof():
-    assert fairlab.prove(f"{FILLING}:asset", "sp", 2, 2, time_limit=300).status == "proved"
+    assert fairlab.prove(f"{FILLING}:asset", "sp", 2, 2, time_limit=300, domain="unweighted").status == "proved"
 
 
 def test_one_lp_and_a_lexicographic_sequence_are_solved_exactly():

@@ -82,8 +82,8 @@ def test_the_trap_is_real_without_the_renaming(monkeypatch):
 
 @pytest.mark.parametrize("prop", ["sp", "ef", "si"])
 def test_fixed_and_fresh_helper_names_give_the_same_proofs(prop):
-    fixed = fairlab.prove(FIXED, prop, 2, 2, time_limit=120)
-    fresh = fairlab.prove(FRESH, prop, 2, 2, time_limit=120)
+    fixed = fairlab.prove(FIXED, prop, 2, 2, time_limit=120, domain="unweighted")
+    fresh = fairlab.prove(FRESH, prop, 2, 2, time_limit=120, domain="unweighted")
     assert fixed.status == fresh.status and fixed.status in ("proved", "refuted")
     assert fairlab.to_dict(fixed.witness) == fairlab.to_dict(fresh.witness)
     assert (prop == "sp") == (fixed.status == "refuted")  # CEEI is not SP (Theorem 4), is SI and EF

@@ -104,7 +104,8 @@ def test_shell_lines_run(page: str, reader) -> None:
 def test_the_extraction_finds_the_pages_snippets() -> None:
     """The test above can fail: it sees the blocks the pages hold, and a skip needs its reason."""
     assert len(python_snippets()) >= 15
-    assert ("fairlab prove drf si --users 2 --resources 2", None) in commands("docs/getting-started.md")
+    assert ("fairlab prove drf si --users 2 --resources 2 --domain drf-paper", None) in commands(
+        "docs/getting-started.md")
     sample = "<!-- skip-snippet: needs X -->\n```python\nraise SystemExit(1)\n```\n```python\nx = 1\n```\n"
     found = [(m["lang"], m["why"]) for m in FENCE.finditer(sample)]
     assert found == [("python", "needs X"), ("python", None)]

@@ -93,7 +93,7 @@ def test_prove_cli_json(tmp_path):
     import sys
 
     out = subprocess.run([sys.executable, "-m", "fairlab.cli", "prove", "drf", "si", "-n", "2", "-m", "2",
-                          "--format", "json"], capture_output=True, text=True, timeout=120)
+                          "--domain", "unweighted", "--format", "json"], capture_output=True, text=True, timeout=120)
     data = json.loads(out.stdout)
     assert data["schema_version"] == 1 and data["kind"] == "proof"
     assert data["status"] == "proved" and data["certificate"]["control"]["result"] == "sat"
@@ -163,13 +163,13 @@ def test_without_conformance_the_second_reproducer_passes_every_z3_gate(monkeypa
     import fairlab.search.proof as P
 
     _bypass_conformance(monkeypatch)
-    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60, domain="unweighted")
     gates = proof.details["gates"]
     assert all(gates[g] == "passed" for g in ("satisfiable", "core-uses-property", "positive-control"))
     assert proof.status == "refuted" and gates["allocator-check"] == "failed"
     assert properties.get("si").verify(mechanisms.get(DRF_SPEC_ON_ASSET), proof.instance, proof.witness)
     monkeypatch.setattr(P, "allocator_check", lambda *args, **kwargs: None)
-    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved" and proof.details["scope"] == "spec"
 
 
@@ -189,7 +189,8 @@ def test_a_core_without_the_negated_property_is_no_proof(monkeypatch):
 
 
 def test_a_good_plugin_spec_is_still_proved():
-    proof = prove(mechanisms.get(f"{PLUGINS / 'with_spec.py'}:drf_copy"), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(f"{PLUGINS / 'with_spec.py'}:drf_copy"), "si", 2, 2, time_limit=60,
+                  domain="unweighted")
     assert proof.status == "proved" and set(proof.details["gates"].values()) == {"passed"}
     assert proof.details["conformance"][0]["status"] == "agrees"
 
@@ -203,9 +204,9 @@ def test_same_as_gates_both_mechanisms():
 # --------------------------------------------------------------------------- issue 14: deterministic budgets
 def test_same_input_same_verdict_and_the_same_resource_use():
     drf = mechanisms.get("drf")
-    first = prove(drf, "si", 2, 3, time_limit=60)
+    first = prove(drf, "si", 2, 3, time_limit=60, domain="unweighted")
     prove(mechanisms.get("ceei"), "ef", 2, 2, time_limit=60)  # other z3 work in between
-    second = prove(drf, "si", 2, 3, time_limit=60)
+    second = prove(drf, "si", 2, 3, time_limit=60, domain="unweighted")
     assert first.status == second.status == "proved"
     assert first.certificate == second.certificate
     strip = lambda p: [{k: v for k, v in q.items() if k not in ("seconds", "spent")}  # noqa: E731
@@ -218,7 +219,7 @@ def test_same_input_same_verdict_and_the_same_resource_use():
 
 
 def test_the_resource_limit_decides_and_is_recorded():
-    proof = prove(mechanisms.get("drf"), "si", 3, 3, time_limit=60, rlimit=10_000, attempts=2)
+    proof = prove(mechanisms.get("drf"), "si", 3, 3, time_limit=60, rlimit=10_000, attempts=2, domain="unweighted")
     assert proof.status == "unknown" and "rlimit" in proof.explanation
     assert proof.budget["schedule"] == [[0, 10_000], [1, 20_000]]
     assert [(q["seed"], q["rlimit"], q["result"]) for q in proof.details["queries"]] == [
@@ -231,7 +232,7 @@ def test_the_resource_limit_decides_and_is_recorded():
 
 
 def test_drf_si_three_by_three_with_the_default_budget():
-    proof = prove(mechanisms.get("drf"), "si", 3, 3)
+    proof = prove(mechanisms.get("drf"), "si", 3, 3, domain="unweighted")
     assert proof.status == "proved"
     spent = [q["spent"] for q in proof.details["queries"] if q["stage"] == "proof"]
     assert len(spent) == 1 and spent[0] * 3 <= proof.budget["rlimit"]  # decided on the first attempt, headroom
@@ -251,7 +252,8 @@ def test_drf_si_three_by_three_is_proved_beside_two_busy_processes():
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
         out = subprocess.run([sys.executable, "-m", "fairlab.cli", "prove", "drf", "si", "-n", "3", "-m", "3",
-                              "--format", "json"], capture_output=True, text=True, timeout=600)
+                              "--domain", "unweighted", "--format", "json"], capture_output=True, text=True,
+                             timeout=600)
     finally:
         for p in busy:
             p.kill()

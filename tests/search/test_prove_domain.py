@@ -22,7 +22,7 @@ def _positive(instance: dict | None) -> bool:
 
 
 def _assert_proved_on_positive_demands(prop, n, m):
-    result = prove(DRF, prop, n, m, positive_demands=True)
+    result = prove(DRF, prop, n, m, positive_demands=True, domain="unweighted")
     assert result.status == "proved", result.explanation
     assert set(result.details["gates"].values()) == {"passed"}
     assert result.details["positive_demands"] is True
@@ -72,7 +72,7 @@ def test_pe_control_widens_when_each_bottleneck_alone_implies_the_property():
 
 
 def test_rm_is_refuted_on_positive_demands_with_an_exact_positive_witness():
-    result = prove(DRF, "rm", 2, 2, positive_demands=True)
+    result = prove(DRF, "rm", 2, 2, positive_demands=True, domain="unweighted")
     assert result.status == "refuted", result.explanation
     assert _positive(result.instance)
     violation = Violation("rm", DRF, Instance.from_dict(result.instance), result.witness, {})
@@ -81,7 +81,7 @@ def test_rm_is_refuted_on_positive_demands_with_an_exact_positive_witness():
 
 def test_pm_with_a_zero_demand_is_still_refuted_exactly():
     """The relaxed pm encoding's SAT is no refutation by itself: it is confirmed on the instance."""
-    result = prove(DRF, "pm", 3, 2)
+    result = prove(DRF, "pm", 3, 2, domain="unweighted")
     assert result.status == "refuted"
     assert not _positive(result.instance)
     assert Violation("pm", DRF, Instance.from_dict(result.instance), result.witness, {}).verify()
@@ -111,7 +111,7 @@ def test_a_wrongly_negated_pe_cannot_pass_on_positive_demands(monkeypatch):
     """The widened control still needs ¬pe satisfiable within the domain: pe's rule replaced by
     False leaves no control, however much of the spec is dropped."""
     monkeypatch.setattr(properties.get("pe"), "rule", lambda *args, **kwargs: z3.BoolVal(False))
-    result = prove(DRF, "pe", 3, 2, positive_demands=True)
+    result = prove(DRF, "pe", 3, 2, positive_demands=True, domain="unweighted")
     assert result.status == "unknown" and result.details["gates"]["positive-control"] == "failed"
 
 
@@ -132,13 +132,13 @@ def test_a_symmetry_constraint_that_excludes_every_violation_is_caught_on_positi
         return enc
 
     monkeypatch.setitem(P.STRATEGIES, "drf-normalised", bogus)
-    result = prove(DRF, prop, 2, 2, positive_demands=True)
+    result = prove(DRF, prop, 2, 2, positive_demands=True, domain="unweighted")
     assert result.status == "unknown", result
     assert result.details["gates"]["positive-control"] == "failed"
 
 
 @pytest.mark.parametrize(("prop", "n", "m"), [("srf", 2, 2), ("ef", 1, 2), ("pm", 1, 2)])
 def test_a_property_that_cannot_fail_at_a_size_is_not_proved_and_says_why(prop, n, m):
-    result = prove(DRF, prop, n, m, positive_demands=True)
+    result = prove(DRF, prop, n, m, positive_demands=True, domain="unweighted")
     assert result.status == "unknown" and result.details["gates"]["positive-control"] == "failed"
     assert f"¬{prop} is false at this size" in result.explanation

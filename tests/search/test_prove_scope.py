@@ -50,14 +50,14 @@ def test_the_audit_instances_violate():
 
 
 def test_capacity_dependent_plugin_is_not_proved_si():
-    proof = prove(mechanisms.get(CAPDEP), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(CAPDEP), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status in ("refuted", "unknown"), proof
     assert any(r.startswith("capacities unknown") for r in proof.details["reductions"])
     assert not any("normalised to 1" in r for r in proof.details["reductions"])
 
 
 def test_asymmetric_plugin_is_not_proved_sp():
-    proof = prove(mechanisms.get(ASYM), "sp", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(ASYM), "sp", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status in ("refuted", "unknown"), proof
     assert not any("only user 0" in r for r in proof.details["reductions"])
     assert any("every user may deviate" in r for r in proof.details["reductions"])
@@ -70,13 +70,13 @@ def test_search_does_not_claim_holds(name, prop):
 
 
 def test_search_on_capdep_notes_why_no_holds():
-    hunt = search(mechanisms.get(CAPDEP), "si", 2, 2, engines=["symbolic"], time_limit=60)
+    hunt = search(mechanisms.get(CAPDEP), "si", 2, 2, engines=["symbolic"], time_limit=60, domain="unweighted")
     assert hunt.status != "holds"
     assert any("not declared scale-invariant" in note for note in hunt.details["notes"]), hunt.details["notes"]
 
 
 def test_drf_si_still_proved_with_normalised_capacities():
-    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved", proof
     assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.details["reductions"]
 
@@ -84,10 +84,10 @@ def test_drf_si_still_proved_with_normalised_capacities():
 def test_plugin_declaring_both_facts_is_still_proved():
     """Proved about its declared spec (scope "spec"); the search never claims holds for a foreign
     mechanism, whose spec is only sampled against its allocator."""
-    proof = prove(mechanisms.get(DECLARED), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(DECLARED), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved" and proof.details["scope"] == "spec", proof
     assert "capacities normalised to 1 (scale-invariant mechanism)" in proof.details["reductions"]
-    hunt = search(mechanisms.get(DECLARED), "si", 2, 2, engines=["symbolic"], time_limit=60)
+    hunt = search(mechanisms.get(DECLARED), "si", 2, 2, engines=["symbolic"], time_limit=60, domain="unweighted")
     assert hunt.status != "holds", hunt
     assert any("only sampled against its allocator" in note for note in hunt.details["notes"]), hunt.details
 
@@ -104,7 +104,7 @@ def test_sneaky_allocator_violates_where_the_sample_does_not_look():
 
 
 def test_a_plugin_whose_allocator_departs_from_its_spec_is_not_proved():
-    proof = prove(mechanisms.get(SNEAKY), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(SNEAKY), "si", 2, 2, time_limit=60, domain="unweighted")
     assert not (proof.status == "proved" and proof.details["scope"] == "mechanism"), proof
     assert proof.status == "refuted", proof  # the allocator check finds the capacity-7 instance
     assert proof.details["gates"]["allocator-check"] == "failed"
@@ -115,7 +115,7 @@ def test_a_plugin_whose_allocator_departs_from_its_spec_is_not_proved():
 
 
 def test_a_plugin_proof_says_it_is_about_the_spec():
-    proof = prove(mechanisms.get(WITH_SPEC), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(WITH_SPEC), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved" and proof.details["scope"] == "spec"
     assert proof.details["gates"]["allocator-check"] == "passed"
     assert "declared spec" in proof.explanation and "not covered" in proof.explanation
@@ -123,6 +123,6 @@ def test_a_plugin_proof_says_it_is_about_the_spec():
 
 
 def test_a_builtin_proof_is_about_the_mechanism():
-    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved" and proof.details["scope"] == "mechanism"
     assert "allocator-check" not in proof.details["gates"] and "not covered" not in proof.explanation

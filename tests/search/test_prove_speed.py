@@ -19,7 +19,7 @@ def test_drf_uses_the_normalised_encoding_and_records_its_reductions(prop):
     drf = mechanisms.get("drf")
     assert P.strategies_for(drf, prop, {}) == ["drf-normalised"]
     assert P.baseline_strategies_for(drf, prop, {}) == (["drf-bundles", "generic"] if prop == "sp" else ["generic"])
-    proof = prove(drf, prop, 2, 2, time_limit=60)
+    proof = prove(drf, prop, 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "proved" and set(proof.details["gates"].values()) == {"passed"}
     reductions = proof.details["reductions"]
     assert any(r.startswith("tasks normalised to 1") for r in reductions)
@@ -38,13 +38,14 @@ def test_other_mechanisms_and_options_keep_the_generic_encoding():
     assert P.strategies_for(mechanisms.get("drf"), "rm", {}) == ["generic"]
     assert P.strategies_for(mechanisms.get("drf"), "bf", {"weights": "x"}) == ["generic"]
     with pytest.raises(InputError):
-        prove(mechanisms.get("drf"), "si", 2, 2, strategies=["nope"])
+        prove(mechanisms.get("drf"), "si", 2, 2, strategies=["nope"], domain="unweighted")
 
 
 def test_the_baseline_is_still_callable_and_agrees():
     drf = mechanisms.get("drf")
     for prop in ("si", "sp"):
-        old = prove(drf, prop, 2, 2, time_limit=60, strategies=P.baseline_strategies_for(drf, prop, {}))
+        old = prove(drf, prop, 2, 2, time_limit=60, strategies=P.baseline_strategies_for(drf, prop, {}),
+                    domain="unweighted")
         assert old.status == "proved"
         assert "drf-normalised" not in old.details["reductions"][-1]
 
@@ -53,7 +54,7 @@ def test_a_wrongly_negated_sp_cannot_pass_as_a_proof(monkeypatch):
     """sp's rule (what the relaxed encoding negates) replaced by False: UNSAT, no hypothesis of
     the spec in the core, no control."""
     monkeypatch.setattr(properties.get("sp"), "rule", lambda *args, **kwargs: z3.BoolVal(False))
-    proof = prove(mechanisms.get("drf"), "sp", 2, 2, time_limit=30)
+    proof = prove(mechanisms.get("drf"), "sp", 2, 2, time_limit=30, domain="unweighted")
     assert proof.status == "unknown" and "positive control" in proof.explanation
 
 
@@ -76,7 +77,7 @@ def test_a_symmetry_constraint_that_excludes_every_violation_is_caught(monkeypat
         return enc
 
     monkeypatch.setitem(P.STRATEGIES, "drf-normalised", bogus)
-    proof = prove(mechanisms.get("drf"), prop, 2, 2, time_limit=60)
+    proof = prove(mechanisms.get("drf"), prop, 2, 2, time_limit=60, domain="unweighted")
     assert proof.status == "unknown", proof
     assert proof.details["gates"]["positive-control"] == "failed"
 
@@ -85,14 +86,14 @@ def test_a_symmetry_constraint_that_excludes_every_violation_is_caught(monkeypat
 @pytest.mark.parametrize("size", [(3, 4), (4, 3), (4, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("prop", ["si", "ef", "pe"])
 def test_drf_si_ef_pe_at_four_users(prop, size):
-    proof = prove(mechanisms.get("drf"), prop, *size, time_limit=300)
+    proof = prove(mechanisms.get("drf"), prop, *size, time_limit=300, domain="unweighted")
     assert proof.status == "proved", proof.explanation
     assert set(proof.details["gates"].values()) == {"passed"}
 
 
 def test_drf_sp_four_by_three_relaxed():
     """The relaxed misreported run is linear: 4 x 3 is decided on the first attempt."""
-    proof = prove(mechanisms.get("drf"), "sp", 4, 3, time_limit=120)
+    proof = prove(mechanisms.get("drf"), "sp", 4, 3, time_limit=120, domain="unweighted")
     assert proof.status == "proved", proof.explanation
     assert set(proof.details["gates"].values()) == {"passed"}
     assert [q["result"] for q in proof.details["queries"] if q["stage"] == "proof"] == ["unsat"]
@@ -101,7 +102,7 @@ def test_drf_sp_four_by_three_relaxed():
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(3, 4), (4, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_drf_sp_at_four(size):
-    proof = prove(mechanisms.get("drf"), "sp", *size, time_limit=300)
+    proof = prove(mechanisms.get("drf"), "sp", *size, time_limit=300, domain="unweighted")
     assert proof.status == "proved", proof.explanation
     assert set(proof.details["gates"].values()) == {"passed"}
 
@@ -139,7 +140,7 @@ def test_drf_sp_with_positive_demands_is_still_proved():
     """Found by an audit: the relaxed sp encoding's control (the others keep their bundles) cannot
     bite when every demand is positive; with positive demands it is restricted to the others
     halving their bundles instead (issue 27), so the relaxed encoding runs there too."""
-    result = prove(mechanisms.get("drf"), "sp", 2, 2, positive_demands=True)
+    result = prove(mechanisms.get("drf"), "sp", 2, 2, positive_demands=True, domain="unweighted")
     assert result.status == "proved" and result.details["reductions"][-1].startswith("encoding: drf-normalised")
     control = result.certificate["control"]
     assert control["restricted_by"] == ["sp.lie0.e1_0 = 1/2*d1_0", "sp.lie0.e1_1 = 1/2*d1_1"]

@@ -49,7 +49,7 @@ def test_no_violation_within_budget_is_none_found_not_holds():
 
 def test_symbolic_engine_proves_drf_sharing_incentive_holds_at_the_size():
     """z3 unsat for spec ∧ ¬si at 2×2 is `holds at 2×2` with its core, not none-found (issue 14 §3)."""
-    hunt = engines.search(mechanisms.get("drf"), "si", engines=["symbolic"], time_limit=120)
+    hunt = engines.search(mechanisms.get("drf"), "si", engines=["symbolic"], time_limit=120, domain="unweighted")
     assert hunt.status == "holds" and hunt.details["engine"] == "symbolic"
     core = hunt.certificate["core"]
     assert "v.violated" in core and any(c.startswith("drf.") for c in core)
@@ -147,7 +147,8 @@ def test_search_bad_input(args, needle):
 
 
 def test_matrix_json_for_one_mechanism():
-    out = run("matrix", "--mechanism", "asset", "--time-limit", "120", "--format", "json", "--no-store")
+    out = run("matrix", "--mechanism", "asset", "--time-limit", "120", "--domain", "unweighted", "--format", "json",
+              "--no-store")
     data = json.loads(out.stdout)
     assert data["schema_version"] == 1 and data["kind"] == "matrix"
     cells = {c["property"]: c for c in data["results"]}

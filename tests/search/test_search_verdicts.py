@@ -77,14 +77,14 @@ def test_search_at_a_size_out_of_reach_is_unknown_not_none_found():
 
 
 def test_symbolic_unsat_is_holds_at_the_size_with_its_core():
-    data = run_json("search", "drf", "si", "-n", "2", "-m", "2", "--no-store")
+    data = run_json("search", "drf", "si", "-n", "2", "-m", "2", "--domain", "unweighted", "--no-store")
     assert data["status"] == "holds" and data["details"]["engine"] == "symbolic"
     core = data["certificate"]["core"]
     assert "v.violated" in core and any(c.startswith("drf.") for c in core)
     assert data["certificate"]["control"]["dropped"] in core
     assert "2 users × 2 resources" in data["explanation"] and "seeded instances" in data["explanation"]
     assert data["budget"]["rlimit"] > 0 and data["budget"]["candidates_used"] == 0
-    table = run("search", "drf", "si", "-n", "2", "-m", "2", "--no-store")
+    table = run("search", "drf", "si", "-n", "2", "-m", "2", "--domain", "unweighted", "--no-store")
     assert "holds at 2×2" in table.stdout and "unsat core:" in table.stdout
 
 
