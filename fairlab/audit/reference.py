@@ -9,6 +9,9 @@ Read from two records kept as data, never recomputed by an audit:
 * the shipped fixtures (`fairlab.counterexamples`): verified counterexamples, re-verified from
   scratch by the test suite (``tests/counterexamples/test_fixtures.py``).
 
+A fixture judged in another valuation model than the mechanism declares (``options["model"]``, the
+machines setting: `fairlab.mechanisms.base.VALUATIONS`) is not part of its profile.
+
 Profiles are per instance domain (`fairlab.core.domain`): a fixture counts where its instance lies
 in the domain; a catalogue entry's proof covers the domain of its encodings (unit weights, no caps,
 and positive demands for an entry that assumes them) and counts as ``proved`` on a domain inside
@@ -29,6 +32,7 @@ from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.counterexamples import store as fixtures
+from fairlab.mechanisms.base import MODEL_OPTION
 from fairlab.search.catalogue import CATALOGUE
 
 #: the mechanisms every audit report shows beside the audited one
@@ -81,6 +85,9 @@ def _from_fixtures(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
             continue
         if _canonical(record.get("mechanism", "")) != mech:
             continue
+        model = (record.get("options") or {}).get(MODEL_OPTION)
+        if model is not None and model != mechanisms.get(mech).valuation:
+            continue  # judged in another valuation model than the mechanism's own: not its profile
         try:
             if domain.contains(Instance.from_dict(record["instance"])) is not None:
                 continue  # its counterexample lies outside the domain
