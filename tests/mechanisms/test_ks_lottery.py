@@ -40,7 +40,22 @@ def test_both_lottery_options_reach_the_same_expectation():
     inst = {"machines": [[5]], "demands": [[1], [3], [1]]}
     ef, anyv = allocate("ks-lottery", inst), allocate("ks-lottery", inst, lottery="any")
     assert ef.tasks == anyv.tasks == (F(25, 13), F(5, 13), F(25, 13))
-    assert "envy-free ex ante over the enumerated placements" in ef.notes
+    assert any(n.startswith("envy-free ex ante (containers model") for n in ef.notes)
+    pooled = allocate("ks-lottery", inst, model="pooled")
+    assert pooled.tasks == ef.tasks and pooled.options["model"] == "pooled"
+    assert any(n.startswith("envy-free ex ante over the enumerated placements (pooled model") for n in pooled.notes)
+
+
+def test_the_envy_free_refinement_follows_the_model():
+    # <7>, A <4>, B <3>, C <2>: pooled, no lottery reaching the leximin is envy-free ex ante; with containers
+    # (ks-lottery's own model: A and B cannot use C's smaller containers) one is
+    inst = {"machines": [[7]], "demands": [[4], [3], [2]], "users": ["A", "B", "C"]}
+    own, pooled = allocate("ks-lottery", inst), allocate("ks-lottery", inst, model="pooled")
+    assert own.tasks == pooled.tasks == (F(3, 7), F(6, 7), F(9, 7))
+    assert own.options["model"] == "containers"
+    assert any(n.startswith("envy-free ex ante (containers") for n in own.notes)
+    assert any(n.startswith("no lottery reaching the leximin is envy-free ex ante over the enumerated placements")
+               for n in pooled.notes)
 
 
 def test_random_dictatorship_hand_computed():
