@@ -163,8 +163,8 @@ MODEL_WORDS = {
                   "reading): a bundle on a machine is its containers, each running one task, whole or not at all",
 }
 #: the note of a property the model does not change
-MODEL_FREE = ("the model does not change this property: it compares a user's own task count (one task per container "
-              "or per pooled task-bundle alike) with 1/n of every machine or with other feasible placements")
+MODEL_FREE = ("the model does not change this property: it reads each user's own tasks only (one task per container "
+              "or per pooled task-bundle alike), never another user's bundle nor what a misreport earns")
 
 
 def model_of(mech, options) -> str:

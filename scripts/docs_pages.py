@@ -126,6 +126,9 @@ def mechanism_page(name: str) -> str:
         ["Source", plain(mech.source)],
         ["Setting", f"`{mech.setting}`: {SETTING_WORDS.get(mech.setting, mech.setting)}"],
         ["Domain", f"`{domain.label or 'all'}`: {domain.words}"],
+        *([["Valuation model", f"`{mech.valuation}` (its paper's; the machines properties judge in it unless "
+                               "`--option model=...` asks the other, see Concepts)"]]
+          if mech.setting == "machines" else []),
         ["Aliases", ", ".join(f"`{a}`" for a in mech.aliases) or "none"],
         ["Single-valued", "yes" if mech.single_valued else "no (the lab picks one allocation of several)"],
         ["Symbolic spec", "yes (`fairlab prove` and the symbolic search serve it)" if mech.spec else

@@ -141,3 +141,21 @@ def test_frontier_equals_brute_force_on_seeded_instances():
             for kk, machine in enumerate(inst.machines):
                 assert all(sum(placement[i][kk] * inst.demands[i][r] for i in range(n)) <= machine[r]
                            for r in range(m))
+
+
+def test_in_the_containers_model_every_lottery_reaching_the_leximin_is_envy_free():
+    """The docstring's argument (i uses j's containers only if d_i <= d_j, then u_i* >= u_j*, and the leximin
+    leaves no E[x_j] > E[x_i]): even without the envy-free refinement (lottery=any) no envy in containers, on
+    small one-machine instances; the negative twin: pooled, the same sweep meets the envy of <7>, 4, 3, 2."""
+    from fairlab import properties
+
+    pooled_envy = []
+    for capacity in (5, 7):
+        for demands in ((4, 3, 2), (3, 2, 1), (2, 2, 1), (4, 2, 1)):
+            inst = {"machines": [[capacity]], "demands": [[d] for d in demands]}
+            r = properties.check("ks-lottery", "machines-ef", inst, options={"lottery": "any"})
+            assert r.status.value == "holds", (inst, r.explanation)
+            pooled = properties.check("ks-lottery", "machines-ef", inst, options={"lottery": "any", "model": "pooled"})
+            if pooled.status.value == "violated":
+                pooled_envy.append((capacity, demands))
+    assert (7, (4, 3, 2)) in pooled_envy
