@@ -207,12 +207,12 @@ def model_sentence(mech, options) -> str:
             f"declares ({mech.valuation})")
 
 
-def with_model(result: Result, mech, options, matters: bool = True) -> Result:
+def with_model(result: Result, mech, options, matters: bool = True, sentence: bool = True) -> Result:
     """`result` recording its valuation model (``details["model"]``; a sentence of the explanation
-    of a holds / none-found verdict when the model matters to the property — a violation's
-    explanation, its `confirm`'s words, already has it)."""
+    of a holds / none-found verdict when the model matters to the property and `sentence` — a
+    violation's explanation, its `confirm`'s words, already has it)."""
     details = {**dict(result.details), "model": model_record(mech, options, matters)}
-    if not matters or result.status.value not in ("holds", "none-found"):
+    if not (matters and sentence) or result.status.value not in ("holds", "none-found"):
         return result.replace(details=details)
     sentence = model_sentence(mech, options)
     explanation = f"{result.explanation}; {sentence}" if result.explanation else sentence
@@ -343,7 +343,7 @@ class PlacementProperty(Property):
         return outcomes_run(mech, inst, options) if self.ex_ante else placement_run(mech, inst, options)
 
     def _check(self, mech, inst, b) -> Result:
-        return with_model(self._judge(mech, inst, b), mech, b.options, self.model_matters)
+        return with_model(self._judge(mech, inst, b), mech, b.options, self.model_matters, sentence=False)
 
     def _judge(self, mech, inst, b) -> Result:
         try:
@@ -361,7 +361,8 @@ class PlacementProperty(Property):
                     certificate=certificate, exactness="rational")
                 return with_ex_post(found, post)
         ante = " (ex ante: expected tasks)" if len(outcomes) > 1 else ""
-        return with_ex_post(verdict(self.name, mech, "holds", b, f"exact check of {fmt_outcomes(outcomes)}{ante}")
+        holds = verdict(self.name, mech, "holds", b, f"exact check of {fmt_outcomes(outcomes)}{ante}")
+        return with_ex_post(with_model(holds, mech, b.options, self.model_matters)
                             .replace(certificate=certificate, exactness="rational"), post)
 
     def ex_post(self, inst, outcomes, integral, context):
