@@ -180,7 +180,7 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
                              instance=found.instance, witness=found.witness, explanation=found.explanation,
                              exactness=found.exactness, budget=found.budget, domain=found.domain,
                              details={k: found.details[k] for k in ("evaluated", "found_instance", "shrink_steps",
-                                                                     "options") if k in found.details})
+                                                                     "options", "model") if k in found.details})
     if store is not None and result.status == "found":
         return record_finding(result, mech, store, claim=claim.id)
     return result.replace(details={**result.details, "fixture": None})
