@@ -15,6 +15,10 @@ same instance gives the same placement). Task caps: the vectors are clipped to t
 placement above a cap loses tasks on its last machines) and pruned again.
 
 Used by `ks-lottery`, `random-dictatorship` and the ex-ante Pareto check of `machines-pe`.
+
+`envy_value` is the one place where a user's value for another user's placement row is written, in
+both valuation models of the machines setting (`fairlab.mechanisms.base.VALUATIONS`): `machines-ef`
+judges with it and `ks-lottery`'s envy-free refinement restricts with it.
 """
 
 from __future__ import annotations
@@ -111,6 +115,33 @@ def clip(instance: Instance, vector: Vector, placement: Placement) -> tuple[Vect
         rows.append(tuple(kept))
         out.append(limit)
     return tuple(out), tuple(rows)
+
+
+def envy_value(instance: Instance, placement, i: int, j: int, integral: bool = True, model: str = "pooled") -> Fraction:
+    """What user i runs with user j's per-machine bundles (`placement[j][k]` tasks of j on machine k),
+    capped by i's task cap (rounded down for whole tasks).
+
+    ``pooled``: machine k's bundle x_jk d_j is pooled and runs ``floor(min over r with d_ir > 0 of
+    x_jk d_jr / d_ir)`` of i's tasks there (no floor if not `integral`), summed over the machines (a
+    task never spans machines). ``containers`` (Friedman, Ghodsi & Psomas, EC 2014; lab's reading):
+    j holds x_jk containers on machine k, each sized d_j; a container runs ONE task of i if i's task
+    fits in it (d_ir <= d_jr for every r) and none otherwise, so the value is j's task count when
+    d_i <= d_j and 0 otherwise — whatever the machines (it depends on j's total only)."""
+    d = instance.demands
+    row = placement[j]
+    if model == "containers":
+        fits = all(d[i][r] <= d[j][r] for r in range(instance.m))
+        total = sum((Fraction(x) for x in row), Fraction(0)) if fits else Fraction(0)
+    else:
+        used = [r for r in range(instance.m) if d[i][r] > 0]
+        total = Fraction(0)
+        for k in range(len(row)):
+            value = min(Fraction(row[k]) * d[j][r] / d[i][r] for r in used)
+            total += Fraction(math.floor(value)) if integral else value
+    cap = instance.max_tasks[i]
+    if cap is None:
+        return total
+    return min(total, Fraction(math.floor(cap)) if integral else cap)
 
 
 def solo(instance: Instance, i: int) -> int:

@@ -442,6 +442,18 @@ def z3_max(terms: Sequence[z3.ArithRef]) -> z3.ArithRef:
 
 
 # --------------------------------------------------------------------------- registry
+#: The valuation models of the machines setting (`Mechanism.valuation`): how the machines properties value
+#: another user's bundle (envy-freeness) and the allocation a misreport earns (strategyproofness).
+#: ``pooled``: a bundle on a machine is its pooled resources, valued Leontief per machine (the DRF paper's
+#: §6.2 machines, DRFH); ``containers``: a bundle on a machine is a set of containers, one per task, each
+#: usable whole or not at all (Friedman, Ghodsi & Psomas, EC 2014). See `fairlab.properties._machines`.
+VALUATIONS = ("pooled", "containers")
+#: The option that asks the machines properties for a model (``--option model=pooled|containers``). A
+#: machines mechanism accepts it always; it reaches the allocator only if the mechanism declares it among
+#: its `options` (`ks-lottery`: its envy-free refinement follows the model), else it is the properties' alone.
+MODEL_OPTION = "model"
+
+
 @dataclass(frozen=True)
 class Mechanism:
     """A registered mechanism: its numeric allocator and symbolic specification, side by side."""
@@ -480,8 +492,14 @@ class Mechanism:
     #: the instances it is defined on (`fairlab.core.domain.Domain`; default every instance, or
     #: positive demands if `positive_demands`): the engines explore the asked domain ∩ this one
     domain: Domain = ALL
+    #: the valuation model of its paper (machines setting, `VALUATIONS`): the model the machines
+    #: properties judge it in unless ``model`` is asked; ignored in the other settings
+    valuation: str = "pooled"
 
     def __post_init__(self) -> None:
+        if self.valuation not in VALUATIONS:
+            raise InputError(f"mechanism {self.name!r}: its valuation {self.valuation!r} is not one of "
+                             f"{', '.join(VALUATIONS)}")
         if self.domain is None or self.domain == ALL:  # None: what an older caller may still pass
             declared = Domain(demands="positive") if self.positive_demands else ALL
             object.__setattr__(self, "domain", declared)
@@ -505,6 +523,8 @@ class Mechanism:
             instance = Instance.from_dict(instance)
         self.check_options(options)
         self.check_setting(instance)
+        if MODEL_OPTION in options and MODEL_OPTION not in self.options:  # the properties' option, not the allocator's
+            options = {k: v for k, v in options.items() if k != MODEL_OPTION}
         allocation = self.allocate(instance, **options)
         if self.setting != "pool":
             check_setting_allocation(allocation, f"mechanism {self.name!r}", self.discrete)
@@ -517,11 +537,16 @@ class Mechanism:
             raise InputError(setting_mismatch(self.name, self.setting, instance.setting))
 
     def check_options(self, options: Mapping[str, Any]) -> None:
-        """Raise `OptionError` for an option key this mechanism does not take."""
-        unknown = [k for k in options if k not in self.options]
+        """Raise `OptionError` for an option key this mechanism does not take (a machines mechanism
+        takes ``model``, one of `VALUATIONS`, whether or not it declares it)."""
+        machines = self.setting == "machines"
+        unknown = [k for k in options if k not in self.options and not (machines and k == MODEL_OPTION)]
         if unknown:
-            known = ", ".join(self.options) or "none"
+            known = ", ".join([*self.options, *([MODEL_OPTION] if machines and MODEL_OPTION not in self.options
+                                                 else [])]) or "none"
             raise OptionError(f"option {unknown[0]!r}: not an option of mechanism {self.name!r} (options: {known})")
+        if machines and MODEL_OPTION in options:
+            choice(options, MODEL_OPTION, VALUATIONS, self.valuation)
 
 
 _SETTING_WORDS = {"pool": "one divisible pool", "machines": "whole tasks on several machines",

@@ -10,6 +10,10 @@ resulting dominant shares of any two users differ by at most the dominant share 
 (`fairlab.properties.thm7_pairwise`), which the paper phrases as "within one max-task of the
 continuous DRF allocation" (`fairlab.properties.thm7_continuous`).
 
+Valuation model: pooled (`Mechanism.valuation`'s default): the DRF paper's resources on a machine
+are divisible amounts, valued Leontief per machine (§6.2), so another user's bundle on a machine is
+valued by pooling it there (`fairlab.properties._machines`).
+
 Readings (the paper describes the procedure in one sentence; these are our choices, in the notes):
 
 * machines are filled in the instance's order; ties of dominant share go to the lower user index;

@@ -1,4 +1,4 @@
-"""DRFH: DRF for heterogeneous servers (Wang, Liang & Li, "Dominant Resource Fairness in Cloud Computing
+"""DRFH: DRF for heterogeneous servers (Wang, Li & Liang, "Dominant Resource Fairness in Cloud Computing
 Systems with Heterogeneous Servers", INFOCOM 2014), cited beside the lecture's "Beyond DRF" slide.
 
 Lab's reading (only the abstract was readable; the reading notes rate the definition medium): each
@@ -11,7 +11,9 @@ leximin — of the global dominant shares subject to every server's capacity and
 Domain: the machines setting (`Instance.machines`), tasks divisible within a server, zero demand
 entries allowed (a user can use server l when l has every resource it needs), task caps; unit
 weights (the instance format has no weights with machines).
-A user that can use no server gets nothing (noted).
+A user that can use no server gets nothing (noted). Valuation model: pooled (`Mechanism.valuation`'s
+default; `fairlab.properties._machines`): a user values what it holds on a server by the tasks it
+runs there, Leontief, summed over the servers — DRFH's utility as the reading notes give it [M].
 
 Computation, exact: a sequence of linear programs (`fairlab.core.lp.solve_lp`: HiGHS basis re-solved
 in Fractions with an exact optimality certificate, z3 otherwise). Step: maximise the common level t of
@@ -146,7 +148,7 @@ MECHANISM = register(
         name="drfh",
         summary="DRFH (heterogeneous servers, tasks divisible within a server): leximin of global dominant shares "
                 "under every server's capacity, exact LPs (lab's reading)",
-        source="Wang, Liang & Li, INFOCOM 2014 (abstract; lab's reading of the definition)",
+        source="Wang, Li & Liang, INFOCOM 2014 (abstract; lab's reading of the definition)",
         allocate=allocate,
         spec=None,
         options={},

@@ -23,18 +23,36 @@ vectors sorted largest first, one exact LP per probability — a function of the
 which optimal vertex an LP solver's version returns. Properties that read more than the expected
 utilities (ex-ante envy-freeness, ex-post findings) are about this lottery. Option ``lottery``:
 ``envy-free`` (default) first restricts the lotteries to those also envy-free ex ante — E[tasks of
-i that j's per-machine bundles run] <= E[u_i] for every pair, over the frontier's placements (one
-per task vector) — when there is one, said in the notes; ``any``: no such restriction. Either way
-the expected tasks are the leximin's (both refinements are the lab's, not the notes').
+i that j's bundles run] <= E[u_i] for every pair, valued in the option ``model`` — when there is one,
+said in the notes; ``any``: no such restriction. Either way the expected tasks are the leximin's
+(both refinements are the lab's, not the notes').
+
+Valuation model (`fairlab.mechanisms.base.VALUATIONS`): FGP's **containers** [abstract, read: "the
+use of containers to isolate jobs"], declared (`Mechanism.valuation`), so the machines properties
+judge it there unless ``model=pooled`` is asked. The lab's reading of the model (confidence: the
+containers are read; the rest is the lab's): a user's tasks on a machine are containers, one per
+task, each sized for it; another user can use a container only if its own task fits in it, and
+then runs one task in it (`_placements.envy_value`); a misreport d' earns containers of size d',
+each running one real task if the real task fits (d <= d'), none otherwise — so "under-reporting
+gives zero utility" (the lecture) follows, and over-reporting wastes the slack (`machines-sp`).
+The option ``model`` (default ``containers``) also sets the model of the envy-free refinement.
+
+In the containers model every lottery reaching the leximin is envy-free ex ante (the lab's
+argument, checked by `fairlab search ks-lottery machines-ef` finding none): i can use j's
+containers only if d_i <= d_j, and then u_i* >= u_j* and each of j's tasks could be i's instead;
+if E[x_j] > E[x_i], then E[x_j]/u_j* > E[x_i]/u_i*, and moving a little probability from j's
+tasks to i's raises the lower normalised level — the leximin would not be reached. (Without task
+caps, the ``fgp-2014`` domain.) So the refinement is idle there; it matters in the pooled reading,
+where on one machine <7> with A <4>, B <3>, C <2> no lottery reaching the leximin is envy-free
+(A values C's two pooled tasks, 4 units, at one task of its own).
 
 Uniform random dictatorship (`fairlab.mechanisms.random_dictatorship`) gives every user at least
 u_i* / n in expectation, so t >= 1/n here: the lottery is ex-ante proportional, hence ex-ante
 sharing-incentive (1/n of every machine, floored per machine, runs at most u_i* / n tasks).
 
-Domain: the machines setting, no weights (the instance format has none with machines); the
-utility rule of strategyproofness is "under-reporting gives zero utility" (`machines-sp`), the
-preset ``fgp-2014`` (lab's reading of Friedman, Ghodsi & Psomas 2014). Task caps are taken (the
-vectors clipped to them) though the preset has none.
+Domain: the machines setting, no weights (the instance format has none with machines), the preset
+``fgp-2014`` (lab's reading of Friedman, Ghodsi & Psomas 2014). Task caps are taken (the vectors
+clipped to them) though the preset has none.
 
 No z3 spec: the mechanism is a leximin over the convex hull of exponentially many integral
 placements; a characterisation without enumerating them (or the LPs' dual certificates) is not
@@ -43,7 +61,6 @@ known to the lab. Its exactness is the certified LPs'.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -52,8 +69,8 @@ from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
 from fairlab.core.instance import Instance
 from fairlab.core.lp import INFEASIBLE, OPTIMAL, floor_rows, lexicographic_max, solve_lp
-from fairlab.mechanisms._placements import as_fractions, frontier, solo
-from fairlab.mechanisms.base import Allocation, Mechanism, choice, register
+from fairlab.mechanisms._placements import as_fractions, envy_value, frontier, solo
+from fairlab.mechanisms.base import MODEL_OPTION, VALUATIONS, Allocation, Mechanism, choice, register
 
 LOTTERIES = ("envy-free", "any")
 
@@ -65,16 +82,7 @@ def _solve(objective, a, b, eq, who: str, required: bool = True):
     return result
 
 
-def envy_value(instance: Instance, placement, i: int, j: int) -> int:
-    """Whole tasks of user i that user j's per-machine bundles run (capped): `machines-ef`'s value."""
-    d = instance.demands
-    used = [r for r in range(instance.m) if d[i][r] > 0]
-    total = sum(min(math.floor(placement[j][k] * d[j][r] / d[i][r]) for r in used) for k in range(instance.k))
-    cap = instance.max_tasks[i]
-    return total if cap is None else min(total, math.floor(cap))
-
-
-def leximin(instance: Instance, lottery: str = "envy-free"):
+def leximin(instance: Instance, lottery: str = "envy-free", model: str = "containers"):
     """(levels, vectors, probabilities): the leximin normalised expected utilities E[u_i] / u_i*, the
     frontier's vectors with their placements, and one exact lottery (a probability per vector)."""
     # the frontier's vectors, largest first: the order of the lottery's tie-break (`canonical`)
@@ -110,7 +118,7 @@ def leximin(instance: Instance, lottery: str = "envy-free"):
         for i in range(n):
             for j in range(n):
                 if i != j:  # E[envy_value(i, j)] - E[u_i] <= 0
-                    ea.append([Fraction(envy_value(instance, pl, i, j) - v[i]) for v, pl in points])
+                    ea.append([envy_value(instance, pl, i, j, True, model) - v[i] for v, pl in points])
                     eb.append(Fraction(0))
         found = _solve([Fraction(0)] * size, ea, eb, eq0, "envy-free lottery", required=False)
         if found.status not in (OPTIMAL, INFEASIBLE):  # undecided (z3's time limit): no other lottery instead
@@ -136,7 +144,8 @@ def canonical(a, b, size: int) -> list[Fraction]:
 
 def allocate(instance: Instance, **options) -> Allocation:
     kind = choice(options, "lottery", LOTTERIES, "envy-free")
-    levels, points, weights, ideal, envy_free = leximin(instance, kind)
+    model = choice(options, MODEL_OPTION, VALUATIONS, "containers")
+    levels, points, weights, ideal, envy_free = leximin(instance, kind, model)
     lottery = tuple((p, as_fractions(placement)) for p, (_, placement) in zip(weights, points) if p > 0)
     expected = tuple(sum((p * v[i] for p, (v, _) in zip(weights, points)), Fraction(0)) for i in range(instance.n))
     if any(e != level * u for e, level, u in zip(expected, levels, ideal)):
@@ -147,13 +156,15 @@ def allocate(instance: Instance, **options) -> Allocation:
              f"the lottery reaching them over {len(lottery)} placements: the expected tasks are unique, the lottery "
              "is the lab's tie-break (lexicographically greatest probabilities, frontier vectors largest first)"]
     if envy_free is not None:
-        notes.append("envy-free ex ante over the enumerated placements" if envy_free else
-                     "no lottery reaching the leximin is envy-free ex ante over the enumerated placements (one per "
-                     "task vector)")
+        over = ("(containers model: envy depends on the task vectors only, so this covers every lottery)"
+                if model == "containers" else "over the enumerated placements (pooled model; one per task vector)")
+        notes.append(f"envy-free ex ante {over}" if envy_free else
+                     f"no lottery reaching the leximin is envy-free ex ante {over}")
     for i, u in enumerate(ideal):
         if u == 0:
             notes.append(f"{instance.users[i]}: no task fits any machine (u* = 0); it gets no tasks")
-    return Allocation("ks-lottery", instance, expected, options=MappingProxyType({"lottery": kind}), notes=tuple(notes),
+    return Allocation("ks-lottery", instance, expected,
+                      options=MappingProxyType({"lottery": kind, MODEL_OPTION: model}), notes=tuple(notes),
                       extra=MappingProxyType({"normalised_levels": list(levels), "ideal": list(ideal),
                                               "frontier_size": len(points)}),
                       lottery=lottery)
@@ -169,11 +180,15 @@ MECHANISM = register(
         spec=None,
         options={"lottery": "envy-free (default: among the lotteries reaching the leximin, one envy-free ex ante "
                             "when there is one) | any (no envy-free restriction); either way the lab's tie-break: the "
-                            "lexicographically greatest probabilities"},
+                            "lexicographically greatest probabilities",
+                 MODEL_OPTION: "containers (default: Friedman, Ghodsi & Psomas's valuation model, in which the "
+                               "envy-free refinement and the machines properties judge) | pooled (the lab's pooled "
+                               "reading: bundles pooled per machine)"},
         discrete=True,
         scale_invariant=False, anonymous=False,
         module=__name__,
         setting="machines",
         domain=PRESETS["fgp-2014"],
+        valuation="containers",
     )
 )

@@ -15,6 +15,8 @@ Settings (function attributes, read once when the plug-in is loaded): ``fn.setti
 one-line `InputError`. A machines plug-in returns ``{"placement": [[x_ik ...] per user]}`` (x_ik
 tasks of user i on machine k; the tasks are the row sums) or ``{"lottery": [[p, placement], ...]}``
 (tasks: the expected row sums), as a mapping, an `Allocation` or an object with those attributes;
+``fn.valuation = "containers"`` declares the valuation model of its paper (default ``"pooled"``;
+`fairlab.mechanisms.base.VALUATIONS`), the one the machines properties judge it in;
 ``fn.discrete = True`` declares whole tasks (every placement entry then checked integral), and must
 be ``True`` or ``False`` (a bool, anything else — 1, "yes" — is a one-line `InputError`; default
 False, ignored in the pool setting). A dynamic plug-in returns ``{"steps": [tasks after event t,
@@ -90,6 +92,7 @@ from fairlab.mechanisms._plugin_worker import (  # noqa: F401  (re-exported, as 
 )
 from fairlab.mechanisms.base import (
     REGISTRY,
+    VALUATIONS,
     Allocation,
     Constraint,
     Mechanism,
@@ -178,7 +181,8 @@ def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
 
 
 #: the function attributes `_wrap` reads: a plug-in's declarations
-DECLARED_ATTRIBUTES = ("spec", "setting", "discrete", "domain", "scale_invariant", "anonymous", "__doc__")
+DECLARED_ATTRIBUTES = ("spec", "setting", "discrete", "domain", "valuation", "scale_invariant", "anonymous",
+                       "__doc__")
 
 
 def _declared(fn) -> tuple:
@@ -252,6 +256,11 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
     discrete = setting != "pool" and declared
     # the instances it is defined on: a Domain, a preset name or key=value,... (`fairlab.core.domain.parse`)
     domain = parse_domain(getattr(fn, "domain", None), flag=f"mechanism {name!r}: its domain attribute")
+    # the valuation model of its paper (machines setting: "pooled", the default, or "containers")
+    valuation = getattr(fn, "valuation", "pooled")
+    if not isinstance(valuation, str) or valuation not in VALUATIONS:
+        raise InputError(f"mechanism {name!r}: its valuation attribute {valuation!r} is not one of "
+                         f"{', '.join(VALUATIONS)}")
     return Mechanism(
         name=name,
         summary=doc[0] if doc else fallback_summary,
@@ -265,6 +274,7 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
         setting=setting,
         discrete=discrete,
         domain=domain,
+        valuation=valuation,
     )
 
 

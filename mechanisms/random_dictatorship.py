@@ -10,7 +10,8 @@ each outcome is Pareto efficient ex post). Identical placements are merged, prob
 
 Computed from `fairlab.mechanisms._placements.frontier` (the Pareto-maximal task-total vectors, one
 placement each): the lexicographic maximum in the dictators' order. Domain: as `ks-lottery` (preset
-``fgp-2014``). No z3 spec (a lexicographic maximum over exponentially many placements).
+``fgp-2014``); valuation model: FGP's containers, as `ks-lottery` (declared; ``model=pooled`` asks the
+lab's pooled reading). No z3 spec (a lexicographic maximum over exponentially many placements).
 """
 
 from __future__ import annotations
@@ -68,5 +69,6 @@ MECHANISM = register(
         module=__name__,
         setting="machines",
         domain=PRESETS["fgp-2014"],
+        valuation="containers",
     )
 )

@@ -42,6 +42,7 @@ MODULES = {
     "dynamic-drf": "dynamic_drf", "drf-rerun": "drf_rerun", "controlled-drf": "controlled_drf",
     "sequential-minmax": "sequential_minmax",
     "drf-machines": "drf_machines", "drfh": "drfh", "drfh-bestfit": "drfh_bestfit",
+    "drfh-bestfit-amounts": "drfh_bestfit_amounts", "drfh-firstfit": "drfh_firstfit",
     "ks-lottery": "ks_lottery", "random-dictatorship": "random_dictatorship",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)

@@ -330,19 +330,35 @@ def check_drf_thm7_bound(ctx):
 
 @claim("drf-appendix-pm", DRF, "§6.1 Table 2 / Appendix A (DRF satisfies population monotonicity)",
        "DRF is population monotone: when a user leaves, no remaining user's allocation decreases",
-       "property pm on a 3-user instance with zero demands; fairlab.search.prove drf pm with strictly positive demands"
-       " (the DRF paper's domain)",
-       "erratum", slow=True)
+       "fairlab.search.prove drf pm at 3 users x 3 resources on the DRF paper's domain as the lab reads it (every "
+       "demand positive, no weights, no caps: the preset drf-paper): UNSAT with the four gates", "reproduced",
+       slow=True,
+       not_checked="sizes other than 3 users x 3 resources; zero demands lie outside the paper's domain (the lab's "
+                   "finding there is drf-appendix-pm-zero-demands)")
 def check_drf_appendix_pm(ctx):
-    inst = {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}
-    before = _tasks("drf", inst)
-    after = _tasks("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]})
     proof = prove(get("drf"), "pm", 3, 3, time_limit=60, domain="drf-paper")
-    return Evidence([same("pm of DRF (demands may be zero)", "holds", _verdict("pm", "drf", inst)),
-                    same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.status)],
-                   how=f"<1,1,2>, <0,0,1>, <1,0,0>, <1,0,1>: user 2 leaving drops user 1 from {before[0]} to "
-                       f"{after[0]}; with strictly positive demands the property is proved (UNSAT, "
-                       f"{proof.seconds:.1f} s): the claim holds only under that scope")
+    return Evidence([same("pm of DRF, positive demands, 3 users x 3 resources", "proved", proof.status)],
+                    how=f"UNSAT with positive control ({proof.seconds:.1f} s), on the DRF paper's domain")
+
+
+PM_ZERO = {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 0], [1, 0, 1]]}
+
+
+@claim("drf-appendix-pm-zero-demands", DRF, "§6.1 Table 2 / Appendix A, read beyond the paper's domain",
+       "DRF is population monotone: when a user leaves, no remaining user's allocation decreases",
+       "property pm of drf (progressive filling with zero demands) on a 3-user instance with zero demands, exact",
+       "lab-finding",
+       reading="population monotonicity of DRF extended to zero demands, outside the DRF paper's domain as the lab "
+               "reads it (the preset drf-paper: positive demands; the lecture lists zero demands 'beyond DRF', Parkes, "
+               "Procaccia & Shah's extension, which the lab's drf computes): it fails there",
+       not_checked="the paper's statement itself is drf-appendix-pm (proved on positive demands at 3 x 3)")
+def check_drf_appendix_pm_zero_demands(ctx):
+    before = _tasks("drf", PM_ZERO)
+    after = _tasks("drf", {"capacities": [1, 1, 2], "demands": [[0, 0, 1], [1, 0, 1]]})
+    return Evidence([same("pm of DRF with zero demands", "violated", _verdict("pm", "drf", PM_ZERO)),
+                     same("user 1's tasks before / after user 2 leaves", "3/2 / 4/3", f"{before[0]} / {after[0]}")],
+                    how="<1, 1, 2>, <0, 0, 1>, <1, 0, 0>, <1, 0, 1>: user 2 leaving drops user 1 from 3/2 to 4/3 "
+                        "tasks (exact)")
 
 
 TABLE2_TEXT = [  # (mechanism, property, as the text states it, users, resources)
@@ -381,16 +397,35 @@ def check_drf_table2_properties(ctx):
        "the statements behind the printed examples (asset violates si, bf, rm; CEEI violates sp, pm; no mechanism"
        " has si, pe, rm; BMF need not be unique; PF is not strategyproof; the stopping DRF loop is not Pareto"
        " efficient; with indivisible tasks si, pe, sp are incompatible)",
-       "fairlab.search.rediscover.run_claim for each claim, from scratch (no printed instance given),"
-       " fixtures not written",
-       "reproduced", slow=True)
+       "fairlab.search.rediscover.run_claim for each claim about a source's own statement, from scratch (no printed"
+       " instance given), fixtures not written",
+       "reproduced", slow=True,
+       not_checked="the claims about the lab's readings (entry rediscover-lab-readings)")
 def check_rediscover_statements(ctx):
+    return Evidence(_rediscovered([c for c in REDISCOVER_CLAIMS if not c.reading]))
+
+
+def _rediscovered(statements) -> list[Item]:
     items = []
-    for statement in REDISCOVER_CLAIMS:
+    for statement in statements:
         outcome = run_claim(statement, seed=0)
         items.append(same(f"{statement.id}: {statement.statement}", "found", outcome.status,
                           f"{outcome.seconds:.1f} s" + (f", instance {outcome.instance}" if outcome.instance else "")))
-    return Evidence(items)
+    return items
+
+
+@claim("rediscover-lab-readings", DRF, "§6.2 Theorem 7 and the lecture's mechanisms, as the lab reads them",
+       "the lab's findings about its readings of the sources: Theorem 7 per user against continuous DRF; "
+       "SequentialMinMax's strategyproofness; DRFH's sharing incentive; random dictatorship's ex-ante Pareto "
+       "efficiency; the randomized KS mechanism's envy-freeness in the pooled model",
+       "fairlab.search.rediscover.run_claim for each claim about a lab's reading, from scratch, fixtures not written",
+       "lab-finding", slow=True,
+       reading="each claim's own reading (`fairlab rediscover` prints it): the lab's mechanisms and properties for "
+               "what the sources only name or state otherwise",
+       not_checked="the sources' own statements behind them (other entries: drf-thm7-machines-pairwise, "
+                   "lecture-indivisible, lecture-drfh-properties, lecture-ks-lottery)")
+def check_rediscover_lab_readings(ctx):
+    return Evidence(_rediscovered([c for c in REDISCOVER_CLAIMS if c.reading]))
 
 
 @claim("drf-7.1-dynamic", DRF, "§7.1, Figure 8",
@@ -538,7 +573,11 @@ def check_lecture_ks(ctx):
 @claim("lecture-indivisible", LECTURE, "INDIVISIBLE TASKS: A LOWER BOUND",
        "2 agents, 1 resource, d1 = d2 = 1/2 + ε, a lie d'2 = 1/2: proportionality, efficiency and truthfulness are"
        " incompatible with indivisible tasks",
-       "fairlab.search.impossibility.check_family with ε = 1/10 (both agents may lie), indivisible tasks", "reproduced")
+       "fairlab.search.impossibility.check_family with ε = 1/10 (both agents may lie), indivisible tasks", "reproduced",
+       paper_claims="Parkes, Procaccia & Shah (EC 2012): with indivisible tasks no deterministic mechanism is Pareto "
+                    "efficient, strategyproof and sharing-incentive (proportional) at once [reading notes: M]",
+       not_checked="other values of ε (ε = 1/10 is checked: the slide's family, over every allocation of each member); "
+                   "the paper's relaxed properties of SequentialMinMax")
 def check_lecture_indivisible(ctx):
     base = Instance.build([1], [["3/5"], ["3/5"]])
     members = [Member("base", base)]
@@ -560,7 +599,11 @@ DYNAMIC_EXAMPLE = {"capacities": [9, 18], "demands": [[1, 4], [3, 1], [1, 1]], "
 @claim("lecture-beyond-drf-zero-weights", LECTURE, "BEYOND DRF",
        "zero demands, weights: easy-ish to fix", "drf with a zero demand and weights: si, ef, pe exact checks",
        "out-of-scope", reason="a remark without an instance; checked: DRF (§4.3 weights) keeps si, ef and pe on an"
-                               " instance with a zero demand and unequal weights")
+                               " instance with a zero demand and unequal weights",
+       paper_claims="Parkes, Procaccia & Shah (EC 2012): DRF extended to zero demands and weights keeps sharing "
+                    "incentive, envy-freeness, Pareto efficiency and group strategyproofness [reading notes: M]",
+       not_checked="group strategyproofness; the extension's properties beyond the one instance checked here "
+                   "(`fairlab prove drf si|ef|pe` decides them at small sizes)")
 def check_lecture_beyond_drf_zero_weights(ctx):
     inst = {"capacities": [9, 18], "demands": [[1, 0], [3, 1]], "weights": [1, 2]}
     return Evidence([same(f"{prop} of weighted drf with a zero demand", "holds", _verdict(prop, "drf", inst))
@@ -572,7 +615,12 @@ def check_lecture_beyond_drf_zero_weights(ctx):
        " interpretation) satisfies all the properties ex ante [Friedman, Ghodsi, Psomas 2014]",
        "-", "out-of-scope",
        reason="the mechanism's definition is not in the sources and was not obtainable from public pages; the"
-              " lab's reading of it is the mechanism ks-lottery, checked in the entry lecture-ks-lottery")
+              " lab's reading of it is the mechanism ks-lottery, checked in the entry lecture-ks-lottery",
+       paper_claims="Friedman, Ghodsi & Psomas (EC 2014), abstract [read]: jobs isolated in containers; a weighted "
+                    "max-min over the convex hull of the feasible region gives an ex-ante fair, efficient and "
+                    "strategyproof randomized allocation",
+       not_checked="the paper's mechanism and theorems (not readable); the lab's reading is a lab finding "
+                   "(lecture-ks-lottery)")
 def check_lecture_multiple_machines_randomized(ctx):
     return Evidence([])
 
@@ -584,7 +632,11 @@ def check_lecture_multiple_machines_randomized(ctx):
        " step", "out-of-scope",
        reason="the slide states a model and cites a paper (no numbers); checked: dynamic DRF gives each arriving"
               " agent resources at its arrival, never takes any back, and keeps dynamic si, ef and DPO at every"
-              " step of the example")
+              " step of the example",
+       paper_claims="Kash, Procaccia & Shah (JAIR 2014): DYNAMIC DRF is dynamic sharing-incentive, dynamic envy-free, "
+                    "dynamic Pareto optimal and strategyproof [reading notes: M]",
+       not_checked="strategyproofness (dynamic-sp is a search, not run here); the properties on other arrival "
+                   "sequences (`fairlab prove dynamic-drf dynamic-si` decides some at small sizes)")
 def check_lecture_dynamic_no_reallocation(ctx):
     steps = allocate("dynamic-drf", DYNAMIC_EXAMPLE).steps
     newcomer_served = all(step.tasks[step.event[1]] > 0 for step in steps if step.event[0] == "arrive")
@@ -599,7 +651,11 @@ def check_lecture_dynamic_no_reallocation(ctx):
        "out-of-scope",
        reason="the bounded-disruption mechanism's definition was not obtainable from public pages (abstracts"
               " only); checked: without a bound, re-running static DRF at each arrival takes resources back from"
-              " agents already present (what the bound limits), and its fairness ratio is 1")
+              " agents already present (what the bound limits), and its fairness ratio is 1",
+       paper_claims="Friedman, Psomas & Vardi (EC 2015, EC 2017), abstracts [read]: optimal fairness ratios for every "
+                    "number d >= 1 of disruptions per arrival (EC 2015), and with fewer than one per arrival (EC 2017)",
+       not_checked="the papers' optimal mechanisms and their ratios (the lab's own controlled-drf is a lab finding: "
+                   "lecture-controlled-disruptions)")
 def check_lecture_dynamic_disruptions(ctx):
     rerun = allocate("drf-rerun", DYNAMIC_EXAMPLE)
     takeback = _verdict("no-takeback", "drf-rerun", DYNAMIC_EXAMPLE)
@@ -612,7 +668,9 @@ def check_lecture_dynamic_disruptions(ctx):
        "mechanisms/_dynamic.py fairness_ratio (ideal: the static DRF of the agents present) on the example",
        "out-of-scope",
        reason="a formula without numbers; checked exactly on the example: dynamic DRF's first agent gets 1/n of"
-              " the cluster against an ideal of all of it (ratio 1/3 with n = 3), then 2/3 and 5/6")
+              " the cluster against an ideal of all of it (ratio 1/3 with n = 3), then 2/3 and 5/6",
+       paper_claims="Friedman, Psomas & Vardi: the fairness ratio is what their online mechanisms optimise",
+       not_checked="the best ratio any online mechanism can guarantee (an optimum over mechanisms, not computed here)")
 def check_lecture_fairness_ratio(ctx):
     dyn = allocate("dynamic-drf", DYNAMIC_EXAMPLE).extra
     return Evidence([exact("fairness ratio of dynamic-drf", "1/3", dyn["fairness_ratio"]),

@@ -5,18 +5,30 @@ numbers) and a named check function that computes the same quantities with the l
 searches). Nothing computed is written here: "printed" is the transcription, "computed" comes from
 running the lab each time.
 
-Each check ends in a `fairlab.core.results.Result` of kind ``claim`` (`check_claim`). Statuses:
+Each check ends in a `fairlab.core.results.Result` of kind ``claim`` (`check_claim`). Statuses — the
+ledger's wording rule, written once in `WORDING` (the report, the docs page and every entry follow it;
+an entry that adds a claim picks its status by it):
 
-* ``reproduced`` — every printed number is what the lab computes (exact where printed exactly, to
-  the printed rounding where printed as a decimal, within sampling error for statistics);
-* ``erratum`` — some printed number is not what the lab computes; ``corrected`` gives the lab's
-  value and ``how`` says how the lab knows;
+* ``reproduced`` — the source's OWN statement is checked and every printed number is what the lab
+  computes (exact where printed exactly, to the printed rounding where printed as a decimal, within
+  sampling error for statistics); a theorem checked at a bounded scope says the scope in ``check``;
+* ``erratum`` — the source's own statement is checked and some printed number is not what the lab
+  computes; ``corrected`` gives the lab's value and ``how`` says how the lab knows;
+* ``lab-finding`` — what the lab checks is its own READING (``reading``: a definition the source does
+  not give in full, a mechanism the source only names, a statement narrower or wider than the
+  source's): a finding about that reading, rendered "lab finding (reading: ...)", never a
+  reproduction nor a refutation of the source; its items must hold;
 * ``out-of-scope`` — not checkable with the lab (``reason``); what can be checked about it is
   checked anyway (its items must hold).
 
+An entry also says what the paper behind it claims (``paper_claims``, for an entry whose source
+cites a paper: the lecture's entries) and which parts of it the lab does not check
+(``not_checked``, e.g. DRFH's service isolation). `claim` refuses an entry that breaks the rule's
+mechanical parts (a lab finding without its reading, a reading on any other status).
+
 Every claim also records the status the ledger expects (``expect``). A claim is ``ok`` when the
-check gives that status (and an out-of-scope entry's side checks hold); `fairlab paper-check` exits
-non-zero otherwise, so a regression in the lab or a wrong transcription shows up.
+check gives that status (and an out-of-scope or lab-finding entry's side checks hold); `fairlab
+paper-check` exits non-zero otherwise, so a regression in the lab or a wrong transcription shows up.
 """
 
 from __future__ import annotations
@@ -38,7 +50,25 @@ PDRF = 'Metin, "Precomputed Dominant Resource Fairness"'
 LECTURE = 'Procaccia & Psomas, "Fair Division III: Computational Resources" (lecture)'
 DRF = 'Ghodsi et al., "Dominant Resource Fairness" (NSDI 2011), Chinese translation'
 
-STATUSES = ("reproduced", "erratum", "out-of-scope")
+STATUSES = ("reproduced", "erratum", "lab-finding", "out-of-scope")
+
+#: The ledger's wording rule, the one place it is written: what each status claims, and what it does not.
+WORDING = {
+    "reproduced": "the source's own statement is checked (its printed numbers, or its theorem as it states it, at "
+                  "the scope the check names) and the lab computes the same",
+    "erratum": "the source's own statement is checked and some printed number is not what the lab computes (the "
+               "lab's value and how it knows are given)",
+    "lab-finding": "what the lab checks is its own reading of the source (a definition the source does not give in "
+                   "full, a mechanism it only names, a narrower or wider statement): a finding about that reading, "
+                   "not a reproduction nor a refutation of the source",
+    "out-of-scope": "the source's statement cannot be checked with the lab; what can be checked about it is checked "
+                    "anyway, and the reason is given",
+}
+
+
+def status_words(status: str, reading: str = "") -> str:
+    """A status as the ledger words it: "lab finding (reading: ...)" for a lab finding, else the status."""
+    return f"lab finding (reading: {reading})" if status == "lab-finding" else status
 
 
 # --------------------------------------------------------------------------- comparisons
@@ -142,6 +172,14 @@ class Claim:
     run: Callable[[Context], Evidence]
     reason: str = ""  # out-of-scope: why
     slow: bool = False
+    reading: str = ""  # lab-finding: the lab's reading the finding is about
+    paper_claims: str = ""  # what the paper behind the source's statement claims (an entry citing a paper)
+    not_checked: str = ""  # which parts of the source's or the paper's claim the lab does not check
+
+    @property
+    def words(self) -> str:
+        """The expected status as the ledger words it (`status_words`)."""
+        return status_words(self.expect, self.reading)
 
 
 @dataclass
@@ -161,28 +199,41 @@ class Context:
 CLAIMS: list[Claim] = []
 
 
-def claim(id, source, where, text, check, expect, reason="", slow=False):
-    """Decorator: register the function as the check of a transcribed claim."""
+def claim(id, source, where, text, check, expect, reason="", slow=False, reading="", paper_claims="",
+          not_checked=""):
+    """Decorator: register the function as the check of a transcribed claim (the wording rule's
+    mechanical parts, `WORDING`: a lab finding names its reading, no other status has one; an
+    out-of-scope entry gives its reason)."""
     if expect not in STATUSES:
         raise ValueError(f"{id}: expect must be one of {STATUSES}")
+    if (expect == "lab-finding") != bool(reading):
+        raise ValueError(f"{id}: a lab-finding entry names its reading, and only a lab-finding entry has one")
+    if (expect == "out-of-scope") != bool(reason):
+        raise ValueError(f"{id}: an out-of-scope entry gives its reason, and only an out-of-scope entry has one")
 
     def wrap(fn):
-        CLAIMS.append(Claim(id, source, where, text, check, expect, fn, reason, slow))
+        CLAIMS.append(Claim(id, source, where, text, check, expect, fn, reason, slow, reading, paper_claims,
+                            not_checked))
         return fn
 
     return wrap
 
 
 def check_claim(c: Claim, ctx: Context | None = None) -> Result:
-    """The `Result` (kind ``claim``) of one claim: ``reproduced``, ``erratum``, ``out-of-scope``, or
-    ``unknown`` when the check itself failed (``details.error``; never reproduced). ``details``:
-    the claim's transcription, ``expected`` and ``ok`` (the status is the expected one, and an
-    out-of-scope claim's side checks hold); ``certificate``: the compared ``items`` (printed vs
-    computed) and, for an erratum, the ``corrected`` values; ``explanation``: how the lab knows."""
+    """The `Result` (kind ``claim``) of one claim: ``reproduced``, ``erratum``, ``lab-finding``,
+    ``out-of-scope``, or ``unknown`` when the check itself failed (``details.error``; never
+    reproduced). ``details``: the claim's transcription, ``expected``, ``words`` (the expected status
+    as the ledger words it), ``reading`` / ``paper_claims`` / ``not_checked`` when the entry has them,
+    and ``ok`` (the status is the expected one, and an out-of-scope or lab-finding claim's items
+    hold); ``certificate``: the compared ``items`` (printed vs computed) and, for an erratum, the
+    ``corrected`` values; ``explanation``: how the lab knows."""
     ctx = ctx or Context()
     start = time.monotonic()
     about = {"id": c.id, "source": f"{c.source}, {c.where}", "claim": c.claim, "check": c.check,
-             "expected": c.expect, **({"reason": c.reason} if c.reason else {})}
+             "expected": c.expect, "words": c.words, **({"reason": c.reason} if c.reason else {}),
+             **({"reading": c.reading} if c.reading else {}),
+             **({"paper_claims": c.paper_claims} if c.paper_claims else {}),
+             **({"not_checked": c.not_checked} if c.not_checked else {})}
     try:
         evidence = c.run(ctx)
     except Exception as exc:  # a broken check is reported as such, never as reproduced
@@ -191,9 +242,9 @@ def check_claim(c: Claim, ctx: Context | None = None) -> Result:
                       explanation=f"the check failed: {error}", details={**about, "ok": False, "error": error},
                       certificate={"items": ()})
     items = tuple(evidence.items)
-    if c.expect == "out-of-scope":
-        status = Status.OUT_OF_SCOPE
-        ok = all(i.matches for i in items)
+    if c.expect in ("out-of-scope", "lab-finding"):  # side checks / the finding's items must hold
+        status = Status.OUT_OF_SCOPE if c.expect == "out-of-scope" else Status.LAB_FINDING
+        ok = all(i.matches for i in items) and (c.expect == "out-of-scope" or bool(items))
     else:
         status = Status.REPRODUCED if items and all(i.matches for i in items) else Status.ERRATUM
         ok = status == c.expect
@@ -239,4 +290,4 @@ def summary_line(results: list[Result]) -> str:
     c = summary(results)
     extra = f", {c['error']} error" if c.get("error") else ""
     return (f"{c['entries']} entries: {c['reproduced']} reproduced, {c['erratum']} erratum, "
-            f"{c['out-of-scope']} out-of-scope{extra}; {c['not-ok']} not as expected")
+            f"{c['lab-finding']} lab finding, {c['out-of-scope']} out-of-scope{extra}; {c['not-ok']} not as expected")

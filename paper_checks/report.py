@@ -23,7 +23,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.results import Result
 from fairlab.mechanisms import allocate
 from fairlab.paper_checks.claims import BMF_EXAMPLE, EXAMPLE, bmf_phi
-from fairlab.paper_checks.ledger import claim_of, items, ok, summary_line
+from fairlab.paper_checks.ledger import claim_of, items, ok, status_words, summary_line
 
 FIGURES = ("allocations-drf-asset-ceei.png", "bmf-family.png")
 REPORT = "report.md"
@@ -48,6 +48,12 @@ def to_markdown(results: list[Result], figures: Sequence[str] = ()) -> str:
                   f"*Check:* {e.check}", ""]
         if e.reason:
             lines += [f"*Out of scope because:* {e.reason}", ""]
+        if e.reading:
+            lines += [f"*Lab finding about the lab's reading:* {e.reading}", ""]
+        if e.paper_claims:
+            lines += [f"*What the paper claims:* {e.paper_claims}", ""]
+        if e.not_checked:
+            lines += [f"*Not checked by the lab:* {e.not_checked}", ""]
         if items(r):
             lines += ["| quantity | printed | computed | agrees | note |", "|---|---|---|---|---|"]
             lines += [f"| {_cell(i.name)} | {_cell(i.printed)} | {_cell(i.computed)} |"
@@ -64,8 +70,9 @@ def to_markdown(results: list[Result], figures: Sequence[str] = ()) -> str:
 
 
 def _status(r: Result) -> str:
-    """The status word, "error" for a check that failed (its status is unknown)."""
-    return "error" if "error" in r.details else r.status.value
+    """The status as the ledger words it (`ledger.status_words`: "lab finding (reading: ...)"), "error" for
+    a check that failed (its status is unknown)."""
+    return "error" if "error" in r.details else status_words(r.status.value, claim_of(r).reading)
 
 
 def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
@@ -77,6 +84,8 @@ def to_rows(results: list[Result]) -> list[tuple[str, str, str, str]]:
                   or r.details.get("error", ""))
         if r.status == "out-of-scope":
             detail = claim_of(r).reason
+        elif r.status == "lab-finding" and not bad:
+            detail = r.explanation or ""
         rows.append((claim_of(r).id, _status(r), "yes" if ok(r) else "NO", detail))
     return rows
 

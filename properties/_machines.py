@@ -20,6 +20,22 @@ Lotteries are judged EX ANTE, on expected utilities, exactly (a property built w
 for deterministic mechanisms). Each placement of a lottery's support is also checked on its own:
 an ex-post violation is a separate finding (`ExPostWitness` under the result's ``details["ex_post"]``,
 and a sentence of its explanation) — it never changes the ex-ante verdict.
+
+Valuation models (`fairlab.mechanisms.base.VALUATIONS`). How a user values ANOTHER user's bundle, or
+the allocation a misreport earns it, depends on the model of the mechanism's paper, which the
+mechanism declares (`Mechanism.valuation`): ``pooled`` — a bundle on a machine is its pooled
+resources, valued Leontief per machine (the DRF paper's §6.2 machines, DRFH); ``containers`` — a
+bundle on a machine is a set of containers, one per task and each sized for that task; a container
+runs one task of whoever uses it, and only if that task fits in it (Friedman, Ghodsi & Psomas,
+EC 2014: "the use of containers to isolate jobs" [abstract, read]; one task per container is the
+lab's reading). The properties judge in the declared model unless ``model`` is asked (``--option
+model=pooled|containers``), and every result records which (``details["model"]``). The model
+changes machines-ef (another user's bundles) and machines-sp (the containers of a misreported
+demand); it does not change machines-si or machines-pe: those compare a user's OWN task count —
+each of its containers runs one of its own tasks, as each of its pooled task-bundles does — with
+what 1/n of every machine runs (a slice of resources it would fill with containers of its own size,
+the same count) or with other feasible placements (the same packing constraints in both models).
+Their results record the model all the same, with that note.
 """
 
 from __future__ import annotations
@@ -34,6 +50,7 @@ from fairlab.core.errors import InexactAllocation, InputError
 from fairlab.core.exact import format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result
+from fairlab.mechanisms.base import MODEL_OPTION, VALUATIONS
 from fairlab.properties.base import resolve_instance, resolve_mechanism, verdict, violated
 from fairlab.properties.property import ALLOCATION, Property, Witness, not_defined
 
@@ -135,6 +152,71 @@ def fmt_outcomes(outcomes: Outcomes) -> str:
 
 def totals(placement: Placement) -> tuple[Fraction, ...]:
     return tuple(sum(row, Fraction(0)) for row in placement)
+
+
+# --------------------------------------------------------------------------- valuation models
+#: what each model means, as a result's explanation says it
+MODEL_WORDS = {
+    "pooled": "pooled model: another user's bundle on a machine is pooled and valued Leontief there (the DRF "
+              "paper's §6.2 machines)",
+    "containers": "containers model (Friedman, Ghodsi & Psomas, EC 2014; one task per container is the lab's "
+                  "reading): a bundle on a machine is its containers, each running one task, whole or not at all",
+}
+#: the note of a property the model does not change
+MODEL_FREE = ("the model does not change this property: it reads each user's own tasks only (one task per container "
+              "or per pooled task-bundle alike), never another user's bundle nor what a misreport earns")
+
+
+def model_of(mech, options) -> str:
+    """The valuation model a machines property judges `mech` in: ``options["model"]`` when asked, else
+    the model it declares (`Mechanism.valuation`)."""
+    model = dict(options or {}).get(MODEL_OPTION, mech.valuation)
+    if model not in VALUATIONS:
+        raise InputError(f"option {MODEL_OPTION}: expected one of {', '.join(VALUATIONS)}, got {model!r}")
+    return model
+
+
+def model_context(mech, inst: Instance, options) -> str:
+    """A `PlacementProperty` context: the model (`model_of`); the containers model needs whole tasks
+    (a divisible mechanism has no containers: InputError, the property's n/a)."""
+    model = model_of(mech, options)
+    if model == "containers" and not mech.discrete:
+        raise InputError(f"the containers model needs whole tasks; {mech.name} splits tasks (divisible), so it has "
+                         "no containers: ask model=pooled")
+    return model
+
+
+def model_record(mech, options, matters: bool = True) -> dict:
+    """``details["model"]`` of a machines result: the model used, the one the mechanism declares,
+    whether it was asked, its words (and, for a property the model does not change, why)."""
+    model = model_of(mech, options)
+    record = {"name": model, "declared": mech.valuation, "asked": model != mech.valuation,
+              "words": MODEL_WORDS[model]}
+    if not matters:
+        record["note"] = MODEL_FREE
+    return record
+
+
+def model_sentence(mech, options) -> str:
+    """The explanation's sentence naming the model a verdict is about."""
+    model = model_of(mech, options)
+    if model == mech.valuation:
+        return f"judged in the {MODEL_WORDS[model]}, the model {mech.name} declares"
+    whose = "the lab's pooled reading" if model == "pooled" else "Friedman, Ghodsi & Psomas's containers"
+    return (f"judged in the {MODEL_WORDS[model]}, asked with model={model} ({whose}): NOT the model {mech.name} "
+            f"declares ({mech.valuation})")
+
+
+def with_model(result: Result, mech, options, matters: bool = True, sentence: bool = True) -> Result:
+    """`result` recording its valuation model (``details["model"]``; a sentence of the explanation
+    of a holds / none-found verdict when the model matters to the property and `sentence` — a
+    violation's explanation, its `confirm`'s words, already has it)."""
+    details = {**dict(result.details), "model": model_record(mech, options, matters)}
+    if not (matters and sentence) or result.status.value not in ("holds", "none-found"):
+        return result.replace(details=details)
+    sentence = model_sentence(mech, options)
+    explanation = f"{result.explanation}; {sentence}" if result.explanation else sentence
+    return result.replace(details=details, explanation=explanation)
 
 
 # --------------------------------------------------------------------------- utilities
@@ -251,6 +333,8 @@ class PlacementProperty(Property):
     compares: str = ALLOCATION
     setting: str = "machines"
     ex_ante: bool = False
+    #: the valuation model changes the rule (machines-ef); every result records the model either way
+    model_matters: bool = False
 
     def _context(self, mech, inst, options):
         return None if self.context is None else self.context(mech, inst, options)
@@ -259,6 +343,9 @@ class PlacementProperty(Property):
         return outcomes_run(mech, inst, options) if self.ex_ante else placement_run(mech, inst, options)
 
     def _check(self, mech, inst, b) -> Result:
+        return with_model(self._judge(mech, inst, b), mech, b.options, self.model_matters, sentence=False)
+
+    def _judge(self, mech, inst, b) -> Result:
         try:
             context = self._context(mech, inst, b.options)
         except InputError as exc:  # the property does not apply to this instance (e.g. Theorem 7's assumptions)
@@ -274,7 +361,8 @@ class PlacementProperty(Property):
                     certificate=certificate, exactness="rational")
                 return with_ex_post(found, post)
         ante = " (ex ante: expected tasks)" if len(outcomes) > 1 else ""
-        return with_ex_post(verdict(self.name, mech, "holds", b, f"exact check of {fmt_outcomes(outcomes)}{ante}")
+        holds = verdict(self.name, mech, "holds", b, f"exact check of {fmt_outcomes(outcomes)}{ante}")
+        return with_ex_post(with_model(holds, mech, b.options, self.model_matters)
                             .replace(certificate=certificate, exactness="rational"), post)
 
     def ex_post(self, inst, outcomes, integral, context):
@@ -302,7 +390,8 @@ class PlacementProperty(Property):
         subject = self._subject(mech, inst, options)
         if not self.rule(inst, subject, mech.discrete, context, *choice):
             return None
-        return self.explain(inst, subject, mech.discrete, context, w)
+        words = self.explain(inst, subject, mech.discrete, context, w)
+        return f"{words}; {model_sentence(mech, options)}" if self.model_matters else words
 
     def encode(self, sym, spec, prefix=None, **kwargs):
         raise InputError(f"property {self.name}: no symbolic encoding (machines setting: exact checks and "
@@ -329,7 +418,8 @@ def pairs(inst):
     return [(i, j) for i in range(inst.n) for j in range(inst.n) if i != j]
 
 
-__all__ = ["placement_run", "outcomes_run", "Outcomes", "expected", "expected_totals", "certificate_of",
+__all__ = ["MODEL_WORDS", "model_of", "model_context", "model_record", "model_sentence", "with_model",
+           "placement_run", "outcomes_run", "Outcomes", "expected", "expected_totals", "certificate_of",
            "fmt_outcomes", "LotteryWitness", "ExPostWitness", "with_ex_post", "UnreadablePlacement", "totals",
            "runs", "capped", "machine_share", "pooled_sigma", "PlacementWitness",
            "PairWitness", "PlacementProperty", "users", "pairs", "fmt_vec", "fmt_placement", "read_index",

@@ -17,6 +17,10 @@ one exact LP over their probabilities (`fairlab.core.lp.solve_lp`, certified) de
 divisible mechanism the placements already form a convex set: the z3 check above on the expected
 tasks.) Each placement of the support is also checked alone; one that is dominated is an ex-post
 finding (`ExPostWitness` in ``details["ex_post"]``), apart from the ex-ante verdict.
+
+The valuation model (pooled or containers, `fairlab.properties._machines`) does not change this
+property: it compares each user's OWN task counts, and the feasible placements are the same packings
+in both models; the result records the model with that note.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from fairlab.properties._machines import (
     read_placement,
     totals,
     with_ex_post,
+    with_model,
 )
 from fairlab.properties.base import resolve_instance, resolve_mechanism, solve_reason, verdict, violated
 from fairlab.properties.property import register
@@ -162,6 +167,9 @@ class MachinesPE(PlacementProperty):
         return status, PlacementWitness(improvement, user), reason
 
     def _check(self, mech, inst, b):
+        return with_model(self._judge(mech, inst, b), mech, b.options, matters=False)
+
+    def _judge(self, mech, inst, b):
         outcomes = outcomes_run(mech, inst, b.options)
         b.used_evaluations = 1
         certificate = certificate_of(outcomes)

@@ -9,6 +9,11 @@ the slice of each machine is our reading of "1/n of the cluster" when tasks cann
 
 A lottery is judged ex ante: the user's EXPECTED tasks against the same number; a placement
 of its support below it is reported apart, as an ex-post finding (`fairlab.properties._machines`).
+
+The valuation model (pooled or containers) does not change this property: a user's own tasks count
+the same in both (one per container), and 1/n of every machine is a slice of resources it would
+fill with containers of its own size — the same whole-task count per machine. The result records
+the model with that note.
 """
 
 from __future__ import annotations

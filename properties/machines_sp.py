@@ -1,23 +1,39 @@
-"""Strategyproofness on several machines (DRF paper §3 property 2, on the machines of §6.2).
+"""Strategyproofness on several machines (DRF paper §3 property 2, on the machines of §6.2), in the
+mechanism's valuation model.
 
 A user i declares a demand vector d'_i instead of its true d_i; the mechanism places x'_ik tasks of
-d'_i on each machine k. Utility model (the lecture: "under-reporting gives zero utility"): if d'_i
-is below d_i on some resource, i's real tasks cannot run on what it gets, utility 0; otherwise, on
-each machine k it holds x'_ik d'_i and runs ``floor(min over r with d_ir > 0 of x'_ik d'_ir / d_ir)``
-real tasks (no floor for a divisible mechanism), summed over machines and capped by its true task
-cap. Violated when that exceeds its truthful tasks. Source of the property: Ghodsi et al., NSDI
-2011, §3 property 2 (strategy-proofness).
+d'_i on each machine k. What that allocation is worth to i — its REAL tasks — depends on the
+valuation model (`fairlab.mechanisms.base.VALUATIONS`; the mechanism's declared one unless ``model``
+is asked; the result records which in ``details["model"]``):
 
-The misreports form a continuum; under-reports never gain (utility 0), so the check tries
-over-reports only: structured ones first (one entry raised by a step, the entry raised to another
-user's demand or to the max-task, the vector scaled), then seeded random ones, each evaluated by a
-fresh exact run, within the check's ``evaluations`` budget: ``violated`` (re-verified) or
-``none-found`` with the count — never ``holds``.
+* ``containers`` (Friedman, Ghodsi & Psomas, EC 2014; the lab's reading, see below): i receives
+  x'_ik containers sized d'_i on machine k, and a container runs ONE real task if the task fits in
+  it (d_i <= d'_i on every resource), none otherwise. So an under-report (d'_ir < d_ir for some r,
+  even with other entries raised) runs nothing — utility 0, which is the lecture's "under-reporting
+  gives zero utility" derived rather than assumed — and an over-report runs sum_k x'_ik real tasks:
+  a container larger than needed still runs one task, the slack is wasted. A misreport gains only
+  by earning more containers. Whole tasks only (a divisible mechanism has no containers: n/a).
+* ``pooled`` (the lab's reading for the DRF paper's machines and DRFH): utility 0 after an
+  under-report (the lecture's assumption, taken as the rule); after an over-report i pools what it
+  holds on machine k, x'_ik d'_i, and runs ``floor(min over r with d_ir > 0 of x'_ik d'_ir /
+  d_ir)`` real tasks there (no floor for a divisible mechanism) — slack from several over-sized
+  tasks on one machine can add up to another real task.
+
+Either way summed over machines and capped by its true task cap; violated when that exceeds its
+truthful tasks. Source of the property: Ghodsi et al., NSDI 2011, §3 property 2 (strategy-proofness).
+Confidence: the containers are in FGP's abstract [read]; "one real task per container, none if it
+does not fit" is the lab's reading of them; which misreports FGP's truthfulness result ranges over
+could not be recovered (reading notes [L]), so the lab ranges over every declared vector.
+
+The misreports form a continuum; under-reports never gain (utility 0 in both models), so the check
+tries over-reports only: structured ones first (one entry raised by a step, the entry raised to
+another user's demand or to the max-task, the vector scaled), then seeded random ones, each
+evaluated by a fresh exact run, within the check's ``evaluations`` budget: ``violated``
+(re-verified) or ``none-found`` with the count — never ``holds``.
 
 A lottery is judged ex ante: the misreport gains when the user's EXPECTED real tasks under
 the lottery for the declared demand (each placement valued by the rule above) exceed its expected
-tasks when truthful (lab's reading of ex-ante strategyproofness with "under-reporting gives zero
-utility").
+tasks when truthful (lab's reading of ex-ante strategyproofness).
 """
 
 from __future__ import annotations
@@ -36,9 +52,12 @@ from fairlab.properties._machines import (
     expected,
     expected_totals,
     fmt_vec,
+    model_context,
+    model_sentence,
     outcomes_run,
     read_index,
     runs,
+    with_model,
 )
 from fairlab.properties.base import number, resolve_instance, resolve_mechanism, verdict, violated
 from fairlab.properties.property import MISREPORT, MisreportWitness, register
@@ -52,12 +71,15 @@ def derive(inst: Instance, i: int, declared) -> Instance:
     return Instance.from_dict(data)
 
 
-def true_tasks(inst: Instance, i: int, declared, row_after, integral) -> Fraction:
-    """Real tasks user i runs with `row_after[k]` tasks of `declared` on each machine k."""
+def true_tasks(inst: Instance, i: int, declared, row_after, integral, model: str = "pooled") -> Fraction:
+    """Real tasks user i runs with `row_after[k]` tasks of `declared` on each machine k, in `model`."""
     truth = inst.demands[i]
     if any(d < t for d, t in zip(declared, truth)):
-        return Fraction(0)  # under-reported: its real tasks do not run on what it gets
-    total = sum((runs(inst, i, [x * d for d in declared], integral) for x in row_after), Fraction(0))
+        return Fraction(0)  # under-reported: its real task fits no container / does not run on what it gets
+    if model == "containers":  # one real task per container (each is at least the real task's size)
+        total = sum((Fraction(x) for x in row_after), Fraction(0))
+    else:
+        total = sum((runs(inst, i, [x * d for d in declared], integral) for x in row_after), Fraction(0))
     return capped(inst, i, total, integral)
 
 
@@ -98,10 +120,18 @@ def randomised(inst: Instance, seed: int):
 
 class MachinesSP(PlacementProperty):
     def _gain(self, mech, inst, before, i, declared, options):
+        model = model_context(mech, inst, options)
         after = outcomes_run(mech, derive(inst, i, declared), options)
-        return expected(after, lambda pl: true_tasks(inst, i, declared, pl[i], mech.discrete)), before[i]
+        return expected(after, lambda pl: true_tasks(inst, i, declared, pl[i], mech.discrete, model)), before[i]
 
     def _check(self, mech, inst, b):
+        try:
+            model_context(mech, inst, b.options)
+        except InputError as exc:  # the asked model does not apply to this mechanism (containers of a divisible one)
+            return with_model(verdict(self.name, mech, "n/a", b, str(exc)), mech, b.options)
+        return with_model(self._search(mech, inst, b), mech, b.options)
+
+    def _search(self, mech, inst, b):
         before = expected_totals(outcomes_run(mech, inst, b.options))
         b.used_evaluations = 1
         tried = evaluated = declined = 0
@@ -161,18 +191,22 @@ class MachinesSP(PlacementProperty):
                                                                                  options)) > 1
         ante = " (expected tasks, ex ante)" if lottery else ""
         return (f"user {inst.users[i]} runs {format_exact(truth)} tasks when truthful but {format_exact(gain)} of its "
-                f"real tasks by declaring {fmt_vec(declared)}{ante}")
+                f"real tasks by declaring {fmt_vec(declared)}{ante}; {model_sentence(mech, options)}")
 
 
 PROPERTY = register(MachinesSP(
     name=NAME,
     title="strategyproofness (machines)",
-    definition=("No user runs more of its real tasks by declaring another demand vector. Under-reporting any resource "
-                "gives utility 0 (the lecture); over-reporting, on each machine it runs floor(min_r allocated_r / d_r) "
-                "real tasks, summed and capped; a lottery ex ante (expected real tasks). Source: DRF paper §3 "
-                "property 2, machines of §6.2."),
-    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2, §6.2; lecture (under-reporting)",
+    definition=("No user runs more of its real tasks by declaring another demand vector, valued in the mechanism's "
+                "model. Under-reporting any resource gives utility 0 (the lecture; in the containers model the real "
+                "task fits no container). Over-reporting: containers (Friedman, Ghodsi & Psomas), one real task per "
+                "container it receives; pooled, on each machine floor(min_r allocated_r / d_r) real tasks; summed and "
+                "capped; a lottery ex ante (expected real tasks). Option model=pooled|containers asks the other "
+                "model. Source: DRF paper §3 property 2, machines of §6.2."),
+    source="Ghodsi et al., Dominant Resource Fairness (NSDI 2011), §3 property 2, §6.2; lecture (under-reporting); "
+           "containers: Friedman, Ghodsi & Psomas (EC 2014)",
     witness=MisreportWitness,
     compares=MISREPORT,
+    model_matters=True,
     witness_help='{"user": i, "misreport": [demand vector]}  (0-based user; the declared demand it gains with)',
 ))

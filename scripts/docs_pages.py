@@ -126,6 +126,9 @@ def mechanism_page(name: str) -> str:
         ["Source", plain(mech.source)],
         ["Setting", f"`{mech.setting}`: {SETTING_WORDS.get(mech.setting, mech.setting)}"],
         ["Domain", f"`{domain.label or 'all'}`: {domain.words}"],
+        *([["Valuation model", f"`{mech.valuation}` (its paper's; the machines properties judge in it unless "
+                               "`--option model=...` asks the other, see Concepts)"]]
+          if mech.setting == "machines" else []),
         ["Aliases", ", ".join(f"`{a}`" for a in mech.aliases) or "none"],
         ["Single-valued", "yes" if mech.single_valued else "no (the lab picks one allocation of several)"],
         ["Symbolic spec", "yes (`fairlab prove` and the symbolic search serve it)" if mech.spec else
@@ -232,10 +235,9 @@ def ledger_page() -> str:
              "printed number with the lab's value (exact where printed exactly, to the printed rounding "
              "otherwise); it exits non-zero when a claim does not come out as expected. This page is generated "
              "from the ledger when the site is built and runs no check.", "",
-             "Statuses: **reproduced** (every printed number is what the lab computes), **erratum** (some "
-             "printed number is not; the report gives the lab's value and how it knows), **out-of-scope** (not "
-             "checkable with the lab; what can be checked about it is checked anyway). Claims marked *slow* are "
-             "skipped by `fairlab paper-check --quick`.", ""]
+             "Statuses (the ledger's wording rule, `fairlab.paper_checks.ledger.WORDING`):", "",
+             *(f"- **{ledger.status_words(s, '...')}**: {plain(ledger.WORDING[s])}." for s in ledger.STATUSES),
+             "", "Claims marked *slow* are skipped by `fairlab paper-check --quick`.", ""]
     counts: dict[str, int] = {}
     for c in ledger.CLAIMS:
         counts[c.expect] = counts.get(c.expect, 0) + 1
@@ -247,11 +249,13 @@ def ledger_page() -> str:
         title = source.split(" (", 1)[1].rstrip(")") if " (" in source else source
         lines += [f"## {title}", "", f"Source file: `{source.split(' (', 1)[0]}`.", ""]
         for c in claims:
-            expected = f"**{c.expect}**" + (" (slow)" if c.slow else "")
+            expected = f"**{c.words}**" + (" (slow)" if c.slow else "")
             lines += [f"### {c.id} {{#{c.id}}}", "", f"*{plain(c.where)}*", "",
                       *(f"> {plain(line)}" for line in c.claim.splitlines()),
                       "", f"- **Check:** {plain(c.check)}", f"- **Expected:** {expected}"]
             lines += [f"- **Out of scope:** {plain(c.reason)}"] if c.reason else []
+            lines += [f"- **What the paper claims:** {plain(c.paper_claims)}"] if c.paper_claims else []
+            lines += [f"- **Not checked by the lab:** {plain(c.not_checked)}"] if c.not_checked else []
             lines.append("")
     return "\n".join(lines)
 

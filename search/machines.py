@@ -18,6 +18,9 @@ each step re-checked) and returned with its re-verified witness; otherwise ``non
 the number of candidates evaluated, ``n/a`` if the property declined every candidate, ``unknown``
 on the time limit.
 
+Every result records the valuation model its checks used (``details["model"]``: the mechanism's declared
+one, or ``options["model"]`` when asked; `fairlab.properties._machines`).
+
 `prove`: without a z3 encoding of the properties there is no sound statement of "every instance of the size";
 `prove` checks EVERY instance of a finite integer grid (demands 1..2, capacities 1..3, 1 or 2
 machines, machines in sorted order) and answers ``refuted`` with a verified counterexample, or
@@ -36,6 +39,7 @@ from fairlab.core.domain import ALL, Domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
+from fairlab.properties._machines import model_record
 from fairlab.properties.base import Violation
 from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, DEFAULT_CANDIDATES, SHRINK_TRIALS, WEIGHTS
 from fairlab.search.engines import Drawn, candidate_check, hunt
@@ -227,7 +231,8 @@ def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 
     drawn = Drawn(m, weights=False)  # no weights on machines; the caps drawn are counted
     result = hunt(pool, drawn.counting(classify), candidates, deadline=deadline, progress=progress)
     details = {**result.details, "users": n, "resources": m, "options": options, "space": space,
-               "drawn": drawn.to_dict()}
+               "drawn": drawn.to_dict(),
+               "model": model_record(mechanism, options, getattr(prop_object, "model_matters", False))}
     if result.status == Status.VIOLATED:
         found = result.instance
         verdict = Result("check", Status.VIOLATED, witness=result.witness, explanation=result.explanation)
@@ -276,6 +281,7 @@ def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 6
                       seconds=time.monotonic() - start, explanation=explanation,
                       details={"method": "exhaustive finite grid (no z3 encoding of the properties in this setting)",
                                "users": n, "resources": m,
+                               "model": model_record(mechanism, options, getattr(prop_object, "model_matters", False)),
                                "grid": grid_words, **counts}, **fields)
 
     total = 0

@@ -9,6 +9,11 @@ the user's store (`fairlab.search.findings.record_finding`; never inside the pac
 Each claim ends in one `Result` of kind ``rediscovery``: ``found`` or ``not-found``, the instance
 and witness found, the claim in its ``details`` (with the fixture written, if any); an
 impossibility's family, unsat core and positive controls are its ``certificate``.
+
+A claim about a source's own statement has no ``reading``; a claim about the lab's READING of a source
+(a mechanism the source only names, a property read another way, another valuation model than the
+paper's) names that reading (``Claim.reading``, in the result's ``details["reading"]``): finding it is a
+lab finding about the reading, never a refutation of the source (the paper-check ledger's wording rule).
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ class Claim:
     #: campaign starts the costliest claims first so that two workers end together (longest processing
     #: time first). Scheduling only: a claim's result never depends on it
     cost: float = 0.5
+    #: the lab's reading the claim is about ("" for a source's own statement): a lab finding, not the source's
+    reading: str = ""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -77,26 +84,36 @@ CLAIMS: tuple[Claim, ...] = (
           "Metin, PDRF §6.2", "violation", "drf-tasks", "pe", options={"on_blocked": "stop"}),
     Claim("drf-machines-thm7", "on several machines DRF's discrete placement can end more than one max-task from "
           "continuous DRF on the pooled capacities (Theorem 7 read against continuous DRF; the lab's reading)",
-          "DRF paper, §6.2 Theorem 7 (several machines)", "violation", "drf-machines", "thm7-continuous"),
+          "DRF paper, §6.2 Theorem 7 (several machines)", "violation", "drf-machines", "thm7-continuous",
+          reading="Theorem 7 read per user against continuous DRF on the pooled capacities (the paper states it "
+                  "pairwise, which holds)"),
     Claim("indivisible-si-pe-sp", "with indivisible tasks no mechanism is sharing-incentive, Pareto efficient "
           "and strategyproof", "lecture, after Parkes, Procaccia & Shah", "impossibility",
           properties=("si", "pe", "sp"), indivisible=True),
     Claim("sequential-minmax-sp", "SequentialMinMax (Pareto optimal on whole tasks) pays the indivisibility "
           "impossibility with strategyproofness (the lab's reading of the mechanism)",
-          "lecture, after Parkes, Procaccia & Shah", "violation", "sequential-minmax", "sp"),
+          "lecture, after Parkes, Procaccia & Shah", "violation", "sequential-minmax", "sp",
+          reading="SequentialMinMax as the reading notes give it: one task at a time to the user whose dominant "
+                  "share after it is smallest, among those whose next task fits"),
     Claim("drfh-si", "DRFH on heterogeneous servers does not guarantee sharing incentive (its abstract claims "
           "envy-freeness, Pareto optimality and truthfulness, not sharing incentive; lab's reading)",
-          "Wang, Liang & Li (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si"),
+          "Wang, Li & Liang (INFOCOM 2014) via the reading notes", "violation", "drfh", "machines-si",
+          reading="DRFH as the leximin of global dominant shares, tasks divisible within a server; sharing "
+                  "incentive as 1/n of every server"),
     Claim("random-dictatorship-pe", "uniform random dictatorship on several machines is Pareto efficient ex post but "
           "not ex ante: another lottery raises some user's expected tasks and lowers nobody's (the comparator of the "
           "randomized KS mechanism, which is; lab's reading)",
           "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
-          "random-dictatorship", "machines-pe", m=1),
-    Claim("ks-lottery-ef", "the randomized Kalai–Smorodinsky mechanism on several machines (lab's reading) is not "
-          "envy-free ex ante: on the instance found no lottery reaching its leximin is (it picks an envy-free one when "
-          "one exists among the enumerated placements)",
+          "random-dictatorship", "machines-pe", m=1,
+          reading="uniform random dictatorship over the users' orders, each dictator taking the most tasks it can"),
+    Claim("ks-lottery-ef", "in the lab's POOLED reading (another user's bundle pooled per machine; not Friedman, "
+          "Ghodsi & Psomas's containers model, in which it is envy-free ex ante), the randomized Kalai–Smorodinsky "
+          "mechanism on several machines (lab's reading) is not envy-free ex ante: on the instance found no lottery "
+          "reaching its leximin is",
           "lecture, after Friedman, Ghodsi & Psomas (EC 2014), via the reading notes", "violation",
-          "ks-lottery", "machines-ef", n=3, m=1),
+          "ks-lottery", "machines-ef", n=3, m=1, options={"model": "pooled"},
+          reading="the randomized KS mechanism as the lab reads it, judged in the pooled valuation model (asked with "
+                  "model=pooled), not the paper's containers"),
 )
 
 
@@ -118,6 +135,7 @@ def get_claim(claim_id: str) -> Claim:
 
 def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:
     details = {"claim": claim.id, "statement": claim.statement, "source": claim.source, "claim_kind": claim.kind,
+               **({"reading": claim.reading} if claim.reading else {}),
                "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
     prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
     return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
@@ -162,7 +180,7 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
                              instance=found.instance, witness=found.witness, explanation=found.explanation,
                              exactness=found.exactness, budget=found.budget, domain=found.domain,
                              details={k: found.details[k] for k in ("evaluated", "found_instance", "shrink_steps",
-                                                                     "options") if k in found.details})
+                                                                     "options", "model") if k in found.details})
     if store is not None and result.status == "found":
         return record_finding(result, mech, store, claim=claim.id)
     return result.replace(details={**result.details, "fixture": None})

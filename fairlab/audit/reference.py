@@ -17,6 +17,9 @@ Every counterexample shown is re-checked exactly first (`fairlab.search.verify.c
 once per process) and shown only when its instance lies in the domain; one that does not re-check
 is not shown (the test suite re-checks them all: ``tests/audit/test_reference.py``).
 
+A fixture judged in another valuation model than the mechanism declares (``options["model"]``, the
+machines setting: `fairlab.mechanisms.base.VALUATIONS`) is not part of its profile.
+
 Profiles are per instance domain (`fairlab.core.domain`): a counterexample counts where its instance
 lies in the domain; a catalogue entry's proof covers the entry's domain (the sources' theorems: unit
 weights, no caps; the weighted and capped entries: theirs; positive demands for an entry that assumes
@@ -44,6 +47,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import to_dict
 from fairlab.counterexamples import store as fixtures
+from fairlab.mechanisms.base import MODEL_OPTION
 from fairlab.search.catalogue import CATALOGUE
 from fairlab.search.verify import confirm_violation
 
@@ -102,6 +106,9 @@ def _from_fixtures(mech: str, prop: str, domain: Domain = ALL) -> list[dict]:
             continue
         if _canonical(record.get("mechanism", "")) != mech:
             continue
+        model = (record.get("options") or {}).get(MODEL_OPTION)
+        if model is not None and model != mechanisms.get(mech).valuation:
+            continue  # judged in another valuation model than the mechanism's own: not its profile
         try:
             if domain.contains(Instance.from_dict(record["instance"])) is not None:
                 continue  # its counterexample lies outside the domain

@@ -21,6 +21,17 @@ from fairlab.core.results import SCHEMA_VERSION, provenance, to_json
 console = Console(width=None if sys.stdout.isatty() else 132)
 
 
+def model_line(details) -> str | None:
+    """The ``model:`` line of a machines-setting result (its valuation model, `details["model"]`), or None."""
+    model = (details or {}).get("model")
+    if not isinstance(model, dict) or "name" not in model:
+        return None
+    how = (f"asked; the mechanism declares {model.get('declared')}" if model.get("asked")
+           else "the one the mechanism declares")
+    note = f"; {model['note']}" if model.get("note") else ""
+    return f"model: {model['name']} ({how}) — {model.get('words', '')}{note}"
+
+
 def emit_json(document: Any, result: bool = False) -> None:
     """Print one JSON document on stdout: a `Result` as `to_json` writes it (with schema_version and
     provenance), anything else (a `report`, `listing` or `allocation_document`) as it is, exact

@@ -87,8 +87,9 @@ class Status(str, enum.Enum):
     DISAGREES = "disagrees"
     SKIPPED = "skipped"  # the allocator declined the instance
     # a published claim (paper checks, rediscover)
-    REPRODUCED = "reproduced"
-    ERRATUM = "erratum"
+    REPRODUCED = "reproduced"  # the source's own statement, checked: the lab computes the same
+    ERRATUM = "erratum"  # the source's own statement, checked: a printed number is not what the lab computes
+    LAB_FINDING = "lab-finding"  # what was checked is the lab's reading of a source, not its statement
     FOUND = "found"
     NOT_FOUND = "not-found"
     OUT_OF_SCOPE = "out-of-scope"

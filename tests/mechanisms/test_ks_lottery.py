@@ -40,7 +40,22 @@ def test_both_lottery_options_reach_the_same_expectation():
     inst = {"machines": [[5]], "demands": [[1], [3], [1]]}
     ef, anyv = allocate("ks-lottery", inst), allocate("ks-lottery", inst, lottery="any")
     assert ef.tasks == anyv.tasks == (F(25, 13), F(5, 13), F(25, 13))
-    assert "envy-free ex ante over the enumerated placements" in ef.notes
+    assert any(n.startswith("envy-free ex ante (containers model") for n in ef.notes)
+    pooled = allocate("ks-lottery", inst, model="pooled")
+    assert pooled.tasks == ef.tasks and pooled.options["model"] == "pooled"
+    assert any(n.startswith("envy-free ex ante over the enumerated placements (pooled model") for n in pooled.notes)
+
+
+def test_the_envy_free_refinement_follows_the_model():
+    # <7>, A <4>, B <3>, C <2>: pooled, no lottery reaching the leximin is envy-free ex ante; with containers
+    # (ks-lottery's own model: A and B cannot use C's smaller containers) one is
+    inst = {"machines": [[7]], "demands": [[4], [3], [2]], "users": ["A", "B", "C"]}
+    own, pooled = allocate("ks-lottery", inst), allocate("ks-lottery", inst, model="pooled")
+    assert own.tasks == pooled.tasks == (F(3, 7), F(6, 7), F(9, 7))
+    assert own.options["model"] == "containers"
+    assert any(n.startswith("envy-free ex ante (containers") for n in own.notes)
+    assert any(n.startswith("no lottery reaching the leximin is envy-free ex ante over the enumerated placements")
+               for n in pooled.notes)
 
 
 def test_random_dictatorship_hand_computed():
@@ -126,3 +141,21 @@ def test_frontier_equals_brute_force_on_seeded_instances():
             for kk, machine in enumerate(inst.machines):
                 assert all(sum(placement[i][kk] * inst.demands[i][r] for i in range(n)) <= machine[r]
                            for r in range(m))
+
+
+def test_in_the_containers_model_every_lottery_reaching_the_leximin_is_envy_free():
+    """The docstring's argument (i uses j's containers only if d_i <= d_j, then u_i* >= u_j*, and the leximin
+    leaves no E[x_j] > E[x_i]): even without the envy-free refinement (lottery=any) no envy in containers, on
+    small one-machine instances; the negative twin: pooled, the same sweep meets the envy of <7>, 4, 3, 2."""
+    from fairlab import properties
+
+    pooled_envy = []
+    for capacity in (5, 7):
+        for demands in ((4, 3, 2), (3, 2, 1), (2, 2, 1), (4, 2, 1)):
+            inst = {"machines": [[capacity]], "demands": [[d] for d in demands]}
+            r = properties.check("ks-lottery", "machines-ef", inst, options={"lottery": "any"})
+            assert r.status.value == "holds", (inst, r.explanation)
+            pooled = properties.check("ks-lottery", "machines-ef", inst, options={"lottery": "any", "model": "pooled"})
+            if pooled.status.value == "violated":
+                pooled_envy.append((capacity, demands))
+    assert (7, (4, 3, 2)) in pooled_envy

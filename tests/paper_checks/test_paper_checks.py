@@ -32,6 +32,59 @@ def test_every_entry_is_transcribed_with_source_claim_and_check():
     for e in ledger.CLAIMS:
         assert e.where and e.claim and e.check and e.expect in ledger.STATUSES
         assert (e.expect == "out-of-scope") == bool(e.reason), e.id
+        assert (e.expect == "lab-finding") == bool(e.reading), e.id
+
+
+#: the lecture's entries about a paper it cites: each names what the paper claims and what the lab does not check
+CITING = ["lecture-indivisible", "lecture-beyond-drf-zero-weights", "lecture-multiple-machines-randomized",
+          "lecture-dynamic-no-reallocation", "lecture-dynamic-disruptions", "lecture-fairness-ratio",
+          "lecture-sequential-minmax", "lecture-drfh-properties", "lecture-drfh-bestfit-example",
+          "lecture-controlled-disruptions", "lecture-ks-lottery", "lecture-random-dictatorship"]
+
+
+def test_the_lecture_entries_name_what_their_paper_claims_and_what_is_not_checked():
+    entries = {e.id: e for e in ledger.CLAIMS}
+    for name in CITING:
+        assert entries[name].paper_claims and entries[name].not_checked, name
+    assert "service isolation" in entries["lecture-drfh-properties"].not_checked
+    assert "Wang, Li & Liang" in entries["lecture-drfh-properties"].claim
+
+
+def test_the_wording_rule_statuses_of_the_readings():
+    """One mechanism's sp failure on the lab's reading does not reproduce an impossibility over all mechanisms; the
+    notes' own arithmetic is not a source's statement; the lab's own rules and readings are lab findings."""
+    expect = {e.id: e.expect for e in ledger.CLAIMS}
+    for name in ("lecture-sequential-minmax", "lecture-random-dictatorship", "lecture-drfh-properties",
+                 "lecture-ks-lottery", "lecture-controlled-disruptions", "lecture-drfh-bestfit-example",
+                 "drf-thm7-machines-continuous", "drf-appendix-pm-zero-demands", "rediscover-lab-readings"):
+        assert expect[name] == "lab-finding", name
+    assert expect["lecture-indivisible"] == "reproduced"  # the impossibility itself, over every allocation
+    assert expect["drf-appendix-pm"] == "reproduced"  # proved on the paper's domain (positive demands)
+    entry = next(e for e in ledger.CLAIMS if e.id == "lecture-sequential-minmax")
+    assert entry.words.startswith("lab finding (reading: SequentialMinMax")
+    assert set(ledger.WORDING) == set(ledger.STATUSES)
+
+
+def test_claim_refuses_an_entry_that_breaks_the_wording_rule():
+    with pytest.raises(ValueError, match="names its reading"):
+        ledger.claim("x", ledger.DRF, "w", "c", "k", "lab-finding")
+    with pytest.raises(ValueError, match="names its reading"):
+        ledger.claim("x", ledger.DRF, "w", "c", "k", "reproduced", reading="mine")
+    with pytest.raises(ValueError, match="gives its reason"):
+        ledger.claim("x", ledger.DRF, "w", "c", "k", "lab-finding", reason="r", reading="mine")
+    assert ledger.status_words("lab-finding", "mine") == "lab finding (reading: mine)"
+    assert ledger.status_words("reproduced", "mine") == "reproduced"
+
+
+def test_a_lab_finding_whose_item_fails_is_not_ok():
+    good = ledger.Evidence([ledger.same("x", "1", 1)])
+    bad = ledger.Evidence([ledger.same("x", "1", 2)])
+    for evidence, ok in ((good, True), (bad, False), (ledger.Evidence([]), False)):
+        entry = ledger.Claim("f", ledger.LECTURE, "w", "c", "k", "lab-finding", lambda ctx, e=evidence: e,
+                             reading="mine")
+        result = ledger.check_claim(entry)
+        assert result.status == "lab-finding" and ledger.ok(result) is ok
+        assert result.details["words"] == "lab finding (reading: mine)"
 
 
 @pytest.mark.parametrize("entry", FAST, ids=[e.id for e in FAST])
@@ -149,7 +202,10 @@ def test_command_json_entries_and_summary():
         assert all({"name", "printed", "computed", "matches"} <= set(i) for i in e["certificate"]["items"])
     counts = out["summary"]
     assert counts["not-ok"] == 0
-    assert counts["reproduced"] + counts["erratum"] + counts["out-of-scope"] == counts["entries"] == len(FAST)
+    assert (counts["reproduced"] + counts["erratum"] + counts["lab-finding"] + counts["out-of-scope"]
+            == counts["entries"] == len(FAST))
+    smm = next(e for e in out["results"] if e["details"]["id"] == "lecture-sequential-minmax")
+    assert smm["status"] == "lab-finding" and smm["details"]["words"].startswith("lab finding (reading: ")
     thm4 = next(e for e in out["results"] if e["details"]["id"] == "drf-thm4-capacity")
     assert thm4["status"] == "erratum"
     assert thm4["certificate"]["corrected"] == {"user 1 tasks": "25/8", "user 2 tasks": "50"}
@@ -164,6 +220,10 @@ def test_command_table_summary_line_and_markdown_with_figures(tmp_path):
     assert result.exit_code == 0, result.output
     report = (tmp_path / "report.md").read_text()
     assert "pdrf-6.1-cycle — erratum" in report and "*Corrected:*" in report
+    result = runner.invoke(app, ["paper-check", "--only", "lecture-sequential-minmax", "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    assert "lecture-sequential-minmax — lab finding (reading: SequentialMinMax" in result.output
+    assert "*What the paper claims:*" in result.output and "*Not checked by the lab:*" in result.output
     assert (tmp_path / "allocations-drf-asset-ceei.png").stat().st_size > 10_000
     assert (tmp_path / "bmf-family.png").stat().st_size > 10_000
 
@@ -200,17 +260,17 @@ def test_figures_leave_the_matplotlib_backend_alone(tmp_path):
     assert (tmp_path / report.FIGURES[0]).stat().st_size > 10_000
 
 
-def test_thm7_continuous_reading_is_out_of_scope_not_an_erratum():
+def test_thm7_continuous_reading_is_a_lab_finding_not_an_erratum():
     # audit 19m F7: the paper states Theorem 7 pairwise (reproduced); the per-user reading against
-    # continuous DRF is issue 19's, so it is out of scope, with its side checks holding: it fails on
+    # continuous DRF is issue 19's, so it is a lab finding about that reading, its items holding: it fails on
     # machines-wasted-max-task (B 5/14 away > 2/7) and on the found instance (A 4/13 away > 3/13)
     from fairlab.paper_checks import ledger
     cont, pair = ledger.run(only=["drf-thm7-machines-continuous", "drf-thm7-machines-pairwise"])
     assert {c.id: c.expect for c in ledger.CLAIMS if c.id.startswith("drf-thm7-machines")} == {
-        "drf-thm7-machines-continuous": "out-of-scope", "drf-thm7-machines-pairwise": "reproduced"}
+        "drf-thm7-machines-continuous": "lab-finding", "drf-thm7-machines-pairwise": "reproduced"}
     results = {r.details["id"]: r for r in (cont, pair)}
     c = results["drf-thm7-machines-continuous"]
-    assert c.status == "out-of-scope" and ledger.ok(c)
+    assert c.status == "lab-finding" and ledger.ok(c)
     assert [i.computed for i in ledger.items(c)] == ["violated", "holds", "violated", "holds"]
     assert "5/14" in ledger.items(c)[0].note and "4/13" in ledger.items(c)[2].note
     assert results["drf-thm7-machines-pairwise"].status == "reproduced"

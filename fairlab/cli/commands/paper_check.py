@@ -35,7 +35,8 @@ def register(app: typer.Typer) -> None:
         quick: bool = typer.Option(False, "--quick", help="skip the slow entries (PDRF tables, dynamics, proofs)"),
         runs: int = typer.Option(1000, "--runs", help="runs per PDRF table row (the paper's 1000)"),
     ):
-        """Check every numeric claim of the five sources with the lab: reproduced / erratum / out-of-scope."""
+        """Check every numeric claim of the five sources with the lab: reproduced / erratum / lab finding (about
+        the lab's reading of a source) / out-of-scope."""
         check_format(fmt, FORMATS)
         if runs < 1:
             fail(f"--runs: must be at least 1, got {runs}")

@@ -21,7 +21,7 @@ from rich.table import Table
 from fairlab import properties
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
-from fairlab.cli.output import console, emit_json, listing
+from fairlab.cli.output import console, emit_json, listing, model_line
 from fairlab.core.errors import InputError
 from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -158,5 +158,7 @@ def print_verdict(result, inst) -> None:
     console.print(result.explanation, markup=False)
     if result.domain:
         console.print(f"domain: {domain_text(result.domain)}", markup=False)
+    if model_line(result.details):
+        console.print(model_line(result.details), markup=False)
     spent = ", ".join(f"{k} {v}" for k, v in result.budget.items())
     console.print(f"budget: {spent}; {result.seconds:.2f} s", markup=False)

@@ -24,7 +24,7 @@ from fairlab.cli import progress as progress_
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
 from fairlab.cli.inputs import check_format, fail, parse_options
-from fairlab.cli.output import console, emit_json
+from fairlab.cli.output import console, emit_json, model_line
 from fairlab.core.errors import InputError
 from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.solving import DEFAULT_RLIMIT
@@ -207,6 +207,8 @@ def print_search(result) -> None:
         console.print(f"why: {result.explanation}", markup=False)
     if result.domain:
         console.print(f"domain: {domain_text(result.domain)}", markup=False)
+    if model_line(result.details):
+        console.print(model_line(result.details), markup=False)
     searched = (f", of which searched within their budget {d['searched']}"
                 if any((d.get("searched") or {}).values()) else "")
     console.print(f"candidates: evaluated {d['evaluated']}{searched}, declined {d['declined']}, "
@@ -251,7 +253,10 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
                        if o.witness else "—")
         verdict = "[green]found[/green]" if o.status == "found" else "[red]not found[/red]"
         fixture = d["fixture"].replace("\\", "/").rsplit("/", 1)[-1] if d.get("fixture") else "—"
-        table.add_row(f"{d['claim']}\n[dim]{d['source']}[/dim]", verdict, shown, witness, f"{o.seconds:.2f}", fixture)
+        label = f"{d['claim']}\n[dim]{d['source']}[/dim]"
+        if d.get("reading"):
+            label += f"\n[dim]lab finding (reading: {escape(d['reading'])})[/dim]"
+        table.add_row(label, verdict, shown, witness, f"{o.seconds:.2f}", fixture)
     console = Console()
     console.width = max(console.width, 150)
     console.print(table)
