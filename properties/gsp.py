@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import z3
 
 from fairlab.core.errors import InputError
-from fairlab.core.exact import format_exact, to_fraction
+from fairlab.core.exact import format_exact, to_fraction, z3_value
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 from fairlab.mechanisms.spec_names import check_independent
 from fairlab.properties import leontief
@@ -312,7 +312,11 @@ class GroupStrategyproofness(DeviationProperty):
         return Encoding(constraints, witness, {"tasks": tasks, "after": after, "member": member, "lies": lies})
 
     def holds(self, view, before, after, deviation, label):
-        """"gsp holds between `before` and `after`" (the rule negated), for `fairlab.search.impossibility`."""
+        """"gsp holds between `before` and `after`" (the rule negated), for `fairlab.search.impossibility`;
+        a deviation's exact numbers become z3 numerals on the z3 view."""
+        if view.symbolic:
+            flags, rows = deviation
+            deviation = (flags, [[x if isinstance(x, z3.ExprRef) else z3_value(x) for x in row] for row in rows])
         return [(f"{self.name}[{label}]", view.not_(gains(view, before, after, deviation)))]
 
     def deviation_label(self, instance, deviation) -> str:
