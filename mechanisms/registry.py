@@ -43,6 +43,7 @@ MODULES = {
     "sequential-minmax": "sequential_minmax",
     "drf-machines": "drf_machines", "drfh": "drfh", "drfh-bestfit": "drfh_bestfit",
     "ks-lottery": "ks_lottery", "random-dictatorship": "random_dictatorship",
+    "fpv-optimal": "fpv_optimal",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
 NOT_MECHANISMS = ("base", "plugin", "registry", "conformance", "spec_names", "lp_plugin", "lp_spec")
