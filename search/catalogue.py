@@ -72,11 +72,22 @@ CATALOGUE: tuple[Entry, ...] = (
           note="strictly positive demands, as the DRF paper's appendix assumes"),
     Entry("drf", "pm", "refuted", ((3, 2), (3, 3)), "DRF paper §6.1 Table 2, with a zero demand",
           note="with zero demands DRF is not population monotone (found by the lab)", label="zero-demands"),
+    # DRF: group strategyproofness (Parkes, Procaccia & Shah, "Beyond DRF", EC 2012; lab's reading from the reading
+    # notes: no coalition in which every member weakly gains and one strictly). Tasks-normalised relaxed encoding
+    # (`fairlab.search.proof_drf_gsp`): on positive demands each size in seconds; with a zero demand the lab finds a
+    # coalition at 4 x 3 (and proves 2 x 2 .. 3 x 4 and 4 x 2, 5 x 2 with zeros).
+    Entry("drf", "gsp", "proved", GRID, "Parkes, Procaccia & Shah, EC 2012 (lab's reading: reading notes)",
+          fast=((2, 2), (3, 2)), positive_demands=True, note="strictly positive demands, the DRF paper's domain"),
+    Entry("drf", "gsp", "refuted", ((4, 3),), "Parkes, Procaccia & Shah, EC 2012, with zero demands (lab's reading)",
+          note="with zero demands a coalition gains at 4 x 3 (found by the lab; PPS's own definition of group "
+               "strategyproofness was not read)", label="zero-demands"),
     # CEEI: DRF paper §5.2, §6.1.2.
     Entry("ceei", "si", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),), options=EXACT),
     Entry("ceei", "ef", "proved", GRID, "DRF paper §5.2 (CEEI is envy-free)", fast=((2, 2),), options=EXACT),
     Entry("ceei", "pe", "proved", GRID, "DRF paper §5.2 (CEEI is Pareto efficient)", fast=((2, 2),), options=EXACT),
     Entry("ceei", "sp", "refuted", ((2, 2),), "DRF paper Theorem 4", fast=((2, 2),), options=EXACT),
+    Entry("ceei", "gsp", "refuted", ((2, 2),), "DRF paper Theorem 4 (a coalition of one)", fast=((2, 2),),
+          options=EXACT),
     Entry("ceei", "pm", "refuted", ((3, 2),), "DRF paper Theorem 5", options=EXACT,
           note="z3 time varies from 2 to 30 s here; `fairlab search ceei pm -n 3` finds one in < 1 s"),
     # Asset fairness: DRF paper §6.1.1, Table 2.
