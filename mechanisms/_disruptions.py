@@ -108,7 +108,7 @@ def answers(state: State, event: Event, d: int) -> Iterator[tuple[Answer, State]
                     yield (tuple(sorted(zip(old, new))), c), after
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def winning(agents: int, d: int, departures: bool, h: Fraction) -> frozenset:
     """W: the states with H <= h from which the mechanism can stay within H <= h forever."""
     alive = {s for s in states(agents) if harmonic(s) <= h}
@@ -136,7 +136,7 @@ class Optimum:
     states: int
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def optimum(agents: int, d: int, departures: bool) -> Optimum:
     """The exact best ratio (module docstring)."""
     check_size(agents, d)

@@ -2,9 +2,10 @@
 DRF; the journal version of DRFH) and the optimal fairness ratio with d disruptions (Friedman, Psomas &
 Vardi), all from the reading notes beside the lecture's "Beyond DRF" and "dynamic fair division" slides.
 
-Registered on import (`fairlab.paper_checks` imports this module after `claims_lecture`). None of the
-papers' own statements could be read (abstracts only, or summaries rated medium/low), so no entry is
-"reproduced": each is a lab finding about the lab's reading, which its reason names. The instances
+Registered on import (`fairlab.paper_checks` imports this module; it imports `claims_lecture`, whose
+claims come first). None of the papers' own statements could be read (abstracts only, or summaries
+rated medium/low), so no entry is "reproduced": each is a lab finding about the lab's reading, which
+its reason names. The instances
 below were found by the lab (`fairlab prove`), not transcribed.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from fairlab import mechanisms, properties
+from fairlab.core.instance import Instance
 from fairlab.mechanisms import _disruptions
 from fairlab.paper_checks.claims_lecture import _seeded_machines_instances
 from fairlab.paper_checks.ledger import LECTURE, Evidence, claim, same
@@ -55,9 +57,9 @@ def check_lecture_drf_gsp(ctx):
 def _one_truthful(witness) -> bool:
     if witness is None or len(witness.coalition) != 2:
         return False
-    rows = DRF_GSP_ZEROS["demands"]
+    rows = Instance.from_dict(DRF_GSP_ZEROS).demands
     said = [[Fraction(str(x)) for x in row] for row in witness.misreports]
-    return sum(said[k] == rows[i] for k, i in enumerate(witness.coalition)) == 1
+    return sum(tuple(said[k]) == rows[i] for k, i in enumerate(witness.coalition)) == 1
 
 
 def _prove(mechanism: str, n: int, m: int, domain: str) -> str:
@@ -96,9 +98,9 @@ def check_lecture_drfh_gsp(ctx):
        "fairlab dynamics optimal-ratio: the exact best ratio any online mechanism with at most d disruptions per "
        "event guarantees (one resource, at most k <= 4 agents present, known), arrivals only and with departures; "
        "fpv-optimal (the game's strategy) and controlled-drf on every sequence of up to 3 agents", "out-of-scope",
-       reason="lab finding (reading: the optimum over online mechanisms that change at most d present agents per event, "
-              "up or down, with at most k agents present and k known; the papers' model, values and mechanisms could "
-              "not be read). Checked: with d = 0 the optimum is 1/(1 + 1/2 + ... + 1/k) with arrivals only (the "
+       reason="lab finding (reading: the optimum over online mechanisms that change at most d present agents per "
+              "event, up or down, with at most k agents present and k known; the papers' model, values and mechanisms "
+              "could not be read). Checked: with d = 0 the optimum is 1/(1 + 1/2 + ... + 1/k) with arrivals only (the "
               "harmonic allocation) and 1/k with departures; with d = 1 and departures 3/4 at k = 3 and 12/19 at "
               "k = 4; fpv-optimal reaches it on every sequence of the family, controlled-drf (d = 1) stays at 1/2")
 def check_lecture_optimal_fairness_ratio(ctx):
@@ -112,7 +114,8 @@ def check_lecture_optimal_fairness_ratio(ctx):
     controlled = worst_ratio("controlled-drf", 3, options={"d": 1})["ratio"]
     return Evidence([same("arrivals only, d = 0: 1/H_k for k = 1..4", "True", harmonic),
                      same("departures, d = 0, k = 4", "1/4", best(4, 0, True)),
-                     same("departures, d = 1, k = 3 / k = 4", "3/4 / 12/19", f"{best(3, 1, True)} / {best(4, 1, True)}"),
+                     same("departures, d = 1, k = 3 / k = 4", "3/4 / 12/19",
+                          f"{best(3, 1, True)} / {best(4, 1, True)}"),
                      same("fpv-optimal's worst ratio (d = 1, every sequence of up to 3 agents)", "3/4", fpv),
                      same("controlled-drf's (d = 1) there", "1/2", controlled)],
                     how="a finite safety game on classes of shares r/c, solved exactly (Fractions; "

@@ -219,7 +219,7 @@ def randomised(instance, seed: int):
     rows = random_misreports(instance, seed)
     while True:
         liars = [k for k in range(instance.n) if rng.random() < 0.5] or [rng.randrange(instance.n)]
-        lie = {}
+        lie: dict[int, tuple] = {}
         while len(lie) < len(liars):
             i, row = next(rows)
             if i in liars and i not in lie:

@@ -58,7 +58,11 @@ def values(mech, inst: Instance, deviation, options) -> list[Fraction]:
     """Every user's expected real tasks when the users declare `deviation`'s rows (fresh exact run)."""
     _, rows = deviation
     after = outcomes_run(mech, derive(inst, rows), options)
-    return [expected(after, lambda pl, i=i: true_tasks(inst, i, rows[i], pl[i], mech.discrete)) for i in range(inst.n)]
+
+    def real(i: int) -> Fraction:
+        return expected(after, lambda pl: true_tasks(inst, i, rows[i], pl[i], mech.discrete))
+
+    return [real(i) for i in range(inst.n)]
 
 
 def gains(flags, before, got) -> bool:

@@ -23,7 +23,7 @@ that instance); equal on the family is consistent with optimal, not a proof of i
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
@@ -85,7 +85,7 @@ def table(agents: int = MAX_TABLE_AGENTS, mechanisms: bool = True,
         for k in range(1, agents + 1):
             for d in range(k):
                 best = _disruptions.optimum(k, d, departures)
-                row = {"setting": "arrivals and departures" if departures else "arrivals only",
+                row: dict[str, Any] = {"setting": "arrivals and departures" if departures else "arrivals only",
                        "departures": departures, "agents": k, "d": d, "optimum": best.ratio,
                        "game": {"states": best.states, "thresholds_decided": best.tried,
                                 "harmonic": best.harmonic}, "mechanisms": []}

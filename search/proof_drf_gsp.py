@@ -74,8 +74,8 @@ def drf_gsp_relaxed(mechanism: Mechanism, n: int, m: int, positive_demands: bool
     goal.append(Constraint("symmetry.gainer", z3.And(member[0], view.prefers(0, lie[0], ones[0]))))
     goal += [Constraint(f"symmetry.members-first[{i}]", z3.Implies(member[i + 1], member[i])) for i in range(n - 1)]
     share = [z3_max(row) for row in d]
-    symmetry = [Constraint(f"symmetry.user-order[{k}]", z3.Implies(member[k] == member[k + 1], share[k] <= share[k + 1]))
-                for k in range(1, n - 1)]
+    symmetry = [Constraint(f"symmetry.user-order[{k}]",
+                           z3.Implies(member[k] == member[k + 1], share[k] <= share[k + 1])) for k in range(1, n - 1)]
     symmetry += [Constraint(f"symmetry.resource-order[{r}]", d[0][r] >= d[0][r + 1]) for r in range(m - 1)]
     constraints = [*base_constraints, *own, *symmetry, *goal]
     base = {c.name for c in [*base_constraints, *own]}

@@ -119,7 +119,7 @@ def grid_game_wins(k: int, d: int, departures: bool, grid: int, allowed) -> bool
         for j in range(1, d + 2):
             reach[j] = {minus(s, gone) for s in alive for gone in itertools.combinations(s, j) if len(s) >= j}
 
-        def answerable(rest, extra):
+        def answerable(rest, extra, reach=reach):
             return any(minus(rest, gone) in reach[len(gone) + extra]
                        for size in range(min(d, len(rest)) + 1) for gone in set(itertools.combinations(rest, size)))
 

@@ -42,3 +42,13 @@ def test_structured_over_reports_are_over_reports_and_distinct():
         for i, lying in enumerate(flags):
             assert all(a >= b for a, b in zip(rows[i], inst.demands[i]))
             assert lying == (tuple(rows[i]) != tuple(inst.demands[i]))
+
+
+def test_the_audit_draws_the_coalitions_run():
+    from fairlab import mechanisms
+    from fairlab.audit.allocations import involved_allocations
+
+    inst = Instance.from_dict(ONE)
+    w = properties.check("drf-machines", "machines-gsp", inst).witness
+    views = involved_allocations(mechanisms.get("drf-machines"), "machines-gsp", inst, w, {})
+    assert [v["label"] for v in views] == ["allocation", "u1 declares <2, 2>"]

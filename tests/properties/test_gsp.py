@@ -91,3 +91,15 @@ def test_within_a_domain_no_derived_instance_leaves_it(mechanism):
     r = properties.check(mechanism, "gsp", Instance.build([1, 1], [[1, 2], [2, 1]]), domain="drf-paper")
     assert r.status == "holds"
     assert properties.check("drf", "gsp", ZEROS, domain="all", evaluations=60).status == "violated"
+
+
+def test_the_audit_draws_the_truthful_run_and_the_coalitions():
+    """The audit's figures of a gsp finding: the truthful allocation and the coalition's (before the
+    coalition caption: a TypeError, exit 3, on every audit whose shipped examples violate gsp)."""
+    from fairlab import mechanisms
+    from fairlab.audit.allocations import involved_allocations
+
+    w = properties.check("drf", "gsp", ZEROS, evaluations=60).witness
+    views = involved_allocations(mechanisms.get("drf"), "gsp", ZEROS, w, {})
+    assert [v["label"] for v in views][0] == "truthful" and len(views) == 2
+    assert all(f"u{i + 1} declares" in views[1]["label"] for i in w.coalition)

@@ -35,16 +35,6 @@ def test_the_relaxed_encoding_serves_drf_and_asset_only_without_options():
     assert strategies_for(mechanisms.get("ceei"), "gsp", {}) == ["generic"]
 
 
-def test_asset_gsp_proved_on_positive_demands_and_refuted_with_zero_demands():
-    asset = mechanisms.get("asset")
-    assert prove(asset, "gsp", 3, 2, time_limit=300, domain="drf-paper").status == "proved"
-    refuted = prove(asset, "gsp", 3, 4, time_limit=300)
-    assert refuted.status == "refuted"
-    inst = Instance.from_dict(refuted.instance)
-    assert any(d == 0 for row in inst.demands for d in row)  # the coalition needs a zero demand
-    assert Violation("gsp", asset, inst, refuted.witness).verify()
-
-
 def test_ceei_gsp_refuted_by_the_generic_encoding():
     r = prove(mechanisms.get("ceei"), "gsp", 2, 2, time_limit=300, options={"method": "exact"})
     assert r.status == "refuted"

@@ -288,7 +288,7 @@ def register(app: typer.Typer) -> None:
             for r in rows:
                 cells = {m["mechanism"]: m for m in r["mechanisms"]}
 
-                def cell(name):
+                def cell(name, cells=cells):
                     m = cells.get(name)
                     if m is None:
                         return "-"
