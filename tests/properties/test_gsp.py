@@ -103,3 +103,12 @@ def test_the_audit_draws_the_truthful_run_and_the_coalitions():
     views = involved_allocations(mechanisms.get("drf"), "gsp", ZEROS, w, {})
     assert [v["label"] for v in views][0] == "truthful" and len(views) == 2
     assert all(f"u{i + 1} declares" in views[1]["label"] for i in w.coalition)
+
+
+def test_the_impossibility_search_names_gsp_instead_of_dropping_it():
+    from fairlab.core.errors import InputError
+    from fairlab.search import impossibility
+
+    assert "gsp" not in impossibility.PROPERTIES and "sp" in impossibility.PROPERTIES
+    with pytest.raises(InputError, match="property 'gsp': not supported"):
+        impossibility.search(["si", "gsp"])
