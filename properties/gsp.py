@@ -129,8 +129,8 @@ def read(witness: CoalitionWitness, instance):
     if not isinstance(raw, (list, tuple)) or not raw:
         raise InputError(f"witness coalition: expected a non-empty list of user indices, got {raw!r}")
     members = [read_index(i, instance.n, "coalition") for i in raw]
-    if len(set(members)) != len(members):
-        raise InputError(f"witness coalition: a user is listed twice in {raw!r}")
+    if any(a >= b for a, b in zip(members, members[1:])):
+        raise InputError(f"witness coalition: expected users in increasing order, each once, got {raw!r}")
     lies = witness.misreports
     if not isinstance(lies, (list, tuple)) or len(lies) != len(members):
         raise InputError(f"witness misreports: expected {len(members)} demand vectors (one per member)")

@@ -51,6 +51,7 @@ def test_the_witness_is_rechecked_from_scratch():
     truthful = {**w, "misreports": [list(map(int, ZEROS.demands[i])) for i in w["coalition"]], "gains": None}
     assert PROP.confirm("drf", ZEROS, truthful, {}) is None  # nobody lies: nobody gains
     for bad in ({**w, "coalition": []}, {**w, "coalition": [0, 0]}, {**w, "coalition": [0, 9]},
+                {**w, "coalition": w["coalition"][::-1]},
                 {**w, "misreports": w["misreports"][:1]}, {**w, "gains": [0]}, {**w, "coalition": [True, 1]}):
         assert not PROP.verify("drf", ZEROS, bad)
 
