@@ -44,6 +44,7 @@ MODULES = {
     "drf-machines": "drf_machines", "drfh": "drfh", "drfh-bestfit": "drfh_bestfit",
     "drfh-bestfit-amounts": "drfh_bestfit_amounts", "drfh-firstfit": "drfh_firstfit",
     "ks-lottery": "ks_lottery", "random-dictatorship": "random_dictatorship",
+    "fpv-optimal": "fpv_optimal",
 }
 #: modules of the package that are not mechanisms (every other public module registers one)
 NOT_MECHANISMS = ("base", "plugin", "registry", "conformance", "spec_names", "lp_plugin", "lp_spec")

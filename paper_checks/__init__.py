@@ -7,6 +7,7 @@ used), `report` the markdown report and its figures, `pdrf_tables` the PDRF Tabl
 
 from fairlab.paper_checks import (
     claims,  # noqa: F401  (registers the claims)
+    claims_beyond,  # noqa: F401  (coalitions and disruptions: gsp, the optimal fairness ratio)
     claims_lecture,  # noqa: F401  (the mechanisms the lecture's "Beyond DRF" cites)
     claims_machines,  # noqa: F401  (the machines setting)
 )

@@ -114,6 +114,15 @@ def z3_prefers(sym: SymbolicInstance, i: int, bundle_: Sequence, tasks_i, demand
     return z3.And(z3_below_cap(sym, i, tasks_i), *per_resource)
 
 
+def z3_at_least(sym: SymbolicInstance, i: int, bundle_, tasks_i, demand_row=None) -> z3.BoolRef:
+    """z3: u_i(bundle_) >= tasks_i (a weak gain), i.e. tasks_i within the cap and tasks_i d_ir <= bundle_r
+    for every r it uses. The same for whole tasks when `tasks_i` is whole (floor(u) >= t iff u >= t)."""
+    row = sym.demands[i] if demand_row is None else demand_row
+    cap = sym.max_tasks[i]
+    within = z3.BoolVal(True) if cap is None else tasks_i <= cap
+    return z3.And(within, *[z3.Implies(row[r] > 0, tasks_i * row[r] <= bundle_[r]) for r in range(sym.m)])
+
+
 def z3_not_max_min_on(sym: SymbolicInstance, tasks, r: int, i: int) -> z3.BoolRef:
     """z3: user i is below its cap and either r is not saturated or another user's weighted share
     of r exceeds i's (negation of the single-resource bottleneck characterisation of max-min

@@ -227,6 +227,10 @@ class ExactView:
         """u_i(bundle) > tasks_i (user i's Leontief utility, whole tasks if `integral`)."""
         return leontief.utility(self.instance, i, bundle, self.integral, demand_row) > tasks_i
 
+    def at_least(self, i: int, bundle: Sequence[Exact], tasks_i: Exact) -> bool:
+        """u_i(bundle) >= tasks_i (a weak gain; whole tasks if `integral`)."""
+        return leontief.utility(self.instance, i, bundle, self.integral) >= tasks_i
+
     def below_cap(self, i: int, tasks_i: Exact) -> bool:
         return leontief.below_cap(self.instance, i, tasks_i)
 
@@ -283,6 +287,9 @@ class Z3View:
     def prefers(self, i: int, bundle: Sequence[Any], tasks_i: Any, demand_row: Sequence[Any] | None = None
                 ) -> z3.BoolRef:
         return leontief.z3_prefers(self.instance, i, bundle, tasks_i, demand_row, integral=self.integral)
+
+    def at_least(self, i: int, bundle: Sequence[Any], tasks_i: Any) -> z3.BoolRef:
+        return leontief.z3_at_least(self.instance, i, bundle, tasks_i)
 
     def below_cap(self, i: int, tasks_i: Any) -> z3.BoolRef:
         return leontief.z3_below_cap(self.instance, i, tasks_i)

@@ -114,11 +114,23 @@ CATALOGUE: tuple[Entry, ...] = (
           note="every cap pattern (which users are capped), weight vectors (found by the lab)"),
     Entry("drf", "sp", "proved", ((2, 2), (3, 3)), CAPPED, fast=((2, 2),), domain="all", label="all",
           note="every cap pattern (which users are capped), weight vectors (found by the lab)"),
+    # DRF: group strategyproofness (Parkes, Procaccia & Shah, "Beyond DRF", EC 2012; lab's reading from the reading
+    # notes: no coalition in which every member weakly gains and one strictly). Tasks-normalised relaxed encoding
+    # (`fairlab.search.proof_drf_gsp`): on positive demands each size in seconds; with a zero demand the lab finds a
+    # coalition at 4 x 3 (and proves 2 x 2 .. 3 x 4 and 4 x 2, 5 x 2 with zeros).
+    Entry("drf", "gsp", "proved", GRID, "Parkes, Procaccia & Shah, EC 2012 (lab's reading: reading notes)",
+          fast=((2, 2), (3, 2)), positive_demands=True, note="strictly positive demands, the DRF paper's domain"),
+    Entry("drf", "gsp", "refuted", ((4, 3),), "Parkes, Procaccia & Shah, EC 2012, with zero demands (lab's reading)",
+          fast=((4, 3),), label="zero-demands",
+          note="with zero demands a coalition gains at 4 x 3 (found by the lab; PPS's own definition of group "
+               "strategyproofness was not read)"),
     # CEEI: DRF paper §5.2, §6.1.2.
     Entry("ceei", "si", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),), options=EXACT),
     Entry("ceei", "ef", "proved", GRID, "DRF paper §5.2 (CEEI is envy-free)", fast=((2, 2),), options=EXACT),
     Entry("ceei", "pe", "proved", GRID, "DRF paper §5.2 (CEEI is Pareto efficient)", fast=((2, 2),), options=EXACT),
     Entry("ceei", "sp", "refuted", ((2, 2),), "DRF paper Theorem 4", fast=((2, 2),), options=EXACT),
+    Entry("ceei", "gsp", "refuted", ((2, 2),), "DRF paper Theorem 4 (a coalition of one)", fast=((2, 2),),
+          options=EXACT),
     Entry("ceei", "pm", "refuted", ((3, 2),), "DRF paper Theorem 5", options=EXACT,
           note="z3 time varies from 2 to 30 s here; `fairlab search ceei pm -n 3` finds one in < 1 s"),
     # Asset fairness: DRF paper §6.1.1, Table 2.
@@ -127,6 +139,14 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry("asset", "pe", "proved", GRID, "DRF paper §6.1 Table 2", fast=((2, 2),)),
     Entry("asset", "si", "refuted", ((2, 2),), "DRF paper Theorem 1", fast=((2, 2),)),
     Entry("asset", "bf", "refuted", ((2, 2),), "DRF paper Theorem 2", fast=((2, 2),)),
+    # Group strategyproofness of asset fairness: no source claims it (the DRF paper's Table 2 lists asset fairness as
+    # strategyproof); the lab's findings, with the tasks-normalised relaxed encoding (`fairlab.search.proof_drf_gsp`).
+    Entry("asset", "gsp", "proved", GRID, "found by the lab (the DRF paper §6.1 Table 2 lists asset fairness "
+          "strategyproof; coalitions are the lab's question)", fast=((2, 2), (3, 2)), positive_demands=True,
+          note="strictly positive demands"),
+    Entry("asset", "gsp", "refuted", ((3, 4),), "found by the lab, with zero demands", fast=((3, 4),),
+          note="with zero demands a coalition gains at 3 x 4 (proved at 2 x 2 .. 3 x 3 and 4 x 2 with zeros)",
+          label="zero-demands"),
     Entry("asset", "rm", "refuted", ((2, 2),), "DRF paper Theorem 3",
           note="the capacity increase is a further unknown: slow for z3; `fairlab search asset rm` finds one in < 1 s"),
     # BMF: Bonald & Roberts §2.1 (the three allocations DRF, PF, BMF are Pareto efficient, offer a

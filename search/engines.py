@@ -43,6 +43,7 @@ core and positive control as its ``certificate``; the budget allowed and used is
 from __future__ import annotations
 
 import importlib
+import inspect
 import time
 from dataclasses import replace
 from typing import Iterator, Sequence
@@ -58,6 +59,7 @@ from fairlab.core.results import Result, Status
 from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Mechanism
+from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import space
 from fairlab.search.budgets import (
     CHECK_EVALUATIONS,
@@ -188,7 +190,7 @@ def search(
     # for a mechanism declared scale-invariant (`Mechanism.scale_invariant`: it depends on demands only
     # through shares d_ir / c_r); for any other mechanism `holds_gate` claims no `holds` and the search
     # goes on as if the symbolic engine had found nothing. (Its encodings ask about every user, never
-    # user 0 alone, so no anonymity is assumed.)
+    # user 0 alone, so no anonymity is assumed, except for a coalition property of an anonymous built-in: below.)
     capacities = None
     capacities_note = "capacities 1, which covers every capacity vector: the mechanism is declared scale-invariant"
     budget = {
@@ -217,15 +219,21 @@ def search(
                     spec_names.update(c.name for c in out)
                     return out
 
+                # a coalition property (gsp) of an anonymous built-in: user 0 is a member who gains and the
+                # members come first (complete: the unknown instance is symmetric in the users; `holds_gate`
+                # checks the declaration); without it z3 spends the whole budget on every coalition at once
+                symmetric = ("anonymous" in inspect.signature(module.encode).parameters
+                             and mechanism.anonymous and is_builtin(mechanism))
+
                 def goal(sym, module=module):
-                    return module.encode(sym, spec, "v").constraints
+                    return module.encode(sym, spec, "v", **({"anonymous": True} if symmetric else {})).constraints
 
                 pool["symbolic"] = symbolic_candidates(goal, n, m, notes, rlimit=rlimit, seed=seed, deadline=deadline,
                                                        capacities=capacities, hypotheses=spec_names,
                                                        slices=symbolic_slices, domain=explored)
                 # the gate checks the spec against the allocator on the part of the domain a holds covers
                 on_unsat = holds_gate(mechanism, prop, n, m, options, rlimit, seed, deadline, capacities_note,
-                                      capacities=capacities, domain=explored)
+                                      capacities=capacities, domain=explored, user_focus=symmetric)
         if "grid" in engines:
             pool["grid"] = space.grid(n, m, discrete=mechanism.discrete, domain=explored)
         if "random" in engines:

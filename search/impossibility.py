@@ -58,7 +58,9 @@ from fairlab.search import space
 
 #: the properties the joint systems may hold: every allocation property whose rule z3 can state
 #: over a fixed instance, and the relational ones a family generator relates members by
-PROPERTIES = tuple(fairlab_properties.names())
+#: (gsp, a coalition's deviation, relates no two members: asking for it is one line naming it)
+PROPERTIES = tuple(p for p in fairlab_properties.names()
+                   if fairlab_properties.get(p).compares == ALLOCATION or p in ("rm", "sp", "pm"))
 
 #: z3's time per query (the outer stop of one family's question)
 #: z3 resource units per query: the budget that decides (same family, same answer on any machine);

@@ -177,6 +177,12 @@ def encoding(mechanism: Mechanism, prop: str, n: int, m: int, focus_user: bool =
             kwargs["user"] = None
             reductions.append("no user symmetry: every user may deviate/complain"
                               + ("" if mechanism.anonymous else " (mechanism not declared anonymous)"))
+    elif "anonymous" in inspect.signature(module.encode).parameters:  # a coalition property (gsp)
+        kwargs["anonymous"] = focus_user and mechanism.anonymous
+        reductions.append("user symmetry: user 0 is a member who strictly gains and the members come first "
+                          "(anonymous mechanism)" if kwargs["anonymous"] else
+                          "no user symmetry: every coalition" + ("" if mechanism.anonymous else
+                                                                 " (mechanism not declared anonymous)"))
     enc = module.encode(sym, spec, prop, **kwargs)
     base = {c.name for c in [*sym.domain, *extra, *(own[0] if own else [])]}
     return sym, [*sym.domain, *extra, *enc.constraints], enc, reductions, _is_hypothesis(spec_names), base
@@ -230,7 +236,7 @@ def _drf_bundles(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
 
 #: properties the "drf-normalised" strategy applies to: each is invariant under rescaling a user's
 #: demand row (see `_drf_normalised`)
-DRF_NORMALISED = ("si", "ef", "pe", "sp", "bf", "srf", "pm")
+DRF_NORMALISED = ("si", "ef", "pe", "sp", "bf", "srf", "pm", "gsp")
 
 
 def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: dict,
@@ -283,6 +289,10 @@ def _drf_normalised(mechanism: Mechanism, prop: str, n: int, m: int, options: di
     `fairlab.search.proof_weights.lift_ite`). Users are then ordered only within a cap class."""
     if prop == "sp":
         return _drf_sp_relaxed(mechanism, n, m, positive_demands, weights=weights, caps=caps)
+    if prop == "gsp":
+        from fairlab.search.proof_drf_gsp import drf_gsp_relaxed  # it builds on this module
+
+        return drf_gsp_relaxed(mechanism, n, m, positive_demands)
     if prop == "pm" and n > 1:  # (one user: nobody can leave, the generic encoding says so)
         from fairlab.search.proof_drf_pm import drf_pm_relaxed  # it builds on this module
 
@@ -526,8 +536,12 @@ def strategies_for(mechanism: Mechanism, prop: str, options: dict, positive_dema
     capped = caps is True or (caps is not False and any(caps))
     if drf and weights != "none" and prop in DRF_LEVELS and not (prop == "si" and weights == "vector"):
         return ["drf-levels", "drf-normalised"]
-    if drf and prop in DRF_NORMALISED and not (prop == "pm" and capped):
-        return ["drf-normalised"]
+    if drf and prop in DRF_NORMALISED and not (prop == "pm" and capped) \
+            and not (prop == "gsp" and (capped or weights != "none")):
+        return ["drf-normalised"]  # (gsp's relaxation carries neither weights nor caps: the generic encoding)
+    if prop == "gsp" and weights == "none" and not capped and mechanism is mechanisms.get("asset") \
+            and not options and mechanism.scale_invariant and mechanism.anonymous:
+        return ["drf-normalised"]  # the same reductions hold for asset fairness (`proof_drf_gsp`)
     return ["generic"]
 
 

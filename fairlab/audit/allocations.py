@@ -74,7 +74,9 @@ def involved_allocations(mechanism: Mechanism, prop: str, instance: Instance, wi
     after = run(mechanism, derived, options)
     position = dict(module.compared(instance.n, deviation)).get(i)
     names = instance.users
-    if module.compares == MISREPORT:
+    if hasattr(module, "deviation_label"):  # a coalition's misreports (gsp): the property words them
+        labels = ("truthful", module.deviation_label(instance, deviation))
+    elif module.compares == MISREPORT:
         labels = ("truthful", f"{names[i]} declares {_vector(deviation[1])}")
     elif module.compares == CAPACITY_CHANGE:
         labels = ("before", f"capacities grow to {_vector(derived.capacities)}")
@@ -101,6 +103,15 @@ def _machines_views(mechanism: Mechanism, instance: Instance, raw: dict, tasks, 
         totals = [sum((p * sum((Fraction(str(x)) for x in pl[i]), Fraction(0)) for p, pl in pairs), Fraction(0))
                   for i in range(instance.n)]
         views.append(allocation_view("a lottery that dominates it ex ante (expected tasks)", instance, totals, user))
+    if "misreports" in raw and isinstance(raw.get("coalition"), list):  # machines-gsp: the coalition's run
+        from fairlab.properties.machines_gsp import derive as derive_rows
+
+        rows = [list(row) for row in instance.demands]
+        for k, i in enumerate(raw["coalition"]):
+            rows[i] = [Fraction(str(x)) for x in raw["misreports"][k]]
+        derived = derive_rows(instance, rows)
+        said = "; ".join(f"{instance.users[i]} declares {_vector(rows[i])}" for i in raw["coalition"])
+        views.append(allocation_view(said, derived, run(mechanism, derived, options), raw["coalition"][0]))
     if "misreport" in raw:
         assert user is not None  # a misreport witness names its user
         declared = [Fraction(str(x)) for x in raw["misreport"]]

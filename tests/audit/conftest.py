@@ -7,7 +7,8 @@ mechanism that shows that status (`SAMPLE_ROWS`): violated si (one allocation wi
 split), sp (truthful vs misreport), pe (the allocation and one that dominates it) and rm (before
 vs after the capacities grow) from tests/plugins/asym.py; violated pm (before vs after a user
 leaves) and proved srf with its core from drf; none-found ef from tests/plugins/half_drf.py;
-unknown bf from ceei under a time limit too short to start; n/a njc from a plug-in that declines everything.
+unknown bf from ceei under a time limit too short to start; n/a njc from a plug-in that declines everything;
+violated gsp (truthful vs the coalition's misreports) from ceei.
 
 The headless Chromium (`browser`) is in tests/conftest.py: the campaign report's tests use it too.
 """
@@ -29,6 +30,7 @@ SAMPLE_ROWS = {
     "ef": ("tests/plugins/half_drf.py:half_drf", 3, 2, 120), "pe": ("tests/plugins/asym.py:asym", 2, 2, 120),
     "srf": ("drf", 3, 2, 120), "bf": ("ceei", 2, 2, 0.05), "pm": ("drf", 3, 2, 120),
     "rm": ("tests/plugins/asym.py:asym", 2, 2, 120), "njc": ("declines.py:declines", 2, 2, 60),
+    "gsp": ("ceei", 2, 2, 300),
 }
 DECLINES = '''"""Declines every instance (a real n/a row for the report's sample)."""
 from fairlab.core.errors import InputError

@@ -20,7 +20,7 @@ def test_properties_lists_all_with_definitions():
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["items"]
     pool = [r["name"] for r in rows if r["setting"] == "pool"]
-    assert pool == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc"]
+    assert pool == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc", "gsp"]
     assert all(r["definition"] and r["witness"] for r in rows)
     table = runner.invoke(app, ["properties"])
     assert table.exit_code == 0 and "sharing incentive" in table.stdout

@@ -86,6 +86,7 @@ CASES = [
     ("dynamics-packets", "dynamics packets",
      ["dynamics", "packets", "--loads", LOADS, "--flows", "200", "--no-progress"], {RESULT, REPORT}),
     ("dynamics-cluster", "dynamics cluster", ["dynamics", "cluster", "--completions", "500"], {RESULT, REPORT}),
+    ("dynamics-optimal-ratio", "dynamics optimal-ratio", ["dynamics", "optimal-ratio", "--agents", "3"], {REPORT}),
 ]
 
 

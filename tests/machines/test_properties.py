@@ -120,7 +120,7 @@ def test_broken_mechanisms_are_caught():
 
 def test_registry_and_setting():
     assert set(properties.names("machines")) == {"machines-si", "machines-ef", "machines-pe", "machines-sp",
-                                                 "thm7-pairwise", "thm7-continuous"}
+                                                 "thm7-pairwise", "thm7-continuous", "machines-gsp"}
     with pytest.raises(InputError, match="setting"):
         properties.check("drf", "machines-si", {"capacities": [1], "demands": [[1]]})
 

@@ -30,6 +30,7 @@ THM1 = Instance.build([30, 30], [[1, 3], [1, 1]])  # DRF paper Theorem 1
 THM2 = Instance.build([21, 21], [[3, 2], [4, 1]])  # Theorem 2
 THM3 = Instance.build([77, 77], [[4, 2], [1, 1]])  # Theorem 3
 THM4 = Instance.build([100, 100], [[16, 1], [1, 2]])  # Theorem 4 (lecture capacities)
+DRF_GSP = Instance.build([20, 20, 20], [[11, 0, 0], [0, 7, 10], [7, 1, 10], [2, 11, 0]])
 
 
 def fixed(name: str, instance: Instance, tasks) -> Mechanism:
@@ -58,6 +59,9 @@ CONTROLS = {
     "pm": lambda: ("drf", Instance.build([1, 1], [[0, 1], [1, 0], [1, 2]])),
     "rm": lambda: ("asset", THM3),
     "njc": lambda: ("drf", Instance.build([1, 1], [[0, 1], [2, 1]])),
+    # a coalition that no single user forms: with zero demands u3 over-reports r2, which u4 needs most, and u1
+    # (truthful) gains while u3 keeps its tasks (found by `fairlab prove drf gsp -n 4 -m 3`)
+    "gsp": lambda: ("drf", DRF_GSP),
 }
 
 MECHANISMS = ("drf", "asset", "ceei")
@@ -74,8 +78,11 @@ def encoding_answer(prop, mechanism, instance):
 
 def rational(witness: dict) -> bool:
     """No irrational number (written as its decimal description) in the witness."""
-    flat = [v for value in witness.values() for v in (value if isinstance(value, list) else [value])]
-    return all(isinstance(v, int) or "/" in v or v.lstrip("-").isdigit() for v in flat if v is not None)
+    def flat(value):
+        return [x for v in value for x in flat(v)] if isinstance(value, list) else [value]
+
+    return all(isinstance(v, int) or "/" in v or v.lstrip("-").isdigit()
+               for v in flat(list(witness.values())) if v is not None)
 
 
 def holds_constraint(prop, mech, instance, result):
@@ -97,7 +104,7 @@ def holds_constraint(prop, mech, instance, result):
 
 # --------------------------------------------------------------------------- the registry
 def test_every_registered_property_is_complete_and_has_a_control():
-    assert properties.names() == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc"]
+    assert properties.names() == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc", "gsp"]
     for name in properties.names():
         prop = properties.get(name)
         assert prop.name == name and prop.title and prop.source

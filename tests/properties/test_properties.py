@@ -26,7 +26,7 @@ needs_ceei = pytest.mark.skipif("ceei" not in mechanisms.REGISTRY, reason="CEEI 
 
 
 def test_every_property_module_is_complete():
-    assert properties.names() == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc"]
+    assert properties.names() == ["si", "sp", "ef", "pe", "srf", "bf", "pm", "rm", "njc", "gsp"]
     for name in properties.names():
         prop = properties.get(name)
         assert prop.name == name

@@ -1,9 +1,13 @@
-"""`fairlab dynamics rates|figure|packets|cluster`: dynamic demand (Bonald & Roberts §3-§4).
+"""`fairlab dynamics rates|figure|packets|cluster|optimal-ratio`: dynamic demand (Bonald & Roberts §3-§4)
+and agents over time.
 
 * ``rates``   — γ_k of the §4.1 Markov model for one mechanism and per-class loads.
 * ``figure``  — regenerate Figure 1, 2 or 3 as PNG and print the orderings the text states.
 * ``packets`` — SFQ packet schedulers (§3.1-§3.3) under dynamic flows, compared with the fluid model.
 * ``cluster`` — "serve the most deprived job" task schedulers, long-run shares vs fluid allocation.
+* ``optimal-ratio`` — the best fairness ratio any online mechanism with at most d disruptions per event
+  can guarantee (one resource, at most k agents; exact), beside the lab's dynamic mechanisms' worst
+  ratios (`fairlab.search.optimal_ratio`).
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def _check_cluster(demands, capacities: str) -> list:
 def register(app: typer.Typer) -> None:
     sub = typer.Typer(no_args_is_help=True,
                       help="Dynamic demand: Markov service rates, packet and cluster schedulers"
-                           " (Bonald & Roberts §3-§4).")
+                           " (Bonald & Roberts §3-§4); the optimal fairness ratio with disruptions.")
     app.add_typer(sub, name="dynamics")
 
     @sub.command("rates")
@@ -251,3 +255,51 @@ def register(app: typer.Typer) -> None:
                 table.add_row(r.scheduler if i == 0 else "", str(i + 1), f"{m:.3f}", f"{f:.3f}",
                               f"{abs(m - f) / f:.3f}")
         console.print(table)
+
+    @sub.command("optimal-ratio")
+    def optimal_ratio_cmd(
+        agents: int = typer.Option(4, "--agents", "-k", help="largest number of agents present at once (1..4)"),
+        mechanisms: bool = typer.Option(True, "--mechanisms/--no-mechanisms",
+                                        help="also the worst ratios of controlled-drf, fpv-optimal and dynamic-drf "
+                                             "over every event sequence of up to k agents (k = 4: minutes)"),
+        fmt: str = typer.Option("table", "--format", help="table | json"),
+    ):
+        """The best fairness ratio any online mechanism with at most d disruptions per event can guarantee
+        (one resource, at most k agents present; exact), beside the dynamic mechanisms' worst ratios."""
+        from fairlab.search import optimal_ratio
+
+        check_format(fmt)
+        try:
+            params.integer(agents, "--agents", 1, optimal_ratio.MAX_TABLE_AGENTS)
+            found = optimal_ratio.table(agents, mechanisms=mechanisms,
+                                        progress=(lambda text: typer.echo(text, err=True)) if mechanisms else None)
+        except InputError as exc:
+            fail(str(exc))
+        if fmt == "json":
+            emit_json(report("optimal-fairness-ratio", [], **found))
+            return
+        console.print(f"model: {found['model']}")
+        for setting in ("arrivals only", "arrivals and departures"):
+            rows = [r for r in found["rows"] if r["setting"] == setting]
+            table = Table(title=f"optimal fairness ratio, {setting} (exact; the mechanisms: worst over every sequence "
+                                f"of up to k agents, each arriving once and leaving at most once)")
+            for col in ("k", "d", "optimum", "fpv-optimal", "controlled-drf", "dynamic-drf"):
+                table.add_column(col, justify="right")
+            for r in rows:
+                cells = {m["mechanism"]: m for m in r["mechanisms"]}
+
+                def cell(name, cells=cells):
+                    m = cells.get(name)
+                    if m is None:
+                        return "-"
+                    if m["ratio"] is None:
+                        return f"declined ({m['declined']})"
+                    return format_exact(m["ratio"]) + (f" ({m['disruptions']} disr.)" if name == "dynamic-drf" else "")
+
+                table.add_row(str(r["agents"]), str(r["d"]), format_exact(r["optimum"]), cell("fpv-optimal"),
+                              cell("controlled-drf"), cell("dynamic-drf"))
+            console.print(table)
+        console.print("d >= k - 1 always reaches 1 (every present agent may be moved to 1/k). The optimum is "
+                      "exact over every event sequence (a finite safety game on classes of shares r/c); a "
+                      "mechanism's ratio is its worst on the family listed, so below the optimum proves it "
+                      "suboptimal.")
