@@ -214,8 +214,8 @@ def with_model(result: Result, mech, options, matters: bool = True, sentence: bo
     details = {**dict(result.details), "model": model_record(mech, options, matters)}
     if not (matters and sentence) or result.status.value not in ("holds", "none-found"):
         return result.replace(details=details)
-    sentence = model_sentence(mech, options)
-    explanation = f"{result.explanation}; {sentence}" if result.explanation else sentence
+    said = model_sentence(mech, options)
+    explanation = f"{result.explanation}; {said}" if result.explanation else said
     return result.replace(details=details, explanation=explanation)
 
 

@@ -339,6 +339,11 @@ PROPERTY = register(GroupStrategyproofness(
     ),
     source="Parkes, Procaccia & Shah, Beyond Dominant Resource Fairness (EC 2012; lab's reading); "
            "Ghodsi et al., NSDI 2011, §3 property 2",
+    weighted=(
+        "the members declare only demand vectors: every weight (or weight vector) and task cap stays as given, "
+        "and each member's gain is measured with its true demand, capped by its cap. Lab's reading of Parkes, "
+        "Procaccia & Shah's group strategyproofness (and of the DRF paper's §3) with weights and caps held fixed"
+    ),
     witness=CoalitionWitness,
     witness_help=('{"coalition": [i, ...], "misreports": [[demand vector], ...], "gains": [g, ...]}  '
                   "(0-based users, increasing; one declared vector per member, in that order, the truth "

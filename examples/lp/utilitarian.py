@@ -1,6 +1,7 @@
 """The utilitarian mechanism as one LP in pulp: ``examples/lp/utilitarian.py:utilitarian``.
 
-Maximise the total number of tasks, sum_i tasks_i, within the capacities. Its optimum is often tied
+Maximise the total number of tasks, sum_i tasks_i, within the capacities and each user's task
+cap. Its optimum is often tied
 (two users whose tasks cost the same on the binding resource): the lab picks the lexicographically
 greatest optimal solution (``tasks_0`` first), the same on every solver version, and the derived
 spec (``.spec = "lp"``) encodes the same tie-break, so the proof below is about the allocation the
@@ -21,6 +22,9 @@ def utilitarian(instance):
     problem += pulp.lpSum(tasks)
     for r in range(instance.m):
         problem += pulp.lpSum(tasks[i] * instance.demands[i][r] for i in range(instance.n)) <= instance.capacities[r]
+    for i, cap in enumerate(instance.max_tasks):  # a user's task cap bounds its tasks (weights play no part)
+        if cap is not None:
+            problem += tasks[i] <= cap
     return problem
 
 

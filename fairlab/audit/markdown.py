@@ -68,12 +68,21 @@ def how_found(row: Mapping[str, Any]) -> str:
     return str(found_by or "")
 
 
+def sizes_span(sizes) -> str:
+    """Sizes as a cell shows them: up to three listed ("2×2, 2×3"), more as their span and count
+    ("2×2–4×4, 8 sizes"; the evidence beside the cell lists every one)."""
+    listed = [f"{n}×{m}" for n, m in sizes]
+    if len(listed) <= 3:
+        return ", ".join(listed)
+    ordered = sorted(sizes, key=lambda s: (s[0] * s[1], s[0]))
+    return f"{ordered[0][0]}×{ordered[0][1]}–{ordered[-1][0]}×{ordered[-1][1]}, {len(listed)} sizes"
+
+
 def reference_word(entry: dict | None) -> str:
     """A reference profile's cell: its status and the sizes its evidence covers ("proved 2×2, 2×3")."""
     if not entry or entry["status"] == "not established":
         return "—"
-    sizes = ", ".join(f"{n}×{m}" for n, m in entry.get("sizes") or [])
-    word = f"{entry['status']} {sizes}".strip()
+    word = f"{entry['status']} {sizes_span(entry.get('sizes') or [])}".strip()
     inst = entry.get("instance")
     if entry["status"] == "violated" and inst:
         special = [what for what, present in (
