@@ -5,7 +5,8 @@ from fractions import Fraction
 import pytest
 
 from fairlab.core.errors import InputError
-from fairlab.core.instance import Instance, _int_fraction, _new_fraction, parse_json
+from fairlab.core.instance import Instance, _int_fraction, _new_fraction
+from fairlab.core.json_input import parse_json
 
 
 def test_fast_fractions_are_fractions():
