@@ -17,7 +17,7 @@ Importing ``fairlab`` itself is cheap: the names below are loaded on first use.
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
+from fairlab.core.version import __version__
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers (at run time: loaded on first use)
     from fairlab.core.instance import Instance as Instance

@@ -27,23 +27,20 @@ Adding a property is adding one module to this package that builds a `Property` 
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
-from collections.abc import ItemsView
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Self, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, cast
 
 import z3
 
 from fairlab.core.errors import InputError
-from fairlab.core.exact import Algebraic, Exact, format_exact, z3_value
+from fairlab.core.exact import Algebraic, Exact, format_exact
 from fairlab.core.instance import Instance, InstanceLike
 from fairlab.core.names import unknown
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Constraint, Mechanism, MechanismLike, SymbolicInstance, setting_mismatch
 from fairlab.mechanisms.spec_names import check_independent
-from fairlab.properties import _search, leontief
+from fairlab.properties import _search
 from fairlab.properties.base import (
     REGISTRY,
     Budget,
@@ -63,6 +60,22 @@ from fairlab.properties.base import (
     verdict,
     violated,
 )
+from fairlab.properties.views import ExactView, Z3View
+from fairlab.properties.witnesses import (
+    BottleneckWitness,
+    CapacityWitness,
+    DepartureWitness,
+    EnvyWitness,
+    ImprovementWitness,
+    MisreportWitness,
+    UserWitness,
+    Witness,
+)
+
+#: the witnesses and views live in modules of their own; they are re-exported here, where the
+#: property modules and callers have always imported them from
+__all__ = ["BottleneckWitness", "CapacityWitness", "DepartureWitness", "EnvyWitness", "ExactView",
+           "ImprovementWitness", "MisreportWitness", "UserWitness", "Witness", "Z3View"]
 
 if TYPE_CHECKING:
     from fairlab.properties.plugin_properties import PluginInfo
@@ -76,244 +89,6 @@ COMPARES = (ALLOCATION, MISREPORT, CAPACITY_CHANGE, DEPARTURE)
 
 #: a mechanism's symbolic specification: ``spec(sym, tasks, **options)`` -> its named constraints
 Spec = Callable[..., list[Constraint]]
-
-# --------------------------------------------------------------------------- typed witnesses
-class Witness:
-    """Base of the typed witnesses: frozen dataclasses whose field names are the JSON keys.
-
-    Numbers are stored as JSON writes them (an int, or ``"p/q"``; an irrational as its exact
-    description), so ``to_dict()`` is the JSON form. A witness also reads like the mapping it
-    replaces (``w["user"]``, ``w.get("user")``, ``w == {"user": 1}``) for stored fixtures and callers."""
-
-    if TYPE_CHECKING:  # what every concrete witness is: a dataclass, built from its fields
-        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-
-    def to_dict(self) -> dict:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-
-    @classmethod
-    def from_dict(cls, raw: Any) -> Self:
-        """A witness from its mapping (missing keys become None: `confirm` rejects them)."""
-        if isinstance(raw, cls):
-            return raw
-        if isinstance(raw, Witness):
-            raw = raw.to_dict()
-        if not isinstance(raw, Mapping):
-            keys = [f.name for f in dataclasses.fields(cls)]
-            raise InputError(f"witness: expected a mapping with keys {keys}, got {raw!r}")
-        return cls(**{f.name: raw.get(f.name) for f in dataclasses.fields(cls)})
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key, default) if key in self.keys() else default
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.keys():
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def keys(self) -> list[str]:
-        return [f.name for f in dataclasses.fields(self)]
-
-    def items(self) -> ItemsView[str, Any]:
-        return self.to_dict().items()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Witness):
-            return type(self) is type(other) and self.to_dict() == other.to_dict()
-        if isinstance(other, Mapping):
-            return self.to_dict() == dict(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, repr(self.to_dict())))
-
-
-def _plain(value: Any) -> Any:
-    return [_plain(v) for v in value] if isinstance(value, (list, tuple)) else value
-
-
-@dataclass(frozen=True, eq=False)
-class UserWitness(Witness):
-    """si, njc, srf: the user who is harmed (0-based)."""
-
-    user: int
-
-
-@dataclass(frozen=True, eq=False)
-class EnvyWitness(Witness):
-    """ef: `user` prefers `envied`'s (weight-scaled) bundle."""
-
-    user: int
-    envied: int
-
-
-@dataclass(frozen=True, eq=False)
-class BottleneckWitness(Witness):
-    """bf: `user` gets less of the common bottleneck `resource` than max-min fairness gives."""
-
-    resource: int
-    user: int
-
-
-@dataclass(frozen=True, eq=False)
-class ImprovementWitness(Witness):
-    """pe: a feasible allocation (tasks per user) dominating it, in which `user` strictly gains."""
-
-    improvement: list
-    user: int
-
-
-@dataclass(frozen=True, eq=False)
-class MisreportWitness(Witness):
-    """sp: `user` gains (measured with its true demand) by declaring `misreport`."""
-
-    user: int
-    misreport: list
-
-
-@dataclass(frozen=True, eq=False)
-class CapacityWitness(Witness):
-    """rm: with the grown `capacities`, `user` runs fewer tasks."""
-
-    capacities: list
-    user: int
-
-
-@dataclass(frozen=True, eq=False)
-class DepartureWitness(Witness):
-    """pm: when user `removed` leaves, `user` (index in the original instance) runs fewer tasks."""
-
-    removed: int
-    user: int
-
-
-# --------------------------------------------------------------------------- the two views
-class ExactView:
-    """The instance's numbers exactly (Fractions; tasks may be algebraic); booleans are Python bools.
-
-    `integral`: tasks are whole (discrete mechanisms): utilities count whole tasks (floors)."""
-
-    symbolic: ClassVar[bool] = False
-
-    def __init__(self, instance: Instance, integral: bool = False):
-        self.instance = instance
-        self.integral = integral
-        self.n, self.m = instance.n, instance.m
-        self.capacities, self.demands = instance.capacities, instance.demands
-        self.weights, self.max_tasks = instance.weights, instance.max_tasks
-
-    # logic (arguments may be callables, evaluated lazily left to right)
-    @staticmethod
-    def all(terms: Iterable) -> bool:
-        return builtins.all(t() if callable(t) else t for t in terms)
-
-    @staticmethod
-    def any(terms: Iterable) -> bool:
-        return builtins.any(t() if callable(t) else t for t in terms)
-
-    @staticmethod
-    def not_(term: bool) -> bool:
-        return not term
-
-    @staticmethod
-    def implies(condition: bool, then: bool | Callable[[], bool]) -> bool:
-        return (not condition) or (then() if callable(then) else then)
-
-    # Leontief utilities and the instance's numbers
-    def prefers(self, i: int, bundle: Sequence[Exact], tasks_i: Exact, demand_row: Sequence[Fraction] | None = None
-                ) -> bool:
-        """u_i(bundle) > tasks_i (user i's Leontief utility, whole tasks if `integral`)."""
-        return leontief.utility(self.instance, i, bundle, self.integral, demand_row) > tasks_i
-
-    def at_least(self, i: int, bundle: Sequence[Exact], tasks_i: Exact) -> bool:
-        """u_i(bundle) >= tasks_i (a weak gain; whole tasks if `integral`)."""
-        return leontief.utility(self.instance, i, bundle, self.integral) >= tasks_i
-
-    def below_cap(self, i: int, tasks_i: Exact) -> bool:
-        return leontief.below_cap(self.instance, i, tasks_i)
-
-    def within_cap(self, i: int, tasks_i: Exact) -> bool:
-        cap = self.max_tasks[i]
-        return cap is None or tasks_i <= cap
-
-    def entitlement(self, i: int) -> tuple:
-        return leontief.entitlement(self.instance, i)
-
-    def load(self, tasks: Sequence[Exact], r: int) -> Exact:
-        return leontief.load(self.instance, tasks, r)
-
-    def common_bottleneck(self, r: int) -> bool:
-        return r in leontief.common_bottlenecks(self.instance)
-
-    def short_of_max_min(self, tasks: Sequence, r: int, i: int) -> bool:
-        """User i gets fewer tasks than the weighted max-min fair (water-filling) allocation of r."""
-        return tasks[i] < leontief.max_min_on(self.instance, r)[i]
-
-
-class Z3View:
-    """The same interface over z3 terms (a `SymbolicInstance`): every answer is a z3 Bool.
-
-    `concrete`: the `Instance` whose numerals `sym` holds, if it has one; derived numbers (the
-    entitlements) are then computed exactly once instead of as z3 terms."""
-
-    symbolic: ClassVar[bool] = True
-
-    def __init__(self, sym: SymbolicInstance, integral: bool = False, concrete: Instance | None = None):
-        self.instance = sym
-        self.concrete = concrete
-        self.integral = integral
-        self.n, self.m = sym.n, sym.m
-        self.capacities, self.demands = sym.capacities, sym.demands
-        self.weights, self.max_tasks = sym.weights, sym.max_tasks
-
-    @staticmethod
-    def all(terms: Iterable) -> z3.BoolRef:
-        return z3.And([t() if callable(t) else t for t in terms])
-
-    @staticmethod
-    def any(terms: Iterable) -> z3.BoolRef:
-        return z3.Or([t() if callable(t) else t for t in terms])
-
-    @staticmethod
-    def not_(term: z3.BoolRef) -> z3.BoolRef:
-        return z3.Not(term)
-
-    @staticmethod
-    def implies(condition: z3.BoolRef, then: z3.BoolRef | Callable[[], z3.BoolRef]) -> z3.BoolRef:
-        return z3.Implies(condition, then() if callable(then) else then)
-
-    def prefers(self, i: int, bundle: Sequence[Any], tasks_i: Any, demand_row: Sequence[Any] | None = None
-                ) -> z3.BoolRef:
-        return leontief.z3_prefers(self.instance, i, bundle, tasks_i, demand_row, integral=self.integral)
-
-    def at_least(self, i: int, bundle: Sequence[Any], tasks_i: Any) -> z3.BoolRef:
-        return leontief.z3_at_least(self.instance, i, bundle, tasks_i)
-
-    def below_cap(self, i: int, tasks_i: Any) -> z3.BoolRef:
-        return leontief.z3_below_cap(self.instance, i, tasks_i)
-
-    def within_cap(self, i: int, tasks_i: Any) -> z3.BoolRef:
-        cap = self.max_tasks[i]
-        return z3.BoolVal(True) if cap is None else tasks_i <= cap
-
-    def entitlement(self, i: int) -> list:
-        if self.concrete is not None:
-            return [z3_value(x) for x in leontief.entitlement(self.concrete, i)]
-        return leontief.z3_entitlement(self.instance, i)
-
-    def load(self, tasks: Sequence[Any], r: int) -> Any:  # a z3 term
-        return self.instance.load(tasks, r)
-
-    def common_bottleneck(self, r: int) -> z3.BoolRef:
-        return leontief.z3_common_bottleneck(self.instance, r)
-
-    def short_of_max_min(self, tasks: Sequence, r: int, i: int) -> z3.BoolRef:
-        """z3: the bottleneck characterisation fails at user i (some user does iff the allocation is
-        not the water-filling of r; `leontief.z3_not_max_min_on`)."""
-        return leontief.z3_not_max_min_on(self.instance, tasks, r, i)
-
 
 # --------------------------------------------------------------------------- properties
 @dataclass(eq=False)

@@ -13,7 +13,8 @@ import typer
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import to_fraction
-from fairlab.core.instance import Instance, parse_json, read_capped
+from fairlab.core.instance import Instance
+from fairlab.core.json_input import parse_json, read_capped
 from fairlab.core.stdio import printable
 
 #: the values of every verb's ``--format`` option

@@ -290,22 +290,15 @@ def figure_svg(network: Network, instance, tasks: Sequence, title: str = "") -> 
     return "\n".join(out) + "\n"
 
 
-def network_of(source: str):
-    """The `Network` of an INSTANCE argument (a file, or a shipped example's name) if it is a
-    network instance, else None."""
+def network_of(path) -> Network | None:
+    """The `Network` of an instance file if it is a network instance, else None (a file that does
+    not read as JSON is not one). The caller resolves a shipped example's name to its file
+    (`fairlab.core.instance.examples`)."""
     import json
     from pathlib import Path
 
-    from fairlab.core.instance import examples
-
-    path = Path(source)
-    if not path.is_file():
-        shipped = examples().get(source)
-        if shipped is None:
-            return None
-        path = shipped
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return from_dict(data)[1] if isinstance(data, dict) and "network" in data else None

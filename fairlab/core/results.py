@@ -38,8 +38,8 @@ from fractions import Fraction
 from importlib import metadata
 from typing import Any, Iterable, Mapping
 
-from fairlab import __version__
 from fairlab.core.exact import Algebraic, format_exact
+from fairlab.core.version import __version__
 
 #: Version of the JSON documents the lab writes (results, fixtures); bumped on an incompatible change.
 SCHEMA_VERSION = 1

@@ -8,10 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from fairlab.cli import app
-from fairlab.core import instance as instance_module
+from fairlab.core import json_input as instance_module
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, format_short, to_fraction
-from fairlab.core.instance import Instance, parse_json
+from fairlab.core.instance import Instance
+from fairlab.core.json_input import parse_json
 from fairlab.mechanisms import allocate
 from fairlab.paper_checks import report
 
@@ -157,7 +158,7 @@ def test_out_writes_all_files_replacing_old_ones(tmp_path, monkeypatch):
 def test_the_nesting_limit_is_the_labs_own_on_every_python():
     """64 levels are read, 65 refused, whatever depth the running Python's parser reaches; brackets
     inside strings do not count."""
-    from fairlab.core.instance import MAX_NESTING, nested_too_deeply
+    from fairlab.core.json_input import MAX_NESTING, nested_too_deeply
 
     assert MAX_NESTING == 64
     assert not nested_too_deeply("[" * 64 + "]" * 64)

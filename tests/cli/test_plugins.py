@@ -194,9 +194,9 @@ def test_stdin_instance_is_capped_like_a_file(monkeypatch):
     import io
 
     from fairlab import cli
-    from fairlab.core import instance
+    from fairlab.core import json_input
 
-    monkeypatch.setattr(instance, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(json_input, "MAX_FILE_BYTES", 64)
     good = b'{"capacities": [9, 18], "demands": [[1, 4], [3, 1]]}'
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(good)))
     assert cli.read_instance("-").n == 2

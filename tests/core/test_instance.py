@@ -7,7 +7,8 @@ import z3
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, format_exact, to_fraction
-from fairlab.core.instance import Instance, examples, parse_json
+from fairlab.core.instance import Instance, examples
+from fairlab.core.json_input import parse_json
 
 
 def test_numbers_are_read_exactly():

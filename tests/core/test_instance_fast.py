@@ -5,7 +5,8 @@ from fractions import Fraction
 import pytest
 
 from fairlab.core.errors import InputError
-from fairlab.core.instance import Instance, _int_fraction, _new_fraction, parse_json
+from fairlab.core.instance import Instance, _int_fraction, _new_fraction
+from fairlab.core.json_input import parse_json
 
 
 def test_fast_fractions_are_fractions():
@@ -58,7 +59,7 @@ def test_repeated_and_many_decimal_tokens_read_exactly():
     import json
     from decimal import Decimal
 
-    from fairlab.core import instance as module
+    from fairlab.core import json_input as module
 
     tokens = [f"{k / 1000:.3f}" for k in range(1, module.DECIMAL_CACHE_SIZE + 600)]
     tokens += tokens[:50] + ["1.50", "1.5", "15e-1", "0.000", "2.5E3"] * 3

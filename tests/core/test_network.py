@@ -75,7 +75,7 @@ def test_bottlenecks_and_figure():
     inst = Instance.resolve("network-simgrid")
     tasks = mechanisms.allocate("bmf", inst).tasks
     assert network.bottlenecks(inst, tasks) == ["l3", "l4", "l4", "l3"]
-    svg = network.figure_svg(network.network_of("network-simgrid"), inst, tasks, "bmf")
+    svg = network.figure_svg(network.network_of(examples()["network-simgrid"]), inst, tasks, "bmf")
     assert svg.startswith("<svg") and svg.count("✕") == 4 and "f2: rate 2, bottleneck l4" in svg
 
 

@@ -19,6 +19,7 @@ from fairlab.cli.output import allocation_document, console, emit_json, listing
 from fairlab.core import network
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_short
+from fairlab.core.instance import examples
 from fairlab.dynamics import shares_over_time
 from fairlab.mechanisms import plugin, registry
 
@@ -89,7 +90,8 @@ def allocate_cmd(
             shares_over_time.check_path(figure)  # a bad path is refused before any work
         params.seconds(time_limit)
         inst = read_instance(instance)
-        net = network.network_of(instance) if figure is not None and inst.setting == "pool" else None
+        pool_file = examples().get(instance, instance) if figure is not None and inst.setting == "pool" else None
+        net = network.network_of(pool_file) if pool_file is not None else None
         if figure is not None and inst.setting != "dynamic" and net is None:
             raise InputError("--figure: draws the shares over the steps of an instance with arrivals, or a network "
                              "instance with each flow's bottleneck")
