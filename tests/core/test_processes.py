@@ -47,7 +47,8 @@ def test_a_plugin_runs_in_a_fork_servers_child_not_a_fork_of_this_process(tmp_pa
     # the worker imports the file again, with this process's sys.path (the plug-in put its folder there)
     path.write_text("import sys\nsys.path.insert(0, __import__('os').path.dirname(__file__))\n"
                     "import helper_here\nimport os\nPARENT = os.getpid()\n"
-                    "def alloc(instance):\n    return [helper_here.SHARE if os.getpid() == PARENT else 1] * instance.n\n")
+                    "def alloc(instance):\n"
+                    "    return [helper_here.SHARE if os.getpid() == PARENT else 1] * instance.n\n")
     allocation = fairlab.allocate(f"{path}:alloc", "drf-paper")
     # the worker imported the module itself (PARENT is its own pid): a fork would have inherited this one's
     assert [str(t) for t in allocation.tasks] == ["2", "2"]
