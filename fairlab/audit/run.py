@@ -182,7 +182,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     open_rows = [r for r in rows if r["status"] not in decided]  # unknown, or a refutation left unconfirmed
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
-                     + (" (the audit's time limit)" if stopped else ""))
+                     + (" (the audit's wall-clock safety net)" if stopped else ""))
     # A size left undecided (the time limit, a budget) leaves the property undecided: a violation may
     # sit exactly there, so neither `proved` nor `none-found` may be claimed for the sizes asked.
     if open_rows or prop.refused:
