@@ -329,11 +329,11 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
     target = writable_store(store) if store is not None else None
     mech = _resolve(mechanism, options, budget)
     chosen = list(properties_ or properties.names(mech.setting))
-    clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
     plan = [(size, prop) for size in sizes for prop in state.values()]  # the units, in order
     # one allocation cache for the whole audit, shared by its properties (`properties.base.run`)
-    with plugin.time_limit(float(time_limit)), properties.base.allocation_cache():
+    with plugin.time_limit(float(time_limit)) as net, properties.base.allocation_cache():
+        clock = _Clock(float(time_limit), net)
         if executor is not None and isinstance(mechanism, str) and len(chosen) > 1:
             # each property in a process of its own (they are independent: the same verdicts)
             _run_cells(executor, mechanism, state, sizes, options, budget, clock, progress, target,

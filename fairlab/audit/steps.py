@@ -168,13 +168,19 @@ class _Property:
 
 
 class _Clock:
-    def __init__(self, seconds: float):
+    """The audit's wall-clock safety net. With `net` (the audit's plug-in time limit), its deadline
+    is that limit's, which moves by the time the lab spends starting a plug-in's process (a fork
+    server starting on a loaded machine is neither the plug-in's time nor the audit's)."""
+
+    def __init__(self, seconds: float, net=None):
         self.start = time.monotonic()
         self.deadline = self.start + seconds
+        self.net = net
         self.stopped = False
 
     def left(self) -> float:
-        return self.deadline - time.monotonic()
+        deadline = self.deadline if self.net is None else self.net.deadline
+        return deadline - time.monotonic()
 
     def share(self, cap: float) -> float | None:
         """Seconds for the next step (at most `cap`), or None when the audit's time is up."""
