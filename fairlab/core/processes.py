@@ -28,7 +28,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import sys
-from typing import Iterable
+from typing import Iterable, cast
 
 #: imported first in the fork server: one BLAS thread, and the server dies with the lab's process
 SERVER_SETUP = "fairlab.core.server_setup"
@@ -48,7 +48,11 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def context(lab: bool = False) -> multiprocessing.context.BaseContext:
+#: what `context` returns: a fork server's context, or spawn's where there is none
+Context = multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext
+
+
+def context(lab: bool = False) -> Context:
     """The multiprocessing context every process of the lab is started from (module docstring).
 
     The first call in a process chooses what its fork server imports once: the plug-in worker's
@@ -56,7 +60,7 @@ def context(lab: bool = False) -> multiprocessing.context.BaseContext:
     `lab` the properties, searches and built-in mechanisms a pool worker runs. A later call cannot
     change it (the server is already running): its children then import what they need themselves."""
     method = start_method()
-    ctx = multiprocessing.get_context(method)
+    ctx = cast(Context, multiprocessing.get_context(method))
     global _PRELOAD_SET
     if method == "forkserver" and not _PRELOAD_SET:
         ctx.set_forkserver_preload(list(preload(lab)))
