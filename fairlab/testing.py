@@ -408,7 +408,8 @@ class ContractError(AssertionError):
 def property_contract(prop: str | Property, control: tuple[MechanismLike, InstanceLike], *,
                       mechanisms: Sequence[MechanismLike] = ("drf", "asset", "ceei"), users: Sequence[int] = (2, 3),
                       resources: Sequence[int] = (1, 2), samples: int = 6, seed: int = 0, evaluations: int = 20,
-                      time_limit: float = 30.0) -> dict[str, int]:
+                      time_limit: float = 600.0,  # a check's safety net (properties.base)
+                      ) -> dict[str, int]:
     """The contract tests the lab's own properties pass, for `prop` (a plug-in ``file.py:NAME``,
     an entry-point name, a `Property` object, or a built-in name): its one rule gives the same
     answer in every use. Raises `ContractError` naming the first disagreement; returns counts.

@@ -22,8 +22,12 @@ from fractions import Fraction
 
 import z3
 
-from fairlab.core.errors import ExactTimeout
+from fairlab.core.errors import ExactBudgetSpent, ExactTimeout
 from fairlab.core.exact import Algebraic, Exact, remaining, z3_value
+from fairlab.core.solving import SolverBudget, check, new_solver
+
+#: z3 resource units to name a root isolated in a certified interval (one univariate question)
+ROOT_RLIMIT = 10_000_000
 
 Poly = list  # list[Fraction], constant term first
 
@@ -185,14 +189,16 @@ def root_value(g: Poly, lo: Fraction, hi: Fraction) -> Exact:
     left = remaining()
     if left is not None and left <= 0:
         raise ExactTimeout("ceei: the exact solve's time limit was spent")
-    solver = z3.Solver()
-    if left is not None:
-        solver.set(timeout=max(1, min(int(left * 1000), 2**31 - 1)))
+    # a univariate root in a certified interval: the counted resource limit decides, the time left
+    # is only the wall-clock safety net
+    solver = new_solver(SolverBudget(rlimit=ROOT_RLIMIT, seconds=left))
     solver.add(expr == 0, v > z3_value(lo), v < z3_value(hi))
-    verdict = solver.check()
-    if verdict == z3.unknown:
+    verdict, reason = check(solver)
+    if verdict == "unknown" and reason == "rlimit":
+        raise ExactBudgetSpent(f"ceei: naming an isolated root did not finish within {ROOT_RLIMIT:,} resource units")
+    if verdict == "unknown":
         raise ExactTimeout("ceei: naming an isolated root did not finish within the time limit")
-    if verdict != z3.sat:  # pragma: no cover (the interval was certified to hold a root)
+    if verdict != "sat":  # pragma: no cover (the interval was certified to hold a root)
         raise RuntimeError("ceei: an isolated root was not found by z3")
     return Algebraic.of(solver.model().eval(v, model_completion=True))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import z3
 
-from fairlab.core.errors import ExactTimeout
+from fairlab.core.errors import ExactBudgetSpent, ExactTimeout
 from fairlab.core.exact import Algebraic, Exact, arithmetic, deadline, decide, remaining, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget, check, new_solver
@@ -77,6 +77,8 @@ def optimum(
     try:
         with deadline(stop):
             return _exact_within(instance, weights, classes, stop, algebraic_limit, legacy)
+    except ExactBudgetSpent:
+        raise  # counted: the same on every machine, said as such
     except ExactTimeout:
         return None
 
@@ -369,7 +371,9 @@ def _solve_small_active_set(
             *conditions,
         )
         status, reason = check(solver)
-        if status == "unknown" and reason in ("rlimit", "time"):
+        if status == "unknown" and reason == "rlimit":
+            raise ExactBudgetSpent(f"ceei: z3's root isolation did not finish within {EXACT_RLIMIT:,} resource units")
+        if status == "unknown" and reason == "time":
             raise ExactTimeout(f"ceei: z3's root isolation did not finish ({reason})")
         if status != "sat":
             return None

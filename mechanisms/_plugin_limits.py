@@ -63,6 +63,29 @@ def _timeout(name: str, limit: _Limit, counted: bool = True, kind: str = "mechan
     return PluginTimeout(f"{kind} {name!r}: did not return within {given.seconds:g} s", returned)
 
 
+#: called with True when the lab begins to start a process for a plug-in and with False when it
+#: is up (`starting`): a campaign cell tells its parent, whose hard limit stops meanwhile
+ON_STARTING: list = []
+
+
+@contextlib.contextmanager
+def starting():
+    """The lab starts a process for a plug-in inside (its worker, its probe import: a fork server
+    starting, the plug-in's file imported again), which is not the plug-in's own time: every
+    active limit moves by as long as it took (a slow start on a loaded machine is never a hang)."""
+    begun = time.monotonic()
+    for hook in ON_STARTING:
+        hook(True)
+    try:
+        yield
+    finally:
+        took = time.monotonic() - begun
+        for limit in _LIMITS:
+            limit.deadline += took
+        for hook in ON_STARTING:
+            hook(False)
+
+
 def _returned() -> None:
     for limit in _LIMITS:
         limit.returned += 1

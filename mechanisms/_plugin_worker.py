@@ -1,12 +1,17 @@
-"""A plug-in's worker process and what runs in it (`fairlab.mechanisms.plugin`): `_Worker` forks
-one process per plug-in and sends it instances over a pipe; `_run` calls the plug-in and reads its
-result into exact task counts (and a placement, lottery or steps), or a one-line failure."""
+"""A plug-in's worker process and what runs in it (`fairlab.mechanisms.plugin`): `_Worker` starts
+one process per plug-in (`fairlab.core.processes`: a fork server's child, never a fork of this
+process) and sends it instances over a pipe; the process rebuilds the plug-in from its `Recipe`
+(imports its file again by path, with this process's ``sys.path`` and working folder); `_run` calls
+the plug-in and reads its result into exact task counts (and a placement, lottery or steps), or a
+one-line failure."""
 
 from __future__ import annotations
 
 import atexit
 import collections
 import contextlib
+import hashlib
+import importlib.util
 import multiprocessing
 import os
 import signal
@@ -15,43 +20,110 @@ import time
 import types
 import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
+from fairlab.core import processes
 from fairlab.core.errors import InputError, PluginError, describe_exception
 from fairlab.core.exact import Algebraic
 from fairlab.core.instance import Instance
 from fairlab.core.lifetime import die_with_parent
 from fairlab.mechanisms import _plugin_files as plugin_files
 from fairlab.mechanisms import lp_plugin
-from fairlab.mechanisms._plugin_limits import _active, _returned, _timeout
+from fairlab.mechanisms._plugin_limits import _active, _returned, _timeout, starting
 from fairlab.mechanisms.base import Allocation
 from fairlab.mechanisms.plugin_numbers import exact_view, float_note, read_number
 
 
-class _Worker:
-    """One forked process running a plug-in's calls, so a call that never returns can be killed."""
+@dataclass(frozen=True)
+class Recipe:
+    """How a worker process gets the plug-in's callable: ``file`` + ``function`` (a plug-in file,
+    imported again by path in the worker: `module_name`, its prints to stderr), or ``target`` (a
+    callable the worker receives by reference, e.g. an installed package's function)."""
 
-    def __init__(self, name: str, fn, path: Path | None = None):
+    file: str | None = None
+    function: str | None = None
+    target: Callable | None = None
+
+    def build(self) -> Callable:
+        if self.target is not None:
+            return self.target
+        assert self.file is not None and self.function is not None
+        path = Path(self.file)
+        name = module_name(path)
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {self.file!r} as a Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
+        fn = getattr(module, self.function, None)
+        if not callable(fn):
+            raise ImportError(f"{self.file!r} defines no function {self.function!r}")
+        return fn
+
+
+def module_name(path: Path) -> str:
+    """The module name a plug-in file is imported under (the same in the lab and in its worker)."""
+    return "fairlab_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+
+
+class _Worker:
+    """One process running a plug-in's calls, so a call that never returns can be killed."""
+
+    def __init__(self, name: str, fn, path: Path | None = None, recipe: Recipe | None = None):
         self.name, self.fn, self.path = name, fn, path  # path: the plug-in's file (its calls' imports are its)
+        self.recipe = recipe or (Recipe(str(path), getattr(fn, "__name__", None)) if path is not None
+                                 else Recipe(target=fn))
         self.process: multiprocessing.process.BaseProcess | None = None
         self.conn: Connection | None = None
+        self.start_seconds: float | None = None  # how long the last start took (the plug-in imported)
         # requests sent, their replies not read yet: [(instance, options), runs left], in order
         self.queue: collections.deque[list] = collections.deque()
 
     def _start(self) -> None:
-        ctx = multiprocessing.get_context("fork")
-        parent, child = ctx.Pipe()
-        process = ctx.Process(target=_serve, args=(child, self.fn, self.name), daemon=True,
-                              name=f"fairlab plug-in {self.name}")
-        process.start()
-        child.close()
-        self.process, self.conn = process, parent
-        _WORKERS.add(self)
+        """Start the worker and wait until it has built the plug-in (its ("ready",)), up to
+        `STARTUP_SECONDS`: the start is not a call's time (`starting` moves the limits)."""
+        with starting():
+            began = time.monotonic()
+            ctx = processes.context()
+            parent, child = ctx.Pipe()
+            process = ctx.Process(target=_serve, args=(child, self.recipe, self.name), daemon=True,
+                                  name=f"fairlab plug-in {self.name}")
+            try:
+                process.start()
+            except Exception as exc:  # e.g. the plug-in's callable cannot be sent to a process
+                parent.close()
+                child.close()
+                raise PluginError(f"mechanism {self.name!r}: its worker process did not start: {_describe(exc)}"
+                                  + _MAIN_HINT) from None
+            child.close()
+            self.process, self.conn = process, parent
+            _WORKERS.add(self)
+            try:
+                ready = parent.poll(STARTUP_SECONDS) and parent.recv() == ("ready",)
+            except (EOFError, OSError):
+                ready = False
+            except BaseException:  # interrupted while it starts
+                self.stop()
+                raise
+            if not ready:
+                code = process.exitcode
+                self.stop()
+                raise PluginError(f"mechanism {self.name!r}: its worker process did not start (exit code {code})"
+                                  + _MAIN_HINT)
+            self.start_seconds = time.monotonic() - began
 
     def stop(self) -> None:
         if self.process is not None:
@@ -122,7 +194,8 @@ class _Worker:
         return self.process is not None and self.process.is_alive()
 
     def _reply(self, limit) -> tuple[str, object]:
-        """The worker's next reply (the modules its call imported recorded first), within `limit`."""
+        """The worker's next reply (the modules its call imported recorded first), within `limit`.
+        (A worker's start is not a call's time: `_start` waits for it.)"""
         conn = self.conn
         assert conn is not None
         try:
@@ -131,8 +204,7 @@ class _Worker:
                 raise _timeout(self.name, limit)
             reply = conn.recv()
             while reply[0] == "loaded":  # modules the call imported (the reply follows at once)
-                if self.path is not None:
-                    plugin_files.add(self.path, reply[1])
+                self._note(reply)
                 reply = conn.recv()
         except (EOFError, OSError):
             return self._ended()
@@ -146,6 +218,11 @@ class _Worker:
             _returned()
         return reply
 
+    def _note(self, message: tuple) -> None:
+        """A message of the worker that is not a reply: ("loaded", modules a call imported)."""
+        if message[0] == "loaded" and self.path is not None:
+            plugin_files.add(self.path, message[1])
+
     def _ended(self) -> tuple[str, str]:
         code = self.process.exitcode if self.process is not None else None
         self.stop()
@@ -154,15 +231,15 @@ class _Worker:
     def _abandon(self) -> bool:
         """Drop the requests sent ahead that no call asked for: their replies are read (and dropped)
         while they come quickly; a worker still busy with them after `ABANDON_SECONDS` is stopped
-        (a fresh one serves the next call). Whether the worker was kept."""
+        (a fresh one serves the next call), or after the time a fresh one took to start if that was
+        longer (it imports the plug-in's file again). Whether the worker was kept."""
         conn = self.conn
-        until = time.monotonic() + ABANDON_SECONDS
+        until = time.monotonic() + max(ABANDON_SECONDS, self.start_seconds or 0.0)
         try:
             while self.queue and conn is not None and conn.poll(max(until - time.monotonic(), 0.0)):
                 reply = conn.recv()
                 if reply[0] == "loaded":
-                    if self.path is not None:
-                        plugin_files.add(self.path, reply[1])
+                    self._note(reply)
                     continue
                 head = self.queue[0]
                 head[1] -= 1
@@ -175,6 +252,15 @@ class _Worker:
             return False
         return True
 
+
+#: what a worker that could not start says: the usual cause under forkserver / spawn
+_MAIN_HINT = ("; a script that runs a plug-in must keep its top-level work under if __name__ == '__main__': "
+              "(Python imports the main module again in each process it starts)")
+
+
+#: how long a worker may take to start (a fork server importing the lab on a loaded machine, the
+#: plug-in's file imported again) before it is given up: a safety net, not a call's time limit
+STARTUP_SECONDS = 300.0
 
 #: how long a worker may go on with requests sent ahead that no call asked for before it is
 #: stopped (their replies dropped) rather than waited for (seconds)
@@ -207,22 +293,6 @@ def paired():
 _WORKERS: weakref.WeakSet[_Worker] = weakref.WeakSet()
 
 
-def _forget_inherited() -> None:
-    """In a forked child: the workers belong to the parent (only it can wait for them, and its
-    calls use their pipes). Drop this copy of them; the child starts its own when it needs one."""
-    for worker in list(_WORKERS):
-        if worker.conn is not None:
-            try:
-                worker.conn.close()
-            except OSError:
-                pass
-        worker.process = worker.conn = None
-        worker.queue.clear()
-
-
-os.register_at_fork(after_in_child=_forget_inherited)
-
-
 @atexit.register
 def _stop_all() -> None:
     """Kill every worker at exit (SIGKILL: a plug-in may ignore SIGTERM, which multiprocessing's own
@@ -231,16 +301,48 @@ def _stop_all() -> None:
         worker.stop()
 
 
-def _serve(conn, fn, name: str) -> None:
-    """The worker's loop: one instance in, one reply out, until the pipe closes."""
+IMPORTED, FAILED = 97, 98  # exit codes of the import probe (`probe_child`)
+
+
+def probe_child(path: str, conn) -> None:
+    """The probe import of a plug-in file (`fairlab.mechanisms.plugin`): say it has started, then
+    import the file quietly and report by exit code only (anything else: the import ended the process)."""
+    code = FAILED
+    try:
+        conn.send(("ready",))
+        conn.close()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        spec = importlib.util.spec_from_file_location("fairlab_plugin_probe", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(path)
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        code = IMPORTED
+    except BaseException:
+        code = FAILED
+    finally:
+        os._exit(code)
+
+
+def _serve(conn, recipe: Recipe, name: str) -> None:
+    """The worker's loop: one instance in, one reply out, until the pipe closes. The plug-in is
+    built from `recipe` first (its file imported again here); if that fails, every call fails
+    with the reason."""
     die_with_parent()
+    if not processes.parent_alive():
+        os._exit(0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    # SIGTERM ends it, whatever handler the parent had (a campaign's pool worker that forked it
-    # handles SIGTERM, and its exit waits for this process after sending one)
+    # SIGTERM ends it, whatever handler the process that started it has
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.stdout.flush()
     os.dup2(2, 1)  # the plug-in's prints (Python or C) go to stderr: stdout carries results only
     sys.stdout = sys.stderr
+    fn, broken = None, None
+    try:
+        fn = recipe.build()
+    except BaseException as exc:  # the lab imported the same file already: this is rare (a changed file)
+        broken = f"mechanism {name!r}: its worker process could not import it again: {_describe(exc)}"
+    conn.send(("ready",))
     known, count = set(sys.modules), len(sys.modules)  # what the call imports is new since here
     while True:
         try:
@@ -248,6 +350,9 @@ def _serve(conn, fn, name: str) -> None:
         except (EOFError, OSError):
             os._exit(0)
         for instance, options, runs in requests:
+            if broken is not None:
+                conn.send(("failed", broken))
+                continue
             count = _serve_one(conn, fn, name, instance, options, runs, known, count)
 
 

@@ -37,11 +37,12 @@ feasible mappings, the number of solver checks and each user's bottleneck witnes
 
 Budget. The enumeration can grow exponentially with the number of users (a random 50 × 50 instance
 does not finish in minutes), so every computation here runs under a budget that never turns into an
-answer: options ``timeout`` (seconds of wall-clock time for the whole call, the outer stop; default
-60) and ``max_checks`` (solver calls: z3 checks plus LPs, a deterministic limit: the same instance
-stops at the same point on any machine; default unlimited). Each z3 check is also bound by the
-deterministic resource limit (`CHECK_RLIMIT`, `fairlab.core.solving`). Running out raises `BMFBudgetExceeded` (an
-`InputError`: the CLI prints one line and exits 2, a search skips the instance). A computation that
+answer: ``max_checks`` (solver calls: z3 checks plus LPs, a counted limit: the same instance stops
+at the same point on any machine; default `DEFAULT_MAX_CHECKS`, far above the few dozen an instance
+of up to 6 × 6 needs), each z3 check bound by the counted resource limit `CHECK_RLIMIT`, and
+``timeout`` (seconds of wall-clock time for the whole call: only a safety net, default 600).
+Running out raises `BMFBudgetExceeded` (an `InputError`: the CLI prints one line and exits 2, a
+search skips the instance). A computation that
 takes longer than a second shows a progress display on stderr when stderr is a terminal.
 
 Also here: `is_bmf(instance, tasks)` (exact membership with a witness per user or the reason it
@@ -72,11 +73,13 @@ from fairlab.mechanisms.base import Allocation, Constraint, Mechanism, SymbolicI
 
 CAP: Final = "cap"
 RULE = "leximin-max weighted dominant shares over the BMF set; ties -> lexicographically largest shares in user order"
-DEFAULT_TIMEOUT = 60.0  # seconds of wall-clock time per call (the outer stop)
+DEFAULT_TIMEOUT = 600.0  # seconds of wall-clock time per call: the safety net
+#: solver calls per call (counted): random 6 × 6 instances need about 40
+DEFAULT_MAX_CHECKS = 5_000
 PROGRESS_AFTER = 1.0  # seconds before a progress display appears (quick calls never flicker)
-#: z3 resource units per enumeration check: generous (minutes of work), so the time limit is what
-#: stops a default run, while a single check never depends on the machine's speed
-CHECK_RLIMIT = 1_000_000_000
+#: z3 resource units per enumeration check (counted): a check of a random 6 × 6 instance spends at
+#: most 0.75 million; on the slowest machine seen 20 million take 80 s, far below the safety net
+CHECK_RLIMIT = 20_000_000
 _MAX_MS = 2**31 - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
 
 Option = int | Literal["cap"]  # a resource index, or CAP
@@ -97,7 +100,7 @@ class BMFBudgetExceeded(SolverUndecided):
 class _Run:
     """What one BMF computation may spend and has spent; `charge` stops it when a limit is reached."""
 
-    def __init__(self, timeout=DEFAULT_TIMEOUT, max_checks=None):
+    def __init__(self, timeout=DEFAULT_TIMEOUT, max_checks=DEFAULT_MAX_CHECKS):
         self.timeout = _read_timeout(timeout)
         self.max_checks = _read_max_checks(max_checks)
         self.started = time.monotonic()
@@ -328,7 +331,8 @@ class Enumeration:
 
 
 def enumerate_mappings(
-    instance: Instance, timeout: Optional[float] = DEFAULT_TIMEOUT, max_checks: Optional[int] = None, *,
+    instance: Instance, timeout: Optional[float] = DEFAULT_TIMEOUT,
+    max_checks: Optional[int] = DEFAULT_MAX_CHECKS, *,
     _run: Optional[_Run] = None,
 ) -> Enumeration:
     """All bottleneck mappings σ whose polytope P_σ is non-empty (exact, z3 incremental DFS).
@@ -546,7 +550,8 @@ LEVELS_RULE = ("the BMF allocation at the end of progressive filling on resource
 LEVEL_STEPS = 100_000  # deterministic cap on level steps (each is also a solver call of the budget)
 
 
-def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None, method="enumerate") -> Allocation:
+def allocate(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=DEFAULT_MAX_CHECKS,
+             method="enumerate") -> Allocation:
     """The leximin-maximal BMF allocation (rule in the module docstring), exactly, under the budget
     (`timeout` seconds, `max_checks` solver calls: module docstring).
 
@@ -648,7 +653,7 @@ class BMFUniqueness:
     reason: str = ""
 
 
-def uniqueness(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=None) -> BMFUniqueness:
+def uniqueness(instance: Instance, timeout=DEFAULT_TIMEOUT, max_checks=DEFAULT_MAX_CHECKS) -> BMFUniqueness:
     """Is the BMF set a single point? Exact, by LPs over every feasible mapping polytope P_σ.
 
     With p the first point found, P_σ ⊆ {p} iff max c·φ over P_σ is attained only at p for the
@@ -728,8 +733,8 @@ MECHANISM = register(
         allocate=allocate,
         spec=spec,
         options={
-            "timeout": f"seconds of wall-clock time for the whole call (outer stop; default {DEFAULT_TIMEOUT:g})",
-            "max_checks": "solver calls (z3 checks + LPs) allowed: a deterministic budget (default unlimited)",
+            "timeout": f"seconds of wall-clock time for the whole call (a safety net; default {DEFAULT_TIMEOUT:g})",
+            "max_checks": f"solver calls (z3 checks + LPs) allowed: the counted budget (default {DEFAULT_MAX_CHECKS})",
             "method": ("enumerate (default: the leximin-maximal BMF allocation, exponential in users)"
                        " | levels (progressive filling on resource levels, polynomial, exact and re-checked;"
                        " not proved leximin)"),

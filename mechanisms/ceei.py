@@ -68,7 +68,7 @@ from fractions import Fraction
 import z3
 
 from fairlab.core.domain import Domain
-from fairlab.core.errors import ExactTimeout, InputError, OptionError
+from fairlab.core.errors import ExactBudgetSpent, ExactTimeout, InputError, OptionError
 from fairlab.core.exact import format_exact, remaining, short_text, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.mechanisms._ceei_exact import SLOW_ALGEBRAIC_CLASSES, kkt_constraints
@@ -144,7 +144,12 @@ def allocate(instance: Instance, **options) -> Allocation:
     if method == "exact" or (method == "auto" and len(classes) <= AUTO_EXACT_CLASSES):
         # auto decides before building an irrational optimum it would not keep (see _exact)
         limit = None if method == "exact" else SLOW_ALGEBRAIC_CLASSES
-        result = _exact(instance, weights, classes, timeout, algebraic_limit=limit)
+        try:
+            result = _exact(instance, weights, classes, timeout, algebraic_limit=limit)
+        except ExactBudgetSpent as exc:  # counted: auto falls back to float, exact says so
+            if method == "exact":
+                raise
+            result = f"{exc}; fell back to the float path"
         if isinstance(result, str):  # auto declined an irrational optimum: the reason
             notes.append(result)
         elif result is not None:

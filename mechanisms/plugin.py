@@ -40,7 +40,8 @@ properties' status ``error``, shrunk, with the plug-in's file:line), not the end
 the file or the function is a failure like any other; ``KeyboardInterrupt`` still interrupts.
 
 A plug-in is arbitrary code, so it may never return. Its allocation calls run in a worker process
-of its own (forked once per plug-in and kept for later calls; a fresh one after a failure), so
+of its own (started once per plug-in and kept for later calls, a fresh one after a failure; a
+child of the lab's fork server that imports the plug-in's file again, `fairlab.core.processes`), so
 any loop, even one in C code, can be stopped: inside `time_limit(seconds)` (the CLI verbs'
 ``--time-limit``) a call that has not returned when the limit runs out is killed and raises
 `PluginTimeout` ("did not return within 3 s"). Importing the file and calling its ``spec`` run
@@ -58,10 +59,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import importlib.util
-import os
-import signal
 import sys
 import time
 import weakref
@@ -69,6 +67,7 @@ from pathlib import Path
 
 import z3
 
+from fairlab.core import processes
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.errors import InputError, PluginBadAnswer, PluginCrash, PluginError
 from fairlab.core.instance import SETTINGS, Instance
@@ -80,14 +79,22 @@ from fairlab.mechanisms._plugin_limits import (  # noqa: F401  (re-exported: the
     _Alarm,
     _guard,
     _timeout,
+    starting,
     time_limit,
 )
 from fairlab.mechanisms._plugin_worker import (  # noqa: F401  (re-exported, as above)
+    _MAIN_HINT,
+    FAILED,
+    IMPORTED,
+    STARTUP_SECONDS,
+    Recipe,
     _decode,
     _describe,
     _run,
     _Worker,
+    module_name,
     paired,
+    probe_child,
     tasks_of,
 )
 from fairlab.mechanisms.base import (
@@ -124,14 +131,13 @@ def load(name: str) -> Mechanism:
     key = (str(resolved), resolved.stat().st_mtime, function)
     if key in _CACHE:
         return _CACHE[key]
-    with _guard(name):
-        module = _import(resolved, name)
+    module = _import(resolved, name)
     fn = getattr(module, function, None)
     if fn is None:
         raise InputError(f"mechanism {name!r}: {str(path)!r} defines no function {function!r}")
     if not callable(fn):
         raise InputError(f"mechanism {name!r}: {function!r} in {str(path)!r} is not callable")
-    worker = _Worker(name, fn, resolved)
+    worker = _Worker(name, fn, resolved, Recipe(str(resolved), function))
     mechanism = _wrap(fn, name, f"plug-in {function} from {path.name}", str(path), module.__name__, worker.call)
     mechanism.allocate.worker = worker  # type: ignore[attr-defined]  # the worker lives as long as its mechanism
     _CACHE[key] = mechanism
@@ -140,10 +146,9 @@ def load(name: str) -> Mechanism:
 
 def import_file(path: Path, name: str, kind: str = "mechanism"):
     """Import the plug-in file `path` for the plug-in `name` (a `kind`: "mechanism", "property"),
-    as `load` does: a probe import in a forked child first, within the active time limit, prints
+    as `load` does: a probe import in a child process first, within the active time limit, prints
     to stderr, any failure a one-line `PluginError` naming the plug-in and its own frames."""
-    with _guard(name, kind):
-        return _import(path.resolve(), name, kind)
+    return _import(path.resolve(), name, kind)
 
 
 def from_callable(fn, name: str | None = None, source: str = "") -> Mechanism:
@@ -280,26 +285,27 @@ def _wrap(fn, name: str, fallback_summary: str, source: str, module: str, call) 
 
 def _import(path: Path, name: str, kind: str = "mechanism"):
     """Import the plug-in file `path` (a fresh module named after its path; its prints go to stderr),
-    after a probe import in a forked child; a failure is one line naming the `kind` and `name`."""
+    after a probe import in a child process, stopped at the active time limit (`_guard`); a failure
+    is one line naming the `kind` and `name`."""
     _probe_import(path, name, kind)
-    module_name = "fairlab_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = module_name(path)
+    spec = importlib.util.spec_from_file_location(module, path)
     if spec is None or spec.loader is None:
         raise InputError(f"{kind} {name!r}: cannot load {str(path)!r} as a Python file")
-    module = importlib.util.module_from_spec(spec)
+    loaded = importlib.util.module_from_spec(spec)
     before = set(sys.modules)
     try:
-        sys.modules[module_name] = module
-        with contextlib.redirect_stdout(sys.stderr):  # stdout carries results only
-            spec.loader.exec_module(module)
+        sys.modules[module] = loaded
+        with _guard(name, kind), contextlib.redirect_stdout(sys.stderr):  # stdout carries results only
+            spec.loader.exec_module(loaded)
     except _Alarm:
-        sys.modules.pop(module_name, None)
+        sys.modules.pop(module, None)
         raise
     except (Exception, SystemExit) as exc:  # a researcher's file: report any failure on one line
-        sys.modules.pop(module_name, None)
+        sys.modules.pop(module, None)
         raise PluginError(f"{kind} {name!r}: importing {str(path)!r} failed: {_describe(exc)}") from None
-    plugin_files.record_import(path, module, before)
-    return module
+    plugin_files.record_import(path, loaded, before)
+    return loaded
 
 
 def loaded_files(name: str) -> dict[str, str]:
@@ -329,48 +335,53 @@ def changed_files(recorded: dict[str, str]) -> list[str]:
     return [file for file, digest in recorded.items() if now.get(file) != digest]
 
 
-_IMPORTED, _FAILED = 97, 98  # exit codes of the import probe
-
-
 def _probe_import(path: Path, name: str, kind: str = "mechanism") -> None:
-    """Import the file once in a forked child first: an import that ends the process (``os._exit``,
-    a crash, a signal) would otherwise end the lab silently. Within the active time limit."""
-    if not hasattr(os, "fork"):
-        return
+    """Import the file once in a child process first (`fairlab.core.processes`): an import that
+    ends the process (``os._exit``, a crash, a signal) would otherwise end the lab silently.
+    Within the active time limit; the time the child took to start (a fork server starting on a
+    loaded machine) is not the plug-in's: the limits are moved by as much (`starting`)."""
     limit = _active()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: import quietly, report by exit code only
-        code = _FAILED
+    ctx = processes.context()
+    reader, writer = ctx.Pipe(duplex=False)
+    probe = ctx.Process(target=probe_child, args=(str(path), writer), daemon=True, name=f"fairlab probe {name}")
+    with starting():  # starting the process is not the import's time
         try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-            spec = importlib.util.spec_from_file_location("fairlab_plugin_probe", path)
-            if spec is None or spec.loader is None:
-                raise ImportError(path)
-            spec.loader.exec_module(importlib.util.module_from_spec(spec))
-            code = _IMPORTED
-        except BaseException:
-            code = _FAILED
+            probe.start()
+        except Exception as exc:
+            raise PluginError(f"{kind} {name!r}: the process importing {str(path)!r} first did not start: "
+                              f"{_describe(exc)}{_MAIN_HINT}") from None
         finally:
-            os._exit(code)
+            writer.close()
+        try:
+            started = reader.poll(STARTUP_SECONDS) and reader.recv() == ("ready",)
+        except (EOFError, OSError):
+            started = False
+        finally:
+            reader.close()
+    if not started:
+        probe.kill()
+        probe.join()
+        raise PluginError(f"{kind} {name!r}: the process importing {str(path)!r} first did not start "
+                          f"(exit code {probe.exitcode}){_MAIN_HINT}")
+    deadline = None if limit is None else limit.deadline
     try:
         while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
+            probe.join(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
+            if probe.exitcode is not None:
                 break
-            if limit is not None and time.monotonic() >= limit.deadline:
+            if deadline is not None and time.monotonic() >= deadline:
+                assert limit is not None
                 raise _timeout(name, limit, counted=False, kind=kind)
-            time.sleep(0.005)
     except BaseException:  # the limit, or the import guard's alarm: the probe must not outlive us
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        probe.kill()
+        probe.join()
         raise
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) in (_IMPORTED, _FAILED):
+    code = probe.exitcode
+    if code in (IMPORTED, FAILED):
         return  # a failure is reported by the real import with its message
-    how = (f"exit code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status)
-           else f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"status {status}")
+    how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
     raise PluginError(f"{kind} {name!r}: importing {str(path)!r} ended the process ({how})")
 
 

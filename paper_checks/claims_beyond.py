@@ -65,7 +65,7 @@ def _one_truthful(witness) -> bool:
 def _prove(mechanism: str, n: int, m: int, domain: str) -> str:
     from fairlab.search.proof import prove
 
-    return prove(mechanisms.get(mechanism), "gsp", n, m, time_limit=120, domain=domain).status.value
+    return prove(mechanisms.get(mechanism), "gsp", n, m, domain=domain).status.value
 
 
 #: the DRFH check's search budget: seeded instances and coalition over-reports on each

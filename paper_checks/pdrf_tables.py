@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from fairlab.core import processes
 from fairlab.core.errors import InputError
 from fairlab.mechanisms._drf_loop import fast_loop
 from fairlab.mechanisms._pdrf_kernel import pdrf_counts
@@ -122,7 +123,7 @@ def compute(configs: list[Config], jobs: int = 1, advance: Callable[[int], None]
     if jobs <= 1 or len(work) <= 1:
         done = map(_chunk, work)
     else:
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)))
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=processes.context())
         done = pool.map(_chunk, work)
     try:
         for demands, stats in done:

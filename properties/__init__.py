@@ -100,8 +100,8 @@ def _check(mechanism: MechanismLike, property: str, instance: InstanceLike, **bu
             b = parse_budget(budget)
             b.started = started
             return verdict(prop.name, resolve_mechanism(mechanism), "unknown", b,
-                           f"stopped by the time limit while the mechanism was running ({exc}); no verdict",
-                           stopped="time")
+                           f"stopped by the wall-clock safety net while the mechanism was running ({exc}); "
+                           "no verdict", stopped="time")
 
 
 def check_all(mechanism: MechanismLike, instance: InstanceLike, **budget: Any) -> list[Result]:
@@ -128,7 +128,8 @@ def reverify(result: Result, mechanism: MechanismLike, instance: Instance, optio
     except plugin.PluginTimeout as exc:
         if not exc.returned_before:
             raise
-        ok, why = False, f"stopped by the time limit while re-verifying the violation ({exc}); not printed"
+        ok, why = False, (f"stopped by the wall-clock safety net while re-verifying the violation ({exc}); "
+                          "not printed")
         extra = {"stopped": "time"}
     if ok:
         return result

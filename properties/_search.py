@@ -4,8 +4,9 @@ Every candidate deviation is evaluated by a fresh, exact mechanism run, so a vio
 the numeric search is exact; a z3 model is re-run the same way before it counts. Verdicts:
 ``violated`` (witness verified), ``holds`` only when z3 proves the encoding unsat, ``none-found``
 when the candidates ran out or the evaluation budget did, ``unknown`` when nothing could be
-evaluated or the wall-clock outer stop fired first (``"stopped": "time"`` in the budget record).
-The budget that decides is a count (evaluations), a seed and z3's rlimit: the same on any machine.
+evaluated or the wall-clock safety net fired first (``unknown (wall-clock safety net)``,
+``"stopped": "time"`` in the budget record). The budget that decides is a count (evaluations), a
+seed and z3's rlimit: the same on any machine.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def search(
     """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones.
 
     Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
-    by ``budget.rlimit``; the wall clock only stops the search (verdict `unknown`, ``stopped: time``).
+    by ``budget.rlimit``; the wall-clock safety net only stops the search (verdict `unknown`, ``stopped: time``).
     `ahead(candidates)`, if given, hears of the next candidates before they are evaluated (chunks
     of 4, 8, ... 64, never more than the evaluations left): a plug-in's worker then runs them in
     one round trip (`fairlab.properties.base.send_ahead`); the candidates and their order are the same."""
@@ -113,8 +114,8 @@ def search(
     if stopped == "time":
         return verdict(
             name, mech, "unknown", budget,
-            f"stopped by the time limit ({budget.time_limit:g} s) after {tried} candidate {what}s "
-            f"(z3: {z3_status}); no verdict",
+            f"stopped by the wall-clock safety net ({budget.time_limit:g} s) after {tried} candidate {what}s "
+            f"(z3: {z3_status}), before the counted budget was spent; no verdict",
             **z3(candidates=tried, z3=z3_status, stopped="time"),
         )
     if tried == 0:

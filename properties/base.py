@@ -3,8 +3,8 @@
 The properties themselves are `fairlab.properties.property.Property` objects (one rule each, see
 there). This module holds what their checks share:
 
-* `Budget` / `parse_budget`: what a check may spend (deterministic: evaluations, seed, rlimit;
-  the time limit only an outer stop);
+* `Budget` / `parse_budget`: what a check may spend (counted: evaluations, seed, rlimit; the
+  time limit only a wall-clock safety net, far above what the counted budget costs);
 * `run`: the ONE place properties obtain a mechanism's allocation — exact only;
 * `Violation`: a claimed violation that `verify()` recomputes from scratch (the property's
   ``confirm``: a fresh mechanism run, exact arithmetic);
@@ -13,8 +13,9 @@ there). This module holds what their checks share:
 
 Statuses: ``violated`` (with a witness that passed `verify`), ``holds`` (proved for this
 instance: exact check of the allocation, an exhaustive finite search, or z3 unsat),
-``none-found`` (a search within the stated budget found nothing), ``unknown`` (time out or the
-solver gave up; never reported as holds).
+``none-found`` (a search within the stated budget found nothing), ``unknown`` (the counted budget
+ran out, the solver gave up, or the wall-clock safety net stopped the work — said apart, with
+``"stopped": "time"``; never reported as holds).
 
 Set-valued mechanisms (BMF) are checked on the allocation their allocator selects.
 
@@ -41,12 +42,12 @@ import z3
 
 from fairlab import mechanisms
 from fairlab.core import exact
-from fairlab.core.errors import ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
+from fairlab.core.errors import ExactBudgetSpent, ExactTimeout, InexactAllocation, InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic, Exact, format_exact, to_fraction
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import isolated_solver
 from fairlab.core.results import Result, Status, to_dict
-from fairlab.core.solving import DEFAULT_RLIMIT, SolverBudget
+from fairlab.core.solving import SolverBudget
 from fairlab.core.solving import check as solver_check
 from fairlab.mechanisms import plugin
 from fairlab.mechanisms.base import Constraint, Mechanism, check_feasible
@@ -57,25 +58,36 @@ VERDICTS = ("violated", "holds", "none-found", "unknown")
 #: name -> `fairlab.properties.property.Property`, filled by `fairlab.properties.property.register`
 REGISTRY: dict = {}
 
+#: z3 resource units per solver check of a property check (the sp / rm / pm deviation search's z3
+#: step): counted, so the same instance gets the same answer on any machine. Measured on a 2-core
+#: machine shared by eight busy processes: 10 million units take 30-40 s (3x3 resource monotonicity
+#: of DRF), 1-3 s idle; a 3x3 rm question that z3 decides needs 0.1-4 million
+CHECK_RLIMIT = 10_000_000
+#: the wall-clock safety net of a check (seconds): far above what its counted budget costs (300
+#: evaluations and one z3 step of CHECK_RLIMIT units), so it stops only work that is not counted (a
+#: z3 step that does not charge its resource limit, a hanging plug-in); a check it stops is
+#: ``unknown (wall-clock safety net)``, with ``"stopped": "time"``
+CHECK_SAFETY_NET = 600.0
+
 DEFAULT_BUDGET: dict[str, Any] = {
-    "time_limit": 30.0, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True, "rlimit": None,
+    "time_limit": CHECK_SAFETY_NET, "evaluations": 300, "seed": 0, "options": {}, "symbolic": True, "rlimit": None,
 }
 
 
 # --------------------------------------------------------------------------- budgets
 @dataclass
 class Budget:
-    """What a check may spend. The deciding budget is deterministic: `evaluations` (mechanism runs
-    of a deviation search), `seed` (its random candidates) and `rlimit` (z3 resource units per
-    solver check); `time_limit` (seconds) is only the outer stop, and a check it cuts short is
-    `unknown` with ``"stopped": "time"`` in its budget record, never a verdict."""
+    """What a check may spend. The deciding budget is counted: `evaluations` (mechanism runs of a
+    deviation search), `seed` (its random candidates) and `rlimit` (z3 resource units per solver
+    check); `time_limit` (seconds) is only the wall-clock safety net, and a check it cuts short is
+    ``unknown (wall-clock safety net)`` with ``"stopped": "time"`` in its budget record, never a verdict."""
 
     time_limit: float
     evaluations: int
     seed: int
     options: dict
     symbolic: bool
-    rlimit: int = DEFAULT_RLIMIT
+    rlimit: int = CHECK_RLIMIT
     started: float = field(default_factory=time.monotonic)
     used_evaluations: int = 0
 
@@ -110,8 +122,8 @@ class Budget:
 
 
 def parse_budget(budget: Mapping[str, Any]) -> Budget:
-    """Validate `**budget` keywords: time_limit (s > 0), evaluations (int >= 1), seed, options,
-    symbolic, rlimit (z3 resource units per check, int >= 1; default `fairlab.core.solving.DEFAULT_RLIMIT`)."""
+    """Validate `**budget` keywords: time_limit (s > 0, the safety net), evaluations (int >= 1), seed,
+    options, symbolic, rlimit (z3 resource units per check, int >= 1; default `CHECK_RLIMIT`)."""
     unknown = [k for k in budget if k not in DEFAULT_BUDGET]
     if unknown:
         raise InputError(f"budget {unknown[0]!r}: unknown (known: {', '.join(DEFAULT_BUDGET)})")
@@ -128,7 +140,7 @@ def parse_budget(budget: Mapping[str, Any]) -> Budget:
     options = merged["options"]
     if not isinstance(options, Mapping):
         raise InputError(f"options: expected a mapping of mechanism options, got {options!r}")
-    rlimit = DEFAULT_RLIMIT if merged["rlimit"] is None else merged["rlimit"]
+    rlimit = CHECK_RLIMIT if merged["rlimit"] is None else merged["rlimit"]
     if isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1:
         raise InputError(f"rlimit: expected a positive integer (z3 resource units), got {rlimit!r}")
     return Budget(float(limit), evals, seed, dict(options), bool(merged["symbolic"]), rlimit)
@@ -327,10 +339,11 @@ def _exact_allocation(mechanism: Mechanism, instance: Instance, options: Mapping
         raise InexactAllocation(f"{what}; no time was left to compute the exact one")
     try:
         allocation = mechanism(instance, **mechanism.exact_options(dict(options), seconds))
-    except ExactTimeout:
+    except ExactTimeout as exc:
         raise InexactAllocation(
-            f"{what}; the exact one did not finish within the {seconds:.3g} s left of the time limit"
-        ) from None
+            f"{what}; the exact one did not finish within the {seconds:.3g} s left of the time limit "
+            "(the wall-clock safety net)"
+        ) from exc
     if not allocation.is_exact():
         raise InexactAllocation(f"{what}; asked for the exact one, it answered approximately again")
     return allocation
@@ -469,7 +482,11 @@ def exact_verdicts(name: str, check: Callable[..., Result]) -> Callable[..., Res
                 return check(mechanism, instance, **budget)
         except (InexactAllocation, ExactTimeout) as exc:
             reason = str(exc)
-        return verdict(name, resolve_mechanism(mechanism), "unknown", b, f"not decided: {reason}")
+            # exact work the time limit cut short: the wall-clock safety net, said apart
+            timed = any(isinstance(e, ExactTimeout) and not isinstance(e, ExactBudgetSpent)
+                        for e in (exc, exc.__cause__)) or b.time_up()
+        return verdict(name, resolve_mechanism(mechanism), "unknown", b, f"not decided: {reason}",
+                       **({"stopped": "time"} if timed else {}))
 
     checked.exact_verdicts = True  # type: ignore[attr-defined]  # the mark read above: wrap once
     return checked

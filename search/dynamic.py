@@ -43,6 +43,7 @@ from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import Mechanism
+from fairlab.search.budgets import PROVE_SAFETY_NET, SEARCH_TIME_LIMIT
 from fairlab.search.shrink import shrink as greedy_shrink
 
 RANDOM_ORDERS = 6
@@ -188,7 +189,7 @@ def shrink(mechanism, prop, found: Result, options, seed, deadline, trials=SHRIN
 
 
 # --------------------------------------------------------------------------- search
-def search(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float = 120.0, seed: int = 0,
+def search(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float = SEARCH_TIME_LIMIT, seed: int = 0,
            options: dict | None = None, candidates: int = 500, rlimit: int | None = None, progress=None,
            domain: Domain = ALL) -> Result:
     """See the module docstring. A ``search`` `Result`. `domain`: positive demands raise the
@@ -275,7 +276,8 @@ def _size(n: int, m: int) -> None:
 
 
 # --------------------------------------------------------------------------- prove
-def prove(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float = 60.0, options: dict | None = None,
+def prove(mechanism: Mechanism, prop: str, n: int, m: int, *, time_limit: float = PROVE_SAFETY_NET,
+          options: dict | None = None,
           rlimit: int | None = None, attempts: int | None = None) -> Result:
     """See the module docstring. A ``proof`` `Result`."""
     options = dict(options or {})

@@ -102,6 +102,8 @@ def summary(result: Result) -> str:
     if result.status == "error":
         return f"error (the mechanism raised or answered wrongly): {result.explanation}"
     if result.status == "unknown":
+        if result.stopped_by_safety_net():
+            return f"{result.label()}: {result.explanation}"
         return f"unknown ({result.explanation})"
     tally = {key: sum((result.details.get(key) or {}).values())
              for key in ("evaluated", "declined", "undecided", "searched")}

@@ -90,9 +90,10 @@ def hunt(
     An engine may answer a pull with `WORKING` (a slice of counted work done, no answer yet): its
     turn ends there, so an expensive engine never starves a cheap one, and the schedule depends on
     counted work only (deterministic). When the candidates are spent, a question under way is
-    still finished (its `Unsat` is still heard; a model it gives is not evaluated); the time limit
-    stopping that question leaves the verdict to the candidates, all evaluated (not ``unknown``:
-    only a candidate left undone makes the time limit's ``unknown``).
+    still finished (its `Unsat` is still heard; a model it gives is not evaluated); the wall-clock
+    safety net stopping that question makes the result ``unknown`` (the question's unsat could have
+    said holds: the clock must not choose between holds and none-found), as does a candidate left
+    undone.
 
     `classify(instance)` -> ("violated", hit with ``.witness`` and ``.explanation``) |
     ("evaluated", _) | ("declined", message) | ("undecided", why) | ("stopped", why) |
@@ -115,7 +116,6 @@ def hunt(
     live = list(engines)
     taken = 0
     stopped = None
-    cut = False  # the time limit stopped a candidate's own check: a candidate of the budget left undecided
     crashed = {name: 0 for name in engines}  # candidates the mechanism raised on
     first_crash: tuple[str, Instance, PluginCrash] | None = None  # (engine, instance, exception)
     pending: set = set()  # engines in the middle of a question (their last pull was WORKING)
@@ -199,19 +199,15 @@ def hunt(
                     if first_crash is None:
                         first_crash = (name, item, payload)
                 else:  # "stopped": the outer time limit fired inside the check
-                    stopped, cut = "time", True
+                    stopped = "time"
                     if payload != "time":
                         notes.append(f"candidate {taken} ({name}): {payload}")
                 if progress:
                     progress(name, taken)
     done = sum(evaluated.values())
-    if stopped and taken >= candidates and not cut:
-        # every candidate of the budget was taken and decided: the stop cut only a question still under
-        # way, whose model would not be evaluated (only its unsat could have said holds). Work left undone
-        # makes a verdict unknown, not the clock alone: the verdict is the candidates'
-        notes.append("the time limit stopped a z3 question still under way after the last candidate (it could "
-                     "only have proved holds)")
-        stopped = None
+    # (every candidate of the budget taken and decided, but the safety net cut a z3 question still under
+    # way: its unsat could have said holds, so the clock would decide between holds and none-found; the
+    # result stays unknown (wall-clock safety net), said apart from a verdict)
     why_end = ("every engine exhausted its space" if not live and stopped is None
                else f"candidate budget spent ({taken} of {candidates})" if stopped is None else None)
     if why_end:
@@ -223,10 +219,17 @@ def hunt(
         return result(Status.ERROR, engine=engine, instance=instance, stopped=stopped,
                       explanation=f"{exc} (it raised on {sum(crashed.values())} of {taken} candidates{answered}"
                                   f"{stop})", **crash_fields(exc))
+    if stopped and taken >= candidates:
+        notes.append("the wall-clock safety net stopped a z3 question still under way after the last candidate")
+        return result(Status.UNKNOWN, stopped="time",
+                      explanation=f"time: stopped by the wall-clock safety net after all {candidates} candidates "
+                                  f"({done} evaluated, none violates) while a z3 question was still under way (its "
+                                  "unsat would have proved holds): no verdict; raise the time limit")
     if stopped:
         return result(Status.UNKNOWN, stopped="time",
-                      explanation=f"time: stopped by the time limit after {taken} of {candidates} candidates "
-                                  f"({done} evaluated): no verdict; raise the time limit or lower the candidates")
+                      explanation=f"time: stopped by the wall-clock safety net after {taken} of {candidates} "
+                                  f"candidates ({done} evaluated), before the counted budget was spent: no verdict; "
+                                  "raise the time limit")
     if done:
         return result(Status.NONE_FOUND, explanation=f"no violation among the {candidate_words(done, searched)}")
     if sum(declined.values()) and not sum(undecided.values()):

@@ -62,12 +62,13 @@ from fairlab.search import space
 PROPERTIES = tuple(p for p in fairlab_properties.names()
                    if fairlab_properties.get(p).compares == ALLOCATION or p in ("rm", "sp", "pm"))
 
-#: z3's time per query (the outer stop of one family's question)
 #: z3 resource units per query: the budget that decides (same family, same answer on any machine);
-#: the families of the sources need well under 1 % of it (measured: `fairlab rediscover`)
-RLIMIT = 50_000_000
-#: seconds per query: only an outer stop (a query it cuts is `unknown`, which makes the search `unknown`)
-QUERY_SECONDS = 10.0
+#: the families of the sources need well under 5 % of it (measured: `fairlab rediscover`)
+RLIMIT = 10_000_000
+#: seconds per query: only a wall-clock safety net, far above what RLIMIT units cost (up to ~40 s on
+#: a 2-core machine shared by eight busy processes); a query it cuts is `unknown`, which makes the
+#: search ``unknown (wall-clock safety net)``
+QUERY_SECONDS = 300.0
 
 
 @dataclass(frozen=True)
@@ -358,7 +359,7 @@ GENERATORS: dict[str, Callable[..., Iterator[Family]]] = {
 def search(
     properties: Sequence[str],
     indivisible: bool = False,
-    time_limit: float = 30.0,
+    time_limit: float = 600.0,
     families: Iterator[Family] | None = None,
     progress=None,
     domain: Domain | str | None = None,

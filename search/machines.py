@@ -41,7 +41,15 @@ from fairlab.core.instance import Instance
 from fairlab.core.results import Result, Status
 from fairlab.properties._machines import model_record
 from fairlab.properties.base import Violation
-from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, DEFAULT_CANDIDATES, SHRINK_TRIALS, WEIGHTS
+from fairlab.search.budgets import (
+    CHECK_EVALUATIONS,
+    CHECK_RLIMIT,
+    DEFAULT_CANDIDATES,
+    PROVE_SAFETY_NET,
+    SEARCH_TIME_LIMIT,
+    SHRINK_TRIALS,
+    WEIGHTS,
+)
 from fairlab.search.engines import Drawn, candidate_check, hunt
 from fairlab.search.shrink import shrink as greedy_shrink
 
@@ -198,7 +206,7 @@ def shrink_violation(classify, instance: Instance, verdict, trials: int, deadlin
 
 
 # --------------------------------------------------------------------------- search
-def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 120.0, seed: int = 0,
+def search(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = SEARCH_TIME_LIMIT, seed: int = 0,
            options=None, candidates: int = DEFAULT_CANDIDATES, rlimit=None, progress=None,
            check_evaluations: int = CHECK_EVALUATIONS, shrink_trials: int = SHRINK_TRIALS,
            domain: Domain = ALL) -> Result:
@@ -253,7 +261,8 @@ def prove_grid(n: int, m: int) -> Iterator[Instance]:
         yield from grid_for(n, m, count, PROVE_DEMANDS, PROVE_CAPACITIES)
 
 
-def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = 60.0, options=None, rlimit=None,
+def prove(mechanism, prop: str, n: int = 2, m: int = 2, *, time_limit: float = PROVE_SAFETY_NET, options=None,
+          rlimit=None,
           attempts=None, check_evaluations: int = CHECK_EVALUATIONS) -> Result:
     """Check every instance of the finite grid; ``refuted`` (verified) or ``none-found`` (NOT proved)."""
     options = dict(options or {})

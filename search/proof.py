@@ -81,12 +81,13 @@ from fairlab.core.exact import to_fraction, z3_value
 from fairlab.core.instance import Instance
 from fairlab.core.isolated import Isolated, global_params
 from fairlab.core.results import Result, Status, to_dict
-from fairlab.core.solving import SolverBudget, new_solver
+from fairlab.core.solving import SolverBudget, new_solver, safety_seconds
 from fairlab.core.solving import check as z3_check
 from fairlab.mechanisms import conformance
 from fairlab.mechanisms.base import Constraint, Mechanism, SymbolicInstance
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Violation
+from fairlab.search.budgets import PROVE_SAFETY_NET
 from fairlab.search.proof_encoding import (  # noqa: F401  (re-exported: proof's public names)
     DRF_NORMALISED,
     PER_USER,
@@ -115,6 +116,11 @@ from fairlab.search.verify import confirm_violation
 DEFAULT_RLIMIT = 10_000_000
 #: attempts of the proof query (seeds 0, 1, …): 4 attempts spend at most 15 · DEFAULT_RLIMIT.
 DEFAULT_ATTEMPTS = 4
+# PROVE_SAFETY_NET (`fairlab.search.budgets`): a proof's wall-clock safety net. Each attempt may run
+# at least as long as its counted budget takes at the slowest rate seen
+# (`fairlab.core.solving.safety_seconds`: 40 s for 10 million units), so an attempt that spends its
+# resource limit always gets to; only work z3 does not charge to the limit (see Z3_PARAM_VARIANTS)
+# is cut by the clock, and the next attempt goes on.
 #: z3 global parameters of every proof query. nlsat's levelwise projection (z3 5's default)
 #: computes resultants in big integers without charging the resource limit: measured, the first
 #: attempt of `prove drf sp -n 3 -m 3` ran for minutes on 2 million units with it and is proved
@@ -137,7 +143,7 @@ class ProveBudget:
 
     rlimit: int = DEFAULT_RLIMIT
     attempts: int = DEFAULT_ATTEMPTS
-    seconds: float = 60.0
+    seconds: float = PROVE_SAFETY_NET
     conformance_samples: int = 8
     conformance_seed: int = 0
     conformance_rlimit: int = 20_000_000
@@ -235,8 +241,8 @@ def _unknown(out: dict, reason: str, gate: str | None = None, state: str = "unkn
 
 
 def _time_reason(where: str, budget: ProveBudget) -> str:
-    return (f"time: the wall-clock stop ({budget.seconds:g} s) fired during {where} before z3's resource limit "
-            f"(the machine is slow or loaded; raise --time-limit)")
+    return (f"time: the wall-clock safety net ({budget.seconds:g} s) fired during {where} before z3's resource "
+            f"limit (z3 did work it does not charge to the limit, or the machine is overloaded; raise --time-limit)")
 
 
 def satisfiable(encoded: Encoded, strategy: str, budget: ProveBudget, deadline: float, queries: list[dict]) -> Query:
@@ -372,7 +378,7 @@ def conformance_gate(mech: Mechanism, n: int, m: int, options: dict, budget: Pro
 GATES = ("conformance", "satisfiable", "core-uses-property", "positive-control")
 
 
-def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0,
+def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = PROVE_SAFETY_NET,
                   options: dict | None = None, positive_demands: bool = False, rlimit: int | None = None,
                   attempts: int | None = None, budget: ProveBudget | None = None,
                   strategies: list[str] | None = None, weights: str = "none", caps=False,
@@ -483,10 +489,12 @@ def prove_encoded(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: f
                 continue
             if name not in encoded:
                 encoded[name] = STRATEGIES[name](mechanism, prop, n, m, options, positive_demands, **space)
-            # each attempt may use its share of the clock that is left, so one stalled setting
-            # cannot starve the others (a stop by the share alone is not final)
+            # each attempt may use its share of the clock that is left, so one setting stalled in work
+            # z3 does not charge to its resource limit cannot starve the others (a stop by the share
+            # alone is not final) — but never less than its counted budget takes at the slowest rate
+            # seen: an attempt that spends its rlimit is always let to, whatever the machine's load
             now = time.monotonic()
-            share = now + (deadline - now) / ((len(schedule) - k) * len(names) - j)
+            share = now + max((deadline - now) / ((len(schedule) - k) * len(names) - j), safety_seconds(limit))
             results.append(decide(encoded[name], name, prop, seed, limit, budget, deadline, queries,
                                   params=budget.params_for(k), attempt_deadline=share))
             if results[-1]["verdict"] == "refuted" and encoded[name].relaxed:
@@ -632,7 +640,7 @@ def confirm_refutation(mechanism: Mechanism, prop: str, instance: dict | None, w
         if explanation:
             return explanation, witness
     try:
-        verdict = properties.check(mechanism, prop, inst, options=options, time_limit=20)
+        verdict = properties.check(mechanism, prop, inst, options=options)  # its counted budget decides
     except (PluginError, OptionError):
         raise
     except InputError:  # the allocator declines the instance (e.g. weight vectors): nothing confirmed
@@ -744,7 +752,8 @@ def _widened_control(constraints, first: str, hypothesis, read_model, budget: Pr
 # --------------------------------------------------------------------------- the domain (entry point)
 # `prove_encoded` above is the encodings' prover; `prove` below is the entry point every caller uses
 
-def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = 60.0, options: dict | None = None,
+def prove(mechanism: Mechanism, prop: str, n: int, m: int, time_limit: float = PROVE_SAFETY_NET,
+          options: dict | None = None,
           positive_demands: bool = False, rlimit: int | None = None, attempts: int | None = None,
           budget: ProveBudget | None = None, strategies: list[str] | None = None, domain=None) -> Result:
     """`prove_encoded` on an instance domain (`fairlab.core.domain`; default ``all``, and

@@ -54,7 +54,10 @@ class Claim:
     options: dict = field(default_factory=dict)
     properties: tuple[str, ...] = ()
     indivisible: bool = False
-    time_limit: float = 20.0
+    #: the claim's wall-clock safety net (seconds): far above what its counted search costs (the
+    #: sources' counterexamples are found in seconds); a search it stops is
+    #: ``unknown (wall-clock safety net)``, never ``not-found``
+    time_limit: float = 600.0
     #: relative cost of one run (seconds measured side by side, `benchmarks/bench_rediscover.py`): the
     #: campaign starts the costliest claims first so that two workers end together (longest processing
     #: time first). Scheduling only: a claim's result never depends on it
@@ -142,6 +145,13 @@ def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Resu
                   details=details, **fields)
 
 
+def stopped(claim: Claim, seconds: float, notes: list, budget: dict | None = None, **fields) -> Result:
+    """The claim's search was stopped by the wall-clock safety net before its counted budget was spent:
+    ``unknown (wall-clock safety net)``, not a ``not-found`` (nothing was decided)."""
+    return _result(claim, Status.UNKNOWN, seconds, notes, budget={**(budget or {}), "stopped": "time"},
+                   **{"details": {"fixture": None}, **fields})
+
+
 def not_found(claim: Claim, seconds: float, notes: list) -> Result:
     """The claim's result when its search ended without a finding (`notes` say why)."""
     return _result(claim, Status.NOT_FOUND, seconds, notes, details={"fixture": None})
@@ -172,7 +182,9 @@ def run_claim(claim: Claim, seed: int = 0, time_limit: float | None = None,
         found = engines.search(mech, claim.property, claim.n, claim.m, engines=engines_used, time_limit=limit,
                                seed=seed, options=claim.options, progress=progress, domain=asked)
         seconds = time.monotonic() - start
-        if found.status != "violated":
+        if found.status == "unknown" and found.stopped_by_safety_net():
+            result = stopped(claim, seconds, found.details["notes"], dict(found.budget), domain=found.domain)
+        elif found.status != "violated":
             result = _result(claim, Status.NOT_FOUND, seconds, found.details["notes"], budget=found.budget,
                              domain=found.domain)
         else:
@@ -193,6 +205,9 @@ def _impossibility(claim: Claim, limit: float, start: float, progress: Callable 
     parts = _impossibility_parts(found)
     details = {"properties": list(claim.properties), "indivisible": claim.indivisible,
                "families_tried": parts["families_tried"]}
+    if parts["status"] == "unknown" and found.stopped_by_safety_net():
+        return stopped(claim, seconds, [f"stopped by the wall-clock safety net after {parts['families_tried']} "
+                                        "families"], dict(found.budget), details=details)
     if parts["status"] != "found":
         return _result(claim, Status.NOT_FOUND, seconds,
                        [f"{parts['status']} after {parts['families_tried']} families"], details=details)
@@ -264,6 +279,8 @@ def _nonunique(claim: Claim, seed: int, limit: float, start: float, progress: Ca
     # deterministic budget: a candidate count and z3's rlimit; the time limit only stops
     hit = engines.hunt(pool, classify, NONUNIQUE_CANDIDATES, weights={"grid": 500}, deadline=deadline,
                        progress=progress)
+    if hit.status == "unknown" and hit.stopped_by_safety_net():
+        return stopped(claim, time.monotonic() - start, notes + hit.details["notes"], dict(hit.budget))
     if hit.status != "violated":
         return _result(claim, Status.NOT_FOUND, time.monotonic() - start, notes + hit.details["notes"],
                        budget=hit.budget)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairlab.audit.reference import REFERENCE_MECHANISMS
+from fairlab.core.results import status_label
 from fairlab.core.stdio import printable
 
 
@@ -156,6 +157,8 @@ def _status_word(row: dict) -> str:
         return f"{status} at {len(inst['demands'])}×{len(inst['capacities'])}"
     if row.get("spec_proved_sizes"):
         return f"{status} (its spec proved at {len(row['spec_proved_sizes'])} sizes)"
+    if status == "unknown" and any(s.get("stopped") == "time" for s in row.get("sizes") or ()):
+        return status_label(status, {"stopped": "time"})  # unknown (wall-clock safety net)
     return status
 
 
@@ -167,7 +170,7 @@ def render(document: dict) -> str:
     lines = [f"# fairlab audit: {cell(mech)}", "",
              f"Sizes up to {document['users']} users × {document['resources']} resources "
              f"({len(document['sizes'])} sizes), seed {document['seed']}, {document['seconds']:.1f} s"
-             + (" — stopped by the time limit" if document["budget"].get("stopped") else "") + ".", "",
+             + (" — stopped by the wall-clock safety net" if document["budget"].get("stopped") else "") + ".", "",
              *([f"Instance domain: **{cell(document['domain']['name'])}**{cell(domain_words(document))}; reference "
                 f"columns on {cell(document['reference'].get('domain', 'all'))}.", ""]
                if document.get("domain") else []),

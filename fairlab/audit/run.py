@@ -201,7 +201,7 @@ def _verdict(mech: Mechanism, prop: _Property, budget: AuditBudget, options: dic
     open_rows = [r for r in rows if r["status"] not in decided]  # unknown, or a refutation left unconfirmed
     if open_rows:
         parts.append(f"undecided at {_summary_of_sizes([(r['users'], r['resources']) for r in open_rows])}"
-                     + (" (the audit's time limit)" if stopped else ""))
+                     + (" (the audit's wall-clock safety net)" if stopped else ""))
     # A size left undecided (the time limit, a budget) leaves the property undecided: a violation may
     # sit exactly there, so neither `proved` nor `none-found` may be claimed for the sizes asked.
     if open_rows or prop.refused:
@@ -349,11 +349,11 @@ def audit(mechanism: MechanismLike, users: int = 3, resources: int = 3, *, seed:
     target = writable_store(store) if store is not None else None
     mech = _resolve(mechanism, options, budget)
     chosen = list(properties_ or properties.names(mech.setting))
-    clock = _Clock(float(time_limit))
     state = {name: _Property(name) for name in chosen}
     plan = [(size, prop) for size in sizes for prop in state.values()]  # the units, in order
     # one allocation cache for the whole audit, shared by its properties (`properties.base.run`)
-    with plugin.time_limit(float(time_limit)), properties.base.allocation_cache():
+    with plugin.time_limit(float(time_limit)) as net, properties.base.allocation_cache():
+        clock = _Clock(float(time_limit), net)
         if executor is not None and isinstance(mechanism, str) and len(chosen) > 1:
             # each property in a process of its own (they are independent: the same verdicts)
             _run_cells(executor, mechanism, state, sizes, options, budget, clock, progress, target,

@@ -21,16 +21,24 @@ from fairlab.mechanisms.base import Mechanism
 from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
 from fairlab.search import engines, proof
-from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, SHRINK_TRIALS
+from fairlab.search.budgets import (
+    CHECK_EVALUATIONS,
+    CHECK_RLIMIT,
+    PROVE_SAFETY_NET,
+    SEARCH_TIME_LIMIT,
+    SHRINK_TRIALS,
+)
 from fairlab.search.findings import prepare_finding
 
 #: search candidates per size and property (the deterministic search budget of an audit)
 AUDIT_CANDIDATES = 100
-#: the whole audit's outer stop (seconds)
-AUDIT_TIME_LIMIT = 900.0
-#: outer stops of one proof and one search inside an audit (seconds; the audit's clock bounds both)
-PROOF_SECONDS = 60.0
-SEARCH_SECONDS = 120.0
+#: the whole audit's wall-clock safety net (seconds): far above what its counted budgets cost; what
+#: it cuts short is ``unknown (wall-clock safety net)``
+AUDIT_TIME_LIMIT = 7200.0
+#: the safety nets of one proof and one search inside an audit (seconds; the audit's net bounds both):
+#: those of `fairlab prove` and `fairlab search`
+PROOF_SECONDS = PROVE_SAFETY_NET
+SEARCH_SECONDS = SEARCH_TIME_LIMIT
 #: the largest audit size (exact search and proofs beyond it are out of reach)
 MAX_USERS, MAX_RESOURCES = 6, 6
 
@@ -166,13 +174,19 @@ class _Property:
 
 
 class _Clock:
-    def __init__(self, seconds: float):
+    """The audit's wall-clock safety net. With `net` (the audit's plug-in time limit), its deadline
+    is that limit's, which moves by the time the lab spends starting a plug-in's process (a fork
+    server starting on a loaded machine is neither the plug-in's time nor the audit's)."""
+
+    def __init__(self, seconds: float, net=None):
         self.start = time.monotonic()
         self.deadline = self.start + seconds
+        self.net = net
         self.stopped = False
 
     def left(self) -> float:
-        return self.deadline - time.monotonic()
+        deadline = self.deadline if self.net is None else self.net.deadline
+        return deadline - time.monotonic()
 
     def share(self, cap: float) -> float | None:
         """Seconds for the next step (at most `cap`), or None when the audit's time is up."""
@@ -304,7 +318,7 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
                 progress(f"{prop.name} at {size_text(size)}: proof")
             result = _prove(mech, prop.name, size, options, budget, clock)
             if result is None:
-                record.update(explanation="not reached: the audit's time limit", stopped="time")
+                record.update(explanation="not reached: the audit's wall-clock safety net", stopped="time")
                 return
             record.update(how="proof", status=result.status.value, explanation=printable(result.explanation),
                           scope=result.details.get("scope"))
@@ -332,7 +346,7 @@ def _audit_size(mech, prop: _Property, size: Size, options, budget, clock, progr
                         if progress else None)
         if found is None:
             if record["how"] is None:
-                record.update(explanation="not reached: the audit's time limit", stopped="time")
+                record.update(explanation="not reached: the audit's wall-clock safety net", stopped="time")
             return
         evaluated = sum(found.details.get("evaluated", {}).values())
         record.update(how="proof+search" if record["how"] else "search", candidates=evaluated)

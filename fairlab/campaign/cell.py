@@ -1,9 +1,11 @@
 """Running one cell: in a process of its own, under a hard time limit, JSON in and JSON out.
 
-`run_isolated(description, store)` forks a child that runs the cell (`execute`) and sends back its
+`run_isolated(description, store)` starts a child process (`fairlab.core.processes`: a fork
+server's child, never a fork of the worker) that runs the cell (`execute`) and sends back its
 outcome as JSON text; the parent waits the cell's time limit plus a grace period and kills the
-child if it is still running. Nothing but JSON crosses the process boundary (z3 objects do not
-pickle), so the same function serves a local process pool and a Dask worker.
+child, and everything it started, if it is still running. Nothing but JSON crosses the process
+boundary (z3 objects do not pickle), so the same function serves a local process pool and a Dask
+worker.
 
 An outcome is ``{"outcome": "done" | "error" | "timeout" | "crashed", "status": ..., "result":
 ..., "error": ..., "seconds": ...}``: ``done`` with the verb's JSON document (its ``status`` is the
@@ -18,24 +20,25 @@ cell again when one of them changed.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
-import select
 import signal
 import sys
 import time
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairlab import __version__, properties
 from fairlab.audit.run import audit
 from fairlab.campaign.spec import folder_digest
+from fairlab.core import processes
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
 from fairlab.core.lifetime import die_with_parent
 from fairlab.core.results import Result, provenance, to_dict
 from fairlab.core.stdio import output_to_stderr, printable
 from fairlab.counterexamples.store import file_sha256
+from fairlab.mechanisms import _plugin_limits as plugin_limits
 from fairlab.mechanisms import plugin
 from fairlab.search import catalogue, prove, rediscover, run_search
 from fairlab.search.proof import ProveBudget
@@ -188,7 +191,11 @@ def _answer(description: dict, store: str | None) -> dict:
     return outcome
 
 
-_LENGTH = 8  # bytes of the length prefix of the answer
+_READY = b"ready"  # what a cell's process sends first, once it has started
+_PAUSE, _RESUME = b"-", b"+"  # then around each start of a plug-in's process: its limit stops meanwhile
+#: seconds a cell's process may take to start (a fork server importing the lab on a loaded
+#: machine) before its own time limit starts to count
+STARTUP_SECONDS = 300.0
 _RUNNING: set[int] = set()  # the cells this process is waiting for (their process groups)
 _STOPPING: list[bool] = []  # set once the campaign is interrupted: this process starts no more cells
 
@@ -211,20 +218,18 @@ def kill_running_cell() -> None:
         _kill_cell(pid)
 
 
-def _child(fd: int, parent: int, description: dict, store: str | None) -> None:
-    """The forked child: never returns (os._exit, so nothing of the parent's runs here again)."""
+def _child(conn, description: dict, store: str | None) -> None:
+    """The cell's process: never returns (os._exit, so no exit handler runs here)."""
     code = 1
     try:
-        die_with_parent(parent)  # the pool's or Dask's worker ended: so does the cell
+        die_with_parent()  # the fork server ended (with the pool's or Dask's worker): so does the cell
+        if not processes.parent_alive():
+            os._exit(1)
         os.setsid()  # a process group of its own: killing it kills whatever the cell started
-        try:  # a daemonic pool worker's child (e.g. a Dask worker's) may still start plug-in workers
-            multiprocessing.current_process().daemon = False
-        except (AssertionError, AttributeError):
-            pass
-        data = json.dumps(_answer(description, store)).encode()
-        view = memoryview(len(data).to_bytes(_LENGTH, "big") + data)
-        while view:
-            view = view[os.write(fd, view):]
+        conn.send_bytes(_READY)  # the cell's own time starts now (the lab is imported)
+        # the time it spends starting a plug-in's process is not the cell's: its hard limit stops meanwhile
+        plugin_limits.ON_STARTING.append(lambda begins: conn.send_bytes(_PAUSE if begins else _RESUME))
+        conn.send_bytes(json.dumps(_answer(description, store)).encode())
         code = 0
     except BaseException:  # interrupted, or the parent went away: no answer
         pass
@@ -238,49 +243,61 @@ def _child(fd: int, parent: int, description: dict, store: str | None) -> None:
 
 
 def run_isolated(description: dict, store: str | None, grace: float = GRACE_SECONDS) -> dict:
-    """Run one cell in a forked child under a hard time limit (its time limit + `grace`). Plain
-    `os.fork` and a pipe, not `multiprocessing`: it works in any executor's worker, a daemonic
-    one included. The answer is length-prefixed, so a process the cell left behind holding the
-    pipe open cannot delay it."""
+    """Run one cell in a child process under a hard time limit (its time limit + `grace`): a
+    child of the lab's fork server (`fairlab.core.processes`), so it works in any executor's
+    worker, a threaded Dask worker or a daemonic one included. The answer is one message on a
+    pipe, read as soon as it is whole: a process the cell left behind holding the pipe open
+    cannot delay it; the cell ending without an answer is seen at once. The limit counts from
+    when the cell's process is ready (it has imported the lab: the first cell of a worker waits
+    for the fork server to start)."""
     limit = cell_seconds(description) + grace
     if _STOPPING:
         return {"outcome": "crashed", "status": None, "result": None, "seconds": 0.0,
                 "error": "the campaign was interrupted before this cell started"}
-    start = time.monotonic()
-    read_end, write_end = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        _child(write_end, parent, description, store)
-    os.close(write_end)
+    began = time.monotonic()
+    start = began + STARTUP_SECONDS  # until the cell says it is ready (then: that moment)
+    ctx = processes.context(lab=True)
+    reader, writer = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=_child, args=(writer, description, store), daemon=False, name="fairlab cell")
+    process.start()
+    writer.close()
+    pid = process.pid
+    assert pid is not None  # started
     _RUNNING.add(pid)
-    received = bytearray()
-    status = None
+    data = None
+    paused = None  # since when the cell is starting a plug-in's process (its limit stopped)
     try:
-        while True:
-            if len(received) >= _LENGTH and len(received) >= _LENGTH + int.from_bytes(received[:_LENGTH], "big"):
-                break
-            left = start + limit - time.monotonic()
+        while data is None:
+            left = (start + limit if paused is None else paused + STARTUP_SECONDS) - time.monotonic()
             if left <= 0:
                 return {"outcome": "timeout", "status": None, "result": None,
-                        "seconds": round(time.monotonic() - start, 3),
+                        "seconds": round(time.monotonic() - (start if start <= time.monotonic() else began), 3),
                         "error": f"killed after {limit:g} s (its time limit {limit - grace:g} s + {grace:g} s grace)"}
-            ready, _, _ = select.select([read_end], [], [], left)
-            if ready:
-                chunk = os.read(read_end, 1 << 16)
-                if not chunk:
+            ready = wait([reader, process.sentinel], left)
+            if reader in ready:
+                try:
+                    data = reader.recv_bytes()
+                except (EOFError, OSError):
                     break
-                received += chunk
+                if data == _READY:
+                    start, data = time.monotonic(), None
+                elif data == _PAUSE:
+                    paused, data = time.monotonic(), None
+                elif data == _RESUME:
+                    start, paused, data = start + time.monotonic() - (paused or time.monotonic()), None, None
+            elif ready:  # the cell ended: its answer, if any, is in the pipe already
+                if reader.poll(0):
+                    continue
+                break
     finally:
-        os.close(read_end)
+        reader.close()
         _kill_cell(pid)  # the cell and anything it left running
         _RUNNING.discard(pid)  # before it is reaped: until then its pid cannot be another's
-        status = os.waitpid(pid, 0)[1]
-    size = int.from_bytes(received[:_LENGTH], "big") if len(received) >= _LENGTH else -1
-    if size >= 0 and len(received) == _LENGTH + size:
-        return json.loads(bytes(received[_LENGTH:]))
-    code = os.waitstatus_to_exitcode(status)
-    how = f"signal {-code}" if code < 0 else f"exit code {code}"
-    return {"outcome": "crashed", "status": None, "result": None, "seconds": round(time.monotonic() - start, 3),
+        process.join()
+    if data is not None:
+        return json.loads(data)
+    code = process.exitcode
+    how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    return {"outcome": "crashed", "status": None, "result": None,
+            "seconds": round(time.monotonic() - (start if start <= time.monotonic() else began), 3),
             "error": f"the cell's process ended without an answer ({how})"}

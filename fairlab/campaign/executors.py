@@ -17,6 +17,7 @@ import signal
 from typing import Iterator
 
 from fairlab.campaign.cell import kill_running_cell
+from fairlab.core import processes
 from fairlab.core.errors import InputError
 from fairlab.core.lifetime import die_with_parent
 from fairlab.mechanisms import registry
@@ -30,27 +31,28 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _pool_worker_start(parent: int) -> None:
-    """A pool worker leaves Ctrl-C to the driver and dies with it; SIGTERM from the driver kills
-    the cell it is running (the worker then returns, and stops at the pool's shutdown). It
-    imports every built-in mechanism once, so the cells it forks do not each import them."""
+def _pool_worker_start() -> None:
+    """A pool worker leaves Ctrl-C to the driver and dies with it (with the fork server, which
+    dies with the driver); SIGTERM from the driver kills the cell it is running (the worker then
+    returns, and stops at the pool's shutdown). It imports every built-in mechanism once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: kill_running_cell())
-    die_with_parent(parent)
+    die_with_parent()
+    if not processes.parent_alive():
+        os._exit(1)
     registry.load_all()
 
 
 @contextlib.contextmanager
 def local(workers: int) -> Iterator[concurrent.futures.Executor]:
-    """A process pool of `workers` (fork: the lab is imported once). Its workers are forked at
-    once, before the caller starts a progress display's thread (forking a process with threads
-    can copy a lock another thread holds). Interrupted (Ctrl-C, or SIGTERM made one by the
+    """A process pool of `workers`, started from the lab's fork server (`fairlab.core.processes`,
+    which imports the lab once for all of them; never a fork of this process, which may have
+    threads: a progress display's, HiGHS's). Interrupted (Ctrl-C, or SIGTERM made one by the
     caller), it starts nothing more and stops the cells that are running."""
     before = {p.pid for p in multiprocessing.active_children()}
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                                                  initializer=_pool_worker_start, initargs=(os.getpid(),))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=processes.context(lab=True),
+                                                  initializer=_pool_worker_start)
     try:
-        pool.submit(os.getpid).result()  # with fork, the first task starts every worker
         yield pool
     except BaseException:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
@@ -108,14 +110,15 @@ def dask(scheduler: str | None = None, local_workers: int | None = None,
          connect_seconds: float = 30.0) -> Iterator[concurrent.futures.Executor]:
     """Dask distributed's executor (``Client.get_executor()``, a standard `Executor`): on the
     cluster at `scheduler` (``tcp://HOST:PORT``), or on a local cluster of `local_workers`
-    worker processes with one thread each (z3 is not thread-safe; each cell forks a process of
-    its own anyway). Workers need the same fairlab version (it is in every cell's id), and
+    worker processes with one thread each (z3 is not thread-safe; each cell runs in a process of
+    its own anyway), started by ``spawn``. Workers need the same fairlab version (it is in every cell's id), and
     plug-in, instance and store paths that exist on them (a shared file system)."""
     if (scheduler is None) == (local_workers is None):
         raise InputError("give one of --scheduler tcp://HOST:PORT and --cluster local:N")
     config, Client, LocalCluster = _dask()
     cluster = None
-    with config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "1h"}):
+    with config.set({"distributed.worker.daemon": False, "distributed.admin.tick.limit": "1h",
+                     "distributed.worker.multiprocessing-method": "spawn"}):
         try:
             if scheduler is not None:
                 client = Client(scheduler, timeout=connect_seconds, set_as_default=False)

@@ -9,7 +9,7 @@ With `out`, every finished cell's result is also kept in ``OUT/cells/<id>.json``
 the cells that are missing. A cell that fails with bad input or a broken plug-in
 ends the sweep with its one-line error (the table would lie; exit 2), one that fails with a bug in
 fairlab ends it as an internal error (exit 3); a cell killed at its hard limit is
-``unknown`` (time) for a search, ``unknown`` for a catalogue entry, and ``not-found`` for a
+``unknown (wall-clock safety net)`` (``"stopped": "time"``) for a search, a catalogue entry and a
 claim, with the reason.
 """
 
@@ -159,7 +159,7 @@ def catalogue(time_limit: float, fast_only: bool = False, entries: Iterable[theo
         outcome = outcomes[cell.id]
         if outcome["outcome"] == "timeout":
             results.append(_killed("catalogue-entry", Status.UNKNOWN, outcome, mechanism=entry.mechanism,
-                                   property=entry.property, budget=budget.recorded(),
+                                   property=entry.property, budget={**budget.recorded(), "stopped": "time"},
                                    details={"entry": entry.id, "expected": entry.expected, "source": entry.source,
                                             "note": entry.note, "options": dict(entry.options),
                                             "positive_demands": entry.positive_demands, "largest": None,
@@ -189,7 +189,7 @@ def rediscover(chosen: Sequence[claims.Claim], *, seed: int = 0, time_limit: flo
     for claim, cell in zip(chosen, cells):
         outcome = outcomes[cell.id]
         if outcome["outcome"] == "timeout":
-            results.append(claims.not_found(claim, outcome.get("seconds") or 0.0, [outcome["error"]]))
+            results.append(claims.stopped(claim, outcome.get("seconds") or 0.0, [outcome["error"]]))
         else:
             results.append(Result.from_json(outcome["result"]))
     return results

@@ -209,7 +209,9 @@ def run(spec_path: str | Path, out: str | Path, workers: int = 2, retry: Iterabl
     """Run the campaign; returns its summary (cells, run now, already there, outcomes)."""
     spec_path, out = Path(spec_path), Path(out)
     data = specs.load(spec_path)
-    cells = list({c.id: c for c in specs.expand(data, spec_path.parent)}.values())  # a repeated one once
+    # the results and the findings are never a plug-in's data (`fairlab.campaign.spec.tree_digest`)
+    written = (out,) + (() if store is None else (Path(store.path),))
+    cells = list({c.id: c for c in specs.expand(data, spec_path.parent, written)}.values())  # a repeated one once
     check_retry(retry)
     check_out_dir(out)
     _cells_folder(out)

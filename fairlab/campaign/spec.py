@@ -1,6 +1,7 @@
 """A campaign spec (TOML or JSON) and the cells it expands into.
 
     verb = "search"                      # search | check | prove | audit | dynamics-rates
+    data_files = ["params.json"]         # optional: what the plug-ins read (default: their folder's tree)
     [sweep]                              # every combination is one cell
     mechanisms = ["drf", "asset", "my_mech.py:allocate"]
     properties = ["si", "sp"]            # search, check, prove, audit (audit: default all)
@@ -16,10 +17,12 @@
     tie = "paper"
 
 A cell's id is the hash of its canonical description, which includes the lab's version, the content
-hash of every plug-in file (and of the Python files beside it) and instance file it reads, and an
-installed mechanism's distribution and version: editing a plug-in or upgrading gives new cells,
-never an old result. (An installed package is known by its version only: after editing an
-editable install, run the campaign again with ``--retry all``.) A plug-in may load files from
+hash of every plug-in file (and of the Python files beside it), of the files it may read (every
+file in the plug-in's folder and below it, `tree_digest`, or the spec's ``data_files`` when given)
+and of each instance file, and an installed mechanism's distribution and version: editing a
+plug-in or a data file it reads, or upgrading, gives new cells, never an old result. (An installed
+package is known by its version only: after editing an editable install, run the campaign again
+with ``--retry all``.) A plug-in may load files from
 anywhere (``helpers/impl.py``): the cell's result records each with its hash (`fairlab.campaign.cell`)
 and `fairlab.campaign.run` runs the cell again when one changed.
 Relative paths are read from the spec's folder.
@@ -39,7 +42,7 @@ from fairlab import __version__, mechanisms, properties
 from fairlab.core.domain import parse as parse_domain
 from fairlab.core.errors import InputError
 from fairlab.core.instance import Instance, examples
-from fairlab.counterexamples.store import file_sha256
+from fairlab.counterexamples.store import file_sha256, location
 from fairlab.mechanisms import registry
 from fairlab.mechanisms.base import ALIASES
 
@@ -60,7 +63,9 @@ BUDGETS = {
     "audit": ("candidates", "rlimit", "time_limit"),
     "dynamics-rates": ("truncation", "tol", "time_limit"),
 }
-DEFAULT_TIME_LIMIT = 120.0
+#: a cell's wall-clock safety net when its spec names none (seconds): far above the counted budgets'
+#: cost (those of the verbs' own defaults)
+DEFAULT_TIME_LIMIT = 1800.0
 MAX_CELLS = 100_000
 
 
@@ -146,9 +151,79 @@ def folder_digest(plugin: Path) -> str:
     return digest.hexdigest()
 
 
-def _mechanism(name, base: Path) -> dict:
+#: the folder tree of a plug-in is hashed (`tree_digest`) when it holds at most this many files ...
+MAX_TREE_FILES = 1000
+#: ... each read whole up to this size; a larger file is known by its size and modification time
+MAX_FILE_BYTES = 16 * 2**20
+
+
+def tree_digest(plugin: Path, exclude: tuple[Path, ...] = ()) -> str:
+    """The hash of every file in the plug-in's folder and the folders below it, their paths relative
+    to it included: whatever data file the plug-in reads beside it (``params.json``), an edit gives
+    another cell. Skipped: hidden files and folders, ``__pycache__``, a campaign's output folder (it
+    holds ``campaign.json``), the fixture store (`fairlab.counterexamples.store.location`) and
+    `exclude`. A file over `MAX_FILE_BYTES` is known by its size and modification time; a tree of
+    more than `MAX_TREE_FILES` files is a one-line `InputError` (declare ``data_files`` instead)."""
+    root = plugin.parent
+    skipped = {p.resolve() for p in (*exclude, location())}
+    files: list[Path] = []
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        if folder.resolve() in skipped or (folder != root and (folder / "campaign.json").is_file()):
+            continue
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            raise InputError(f"plug-in {str(plugin)!r}: cannot list {str(folder)!r} ({exc.strerror or exc})") from None
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "__pycache__" or entry.is_symlink() and entry.is_dir():
+                continue
+            if entry.is_dir():
+                folders.append(entry)
+            elif entry.is_file():
+                files.append(entry)
+                if len(files) > MAX_TREE_FILES:
+                    raise InputError(
+                        f"plug-in {str(plugin)!r}: its folder holds more than {MAX_TREE_FILES} files, too many to "
+                        "identify the cell by all it may read; put the plug-in in a folder of its own, or list "
+                        "the files it reads in the spec (data_files = [...])")
+    digest = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
+        digest.update(f"{path.relative_to(root).as_posix()}\0{_file_identity(path)}\0".encode())
+    return digest.hexdigest()
+
+
+def _file_identity(path: Path) -> str:
+    """A file's sha256, or for a file over `MAX_FILE_BYTES` its size and modification time."""
+    try:
+        info = path.stat()
+        if info.st_size > MAX_FILE_BYTES:
+            return f"size {info.st_size} mtime {info.st_mtime_ns}"
+        return file_sha256(path)
+    except OSError as exc:
+        raise InputError(f"data file {str(path)!r}: cannot read it ({exc.strerror or exc})") from None
+
+
+def data_files(value, base: Path) -> dict[str, str] | None:
+    """The spec's ``data_files`` (paths relative to its folder) as {absolute path: sha256}, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InputError(f"campaign spec: data_files: expected a list of file paths, got {value!r}")
+    out = {}
+    for text in value:
+        path = Path(text) if Path(text).is_absolute() else base / text
+        if not path.is_file():
+            raise InputError(f"campaign spec: data_files: no such file {str(path)!r}")
+        out[str(path.resolve())] = _file_identity(path)
+    return out
+
+
+def _mechanism(name, base: Path, data: dict[str, str] | None = None, exclude: tuple[Path, ...] = ()) -> dict:
     """A mechanism as a cell names it: a built-in or entry point by name; a plug-in file by its path,
-    the hash of its content and of the Python files beside it (an edited plug-in is another cell)."""
+    the hash of its content and of the Python files beside it, and of the files it may read (its
+    folder's tree, or the spec's `data` files): an edited plug-in or data file is another cell."""
     if not isinstance(name, str) or not name:
         raise InputError(f"campaign spec: mechanism {name!r}: expected a name or file.py:function")
     file, _, function = name.rpartition(":")
@@ -157,7 +232,8 @@ def _mechanism(name, base: Path) -> dict:
         if not path.is_file():
             raise InputError(f"campaign spec: mechanism {name!r}: no such file {str(path)!r}")
         return {"name": name, "path": f"{path.resolve()}:{function}", "sha256": file_sha256(path),
-                "folder_sha256": folder_digest(path.resolve())}
+                "folder_sha256": folder_digest(path.resolve()),
+                **({"tree_sha256": tree_digest(path.resolve(), exclude)} if data is None else {"data_files": data})}
     mechanisms.get(name)  # a name that is not known: one line now, not in every cell
     if name in mechanisms.names(None) or name in ALIASES:
         return {"name": name}
@@ -168,10 +244,12 @@ def _mechanism(name, base: Path) -> dict:
     return {"name": name}
 
 
-def property_entry(name, base: Path) -> tuple[str, dict | None]:
+def property_entry(name, base: Path, data: dict[str, str] | None = None,
+                   exclude: tuple[Path, ...] = ()) -> tuple[str, dict | None]:
     """A property as a cell names it: a built-in or entry point by its name; a plug-in file
     ``path/file.py:NAME`` by its absolute path (the name its results carry) and, beside it, the
-    hash of its content and of the Python files beside it (an edited plug-in is another cell)."""
+    hash of its content, of the Python files beside it and of the files it may read (as
+    `_mechanism`'s): an edited plug-in or data file is another cell."""
     if not isinstance(name, str) or not name:
         raise InputError(f"campaign spec: property {name!r}: expected a name or file.py:NAME")
     file, _, attribute = name.rpartition(":")
@@ -182,7 +260,9 @@ def property_entry(name, base: Path) -> tuple[str, dict | None]:
         absolute = f"{path.resolve()}:{attribute}"
         properties.get(absolute)  # a broken plug-in: one line now, not in every cell
         return absolute, {"name": f"{path.name}:{attribute}", "sha256": file_sha256(path),
-                          "folder_sha256": folder_digest(path.resolve())}
+                          "folder_sha256": folder_digest(path.resolve()),
+                          **({"tree_sha256": tree_digest(path.resolve(), exclude)} if data is None
+                             else {"data_files": data})}
     found = properties.get(name)
     info = getattr(found, "plugin", None)
     return name, (None if info is None else dict(info.identity))
@@ -214,13 +294,15 @@ def _budget(verb: str, budget: dict) -> dict:
     return {"time_limit": DEFAULT_TIME_LIMIT, **budget}
 
 
-def expand(data: dict, base: str | Path = ".") -> list[Cell]:
-    """The cells of a spec, in a deterministic order (the sweep lists' order, nested)."""
+def expand(data: dict, base: str | Path = ".", exclude: tuple[Path, ...] = ()) -> list[Cell]:
+    """The cells of a spec, in a deterministic order (the sweep lists' order, nested). `exclude`:
+    folders that are never a plug-in's data (a campaign's output, its store: `tree_digest`)."""
     base = Path(base)
-    unknown = sorted(set(data) - {"verb", "sweep", "budget", "options", "requirements", "name"})
+    unknown = sorted(set(data) - {"verb", "sweep", "budget", "options", "requirements", "name", "data_files"})
     if unknown:
         raise InputError(f"campaign spec: {unknown[0]!r}: unknown key (known: verb, sweep, budget, options, "
-                         "requirements, name)")
+                         "requirements, name, data_files)")
+    declared = data_files(data.get("data_files"), base)
     verb = data.get("verb")
     if verb not in VERBS:
         raise InputError(f"campaign spec: verb {verb!r}: expected one of {', '.join(VERBS)}")
@@ -238,12 +320,12 @@ def expand(data: dict, base: str | Path = ".") -> list[Cell]:
     if not isinstance(options, dict):
         raise InputError("campaign spec: options must be a table")
     budget = _budget(verb, data.get("budget") or {})
-    mechs = [_mechanism(m, base) for m in lists["mechanisms"]]
+    mechs = [_mechanism(m, base, declared, exclude) for m in lists["mechanisms"]]
     props = lists.get("properties") or ([None] if verb in ("audit", "dynamics-rates") else [])
     plugins: dict[str, dict] = {}
     for k, p in enumerate(props):
         if p is not None:
-            props[k], identity = property_entry(p, base)
+            props[k], identity = property_entry(p, base, declared, exclude)
             if identity is not None:
                 plugins[props[k]] = identity
     sizes: list[tuple[int, int] | None] = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]

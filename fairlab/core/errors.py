@@ -41,7 +41,13 @@ class OptionError(InputError):
 class ExactTimeout(InputError):
     """An exact computation (an exact optimum, or arithmetic on algebraic numbers) did not finish
     within its time limit: no answer, never an approximate one. A subclass of `InputError` so a
-    command reports it on one line; property checks turn it into the verdict ``unknown``."""
+    command reports it on one line; property checks turn it into the verdict ``unknown`` (the
+    wall-clock safety net stopped it, ``"stopped": "time"``)."""
+
+
+class ExactBudgetSpent(ExactTimeout):
+    """An exact computation ran out of its counted budget (a z3 resource limit): no answer, the
+    same on every machine — an ``unknown`` its budget decided, not the wall-clock safety net."""
 
 
 class InexactAllocation(Exception):

@@ -46,7 +46,10 @@ INFEASIBLE = "infeasible"
 UNBOUNDED = "unbounded"
 UNKNOWN = "unknown"
 
-DEFAULT_TIMEOUT_MS = 20_000
+#: the exact fallback's wall-clock safety net (milliseconds); its counted budget is Z3_LP_RLIMIT
+DEFAULT_TIMEOUT_MS = 600_000
+#: z3 resource units of the exact fallback (`_solve_z3`, linear real arithmetic): counted
+Z3_LP_RLIMIT = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -514,6 +517,7 @@ def _solve_z3(prob: _Problem, timeout_ms: int) -> LPResult:
     """Exact optimum by z3 Optimize (linear real arithmetic); "unknown" on timeout."""
     xs = [z3.Real(f"x{j}") for j in range(prob.n)]
     opt = z3.Optimize()
+    opt.set("rlimit", Z3_LP_RLIMIT)  # counted: decides; the timeout is only the safety net
     opt.set("timeout", min(2**31 - 1, max(1, int(timeout_ms))))  # z3 takes an unsigned 32-bit count
 
     def num(v: Fraction):

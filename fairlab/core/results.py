@@ -155,9 +155,19 @@ class Result:
             raise ValueError(f"not a result document: unknown field {unknown[0]!r}")
         return cls(**fields)
 
+    def stopped_by_safety_net(self) -> bool:
+        """Did the wall-clock safety net stop the work (``"stopped": "time"`` in the budget)? Then
+        the status is ``unknown`` and says nothing: the counted budget was not spent."""
+        return stopped_by_safety_net(self.budget)
+
+    def label(self) -> str:
+        """The status as the lab prints it: ``unknown (wall-clock safety net)`` when the safety net
+        stopped the work, never to be confused with an ``unknown`` its counted budget decided."""
+        return status_label(self.status, self.budget)
+
     def __str__(self) -> str:
         about = " ".join(x for x in (self.mechanism, self.property) if x)
-        head = f"{self.kind} {about}: {self.status.value}".replace("  ", " ")
+        head = f"{self.kind} {about}: {self.label()}".replace("  ", " ")
         if self.domain:
             head += f" [domain {domain_text(self.domain)}]"
         if self.witness is not None:
@@ -167,7 +177,7 @@ class Result:
     def _repr_html_(self) -> str:
         """A table for notebooks: the verdict, the witness, the instance it is about and, for a
         counterexample, the allocations compared (as the certificate records them)."""
-        rows = [("status", f"<b>{html.escape(self.status.value)}</b>")]
+        rows = [("status", f"<b>{html.escape(self.label())}</b>")]
         for name in ("mechanism", "property", "exactness"):
             value = getattr(self, name)
             if value is not None:
@@ -187,6 +197,21 @@ class Result:
         body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
                        for k, v in rows)
         return f"<table><caption>fairlab {html.escape(self.kind)} result</caption>{body}</table>"
+
+
+#: what a result the wall-clock safety net stopped says beside its ``unknown``
+SAFETY_NET = "wall-clock safety net"
+
+
+def stopped_by_safety_net(budget: Mapping | None) -> bool:
+    """A budget record of work the wall-clock safety net stopped (``"stopped": "time"``)."""
+    return isinstance(budget, Mapping) and budget.get("stopped") == "time"
+
+
+def status_label(status: Status | str, budget: Mapping | None = None) -> str:
+    """``unknown (wall-clock safety net)`` for work the safety net stopped, else the status."""
+    text = status.value if isinstance(status, Status) else str(status)
+    return f"{text} ({SAFETY_NET})" if text == "unknown" and stopped_by_safety_net(budget) else text
 
 
 def domain_text(record: Mapping) -> str:

@@ -1,13 +1,15 @@
-"""Deterministic z3 budgets: a resource limit decides a verdict, wall-clock time only stops a run.
+"""Counted z3 budgets: a resource limit decides a verdict, a wall-clock safety net only stops a run.
 
 z3's ``rlimit`` counts solver work (not seconds), so the same query with the same seed and the
 same ``rlimit`` gives the same answer on a quiet laptop and on a loaded CI machine. Every solver
 the lab uses to reach a verdict is made by `new_solver` with a `SolverBudget`; the wall-clock
-``seconds`` is an outer safety stop only, and when it fires the answer is ``unknown`` with reason
-``"time"`` (never a verdict). `check` says which limit stopped an ``unknown``:
+``seconds`` is a safety net only, set far above what the counted budget costs (`safety_seconds`),
+and when it fires the answer is ``unknown`` with reason ``"time"`` (never a verdict; results say
+``unknown (wall-clock safety net)``). `check` says which limit stopped an ``unknown``:
 
 * ``"rlimit"`` — the deterministic budget was spent (same input, same outcome);
-* ``"time"`` — the wall-clock stop fired first (a loaded machine; raise the time limit);
+* ``"time"`` — the wall-clock safety net fired first (work z3 does not charge to its resource
+  limit, or an overloaded machine; raise the time limit);
 * anything else — z3's own reason (e.g. "incomplete quantifiers").
 
 The rlimit of a z3 solver is per ``check()`` call (relative to the work done so far), so a
@@ -27,13 +29,24 @@ from dataclasses import dataclass, replace
 import z3
 
 #: z3 resource units per check when a caller names none; on this lab's 2-core reference machine
-#: roughly 5-20 million units are one second of nonlinear real arithmetic.
+#: roughly 5-20 million units are one second of nonlinear real arithmetic when it is idle.
 DEFAULT_RLIMIT = 50_000_000
+#: the slowest rate at which z3 was seen to spend resource units: a 2-core machine shared by eight
+#: busy processes (load average about 20), nonlinear real arithmetic (3x3 resource monotonicity of
+#: DRF: 10 million units in 30-40 s). Wall-clock safety nets tied to a counted z3 budget are sized
+#: from it (`safety_seconds`).
+SLOWEST_UNITS_PER_SECOND = 250_000
+
+
+def safety_seconds(rlimit: int, factor: float = 1.0) -> float:
+    """Seconds `rlimit` z3 resource units take at the slowest rate seen, times `factor`: a wall-clock
+    safety net at least this long never stops work that its counted budget would have ended."""
+    return factor * rlimit / SLOWEST_UNITS_PER_SECOND
 
 
 @dataclass(frozen=True)
 class SolverBudget:
-    """What one z3 check may spend: ``rlimit`` decides, ``seconds`` is the outer stop."""
+    """What one z3 check may spend: ``rlimit`` decides, ``seconds`` is the wall-clock safety net."""
 
     rlimit: int = DEFAULT_RLIMIT
     seconds: float | None = None

@@ -162,33 +162,60 @@ def test_sigterm_stops_every_process_of_the_campaign(tmp_path):
     driver = subprocess.Popen([sys.executable, "-m", "fairlab", "campaign", "run", str(path), "--out",
                                str(tmp_path / "out"), "-j", "2", "--no-store"], start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and len(_processes(token)) < 5:  # driver, 2 workers, 2 cells (+ plug-ins)
+    deadline = time.monotonic() + 120
+    seen: dict[int, str] = {}
+    while time.monotonic() < deadline and not _cells_running(seen):  # a cell's process runs the plug-in
+        seen.update(_descendants(driver.pid))
         time.sleep(0.2)
-    assert len(_processes(token)) >= 5
+    seen.update(_descendants(driver.pid))
+    assert _cells_running(seen), seen
     driver.send_signal(signal.SIGTERM)
     _, err = driver.communicate(timeout=20)
     assert driver.returncode == 130 and "interrupted" in err
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _processes(token):
+    while time.monotonic() < deadline and _alive(seen):
         time.sleep(0.2)
-    assert not _processes(token)
+    assert not _alive(seen)
     assert not (tmp_path / "out" / "cells").exists() or all(
         json.loads(f.read_text())["outcome"] == "done" for f in (tmp_path / "out" / "cells").glob("*.json"))
 
 
-def _processes(token: str) -> list[int]:
-    """Processes whose command line or open plug-in names `token` (this test's campaign)."""
-    found = []
+def _stat(pid: int) -> tuple[int, str] | None:
+    """(parent pid, start time) of a live process, from /proc (None: gone, or a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (None if fields[0] == "Z" else (int(fields[1]), fields[19]))  # type: ignore[return-value]
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """Every live process below `root`: pid -> its start time (so a reused pid is not it)."""
+    parents = {}
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if token.encode() in command:
-                found.append(int(entry.name))
-    return found
+        if entry.name.isdigit() and (found := _stat(int(entry.name))) is not None:
+            parents[int(entry.name)] = found
+    out: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, (parent, started) in parents.items():
+            if parent == pid and child not in out:
+                out[child] = started
+                frontier.append(child)
+    return out
+
+
+def _cells_running(processes: dict[int, str]) -> bool:
+    """Are cells running their plug-in: the driver's fork server, a pool worker, its fork server, a
+    cell, the cell's fork server and the plug-in's worker, one below the other (7 processes with the
+    resource tracker)?"""
+    return len(_alive(processes)) >= 7
+
+
+def _alive(processes: dict[int, str]) -> list[int]:
+    """Those of `processes` still running (the same process: same start time)."""
+    return [pid for pid, started in processes.items() if (found := _stat(pid)) is not None and found[1] == started]
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_patched(patch: str, *argv: str) -> subprocess.CompletedProcess:
-    """``fairlab ARGV`` in a fresh process after `patch` (Python) replaced a lab function."""
-    code = f"import sys\n{patch}\nimport fairlab.cli as c\nsys.argv = ['fairlab', *{list(argv)!r}]\nc.main()\n"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    env.pop("FAIRLAB_DEBUG", None)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
-                          stdin=subprocess.DEVNULL)
+    """``fairlab ARGV`` in a fresh process after `patch` (Python) replaced a lab function. The patch
+    is a ``sitecustomize`` module, so every process of the run applies it when it starts: the cells'
+    processes come from a fork server (or spawn), which do not inherit the parent's patched modules."""
+    code = f"import sys\nimport fairlab.cli as c\nsys.argv = ['fairlab', *{list(argv)!r}]\nc.main()\n"
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "sitecustomize.py").write_text(patch + "\n")
+        path = (folder, str(ROOT), os.environ.get("PYTHONPATH"))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
+        env.pop("FAIRLAB_DEBUG", None)
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                              stdin=subprocess.DEVNULL)
 
 
 def one_error_line(err: str) -> str:
@@ -77,8 +83,10 @@ def test_a_cell_records_the_origin_of_its_error(monkeypatch):
     def boom(description, store):
         raise TypeError("a bug")
 
-    monkeypatch.setattr(cells, "execute", boom)  # the forked cell runs it
-    internal = cells.run_isolated(description, None, grace=5)
+    # what the cell's process runs (its process comes from a fork server: it does not inherit this
+    # patch, so the outcome is read here; the exit code of a patched cell's process is tested above)
+    monkeypatch.setattr(cells, "execute", boom)
+    internal = cells._answer(description, None)
     assert internal["outcome"] == "error" and internal["internal"] is True
     assert internal["error"] == "TypeError: a bug (internal error)"
 
@@ -86,8 +94,14 @@ def test_a_cell_records_the_origin_of_its_error(monkeypatch):
         raise InputError("instance: no users")
 
     monkeypatch.setattr(cells, "execute", refuse)
-    bad = cells.run_isolated(description, None, grace=5)
+    bad = cells._answer(description, None)
     assert bad["outcome"] == "error" and "internal" not in bad and bad["error"] == "instance: no users"
+    monkeypatch.undo()
+    # through a cell's own process: a claim that does not exist is bad input, not a bug
+    unknown = make_cell(verb="rediscover", claim="no-such-claim", mechanism={"name": "asset"}, seed=0,
+                        budget={"time_limit": 5.0}).description
+    bad = cells.run_isolated(unknown, None, grace=5)
+    assert bad["outcome"] == "error" and "internal" not in bad and bad["error"].startswith("claim 'no-such-claim'")
 
 
 def _cell(mechanism: dict):

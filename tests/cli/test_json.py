@@ -129,7 +129,7 @@ def test_json_output_validates(verb, args, allowed, tmp_path, fixtures_before):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
     out = subprocess.run(
         [sys.executable, "-m", "fairlab.cli", *argv, "--format", "json"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=_env(), stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, env=_env(), stdin=subprocess.DEVNULL,
     )
     assert out.returncode in (0, 1), out.stderr  # 1: e.g. a claim or a paper check came out otherwise
     assert "Traceback" not in out.stderr, out.stderr

@@ -89,21 +89,21 @@ def test_verification_does_not_hide_a_failing_plugin(plug):
 
 
 def test_cli_search_reports_a_failing_plugin(plug):
-    out = run_cli("search", plug("raises"), "si", "--time-limit", "5", "--no-store")
+    out = run_cli("search", plug("raises"), "si", "--time-limit", "60", "--no-store")
     assert out.returncode == 0, out.stderr
     assert "error (the mechanism raised or answered wrongly)" in out.stdout
     assert "raised RuntimeError: boom" in out.stdout
-    out = run_cli("search", plug("garbage"), "si", "--time-limit", "5", "--no-store")
+    out = run_cli("search", plug("garbage"), "si", "--time-limit", "60", "--no-store")
     assert out.returncode == 2 and out.stdout == ""
     one_line_error(out, "returned str")
 
 
 def test_cli_matrix_reports_a_failing_plugin_instead_of_n_a_cells(plug):
-    out = run_cli("matrix", "--mechanism", plug("raises"), "--time-limit", "5", "--no-store", "--format", "json")
+    out = run_cli("matrix", "--mechanism", plug("raises"), "--time-limit", "60", "--no-store", "--format", "json")
     assert out.returncode == 0, out.stderr
     cells = json.loads(out.stdout)["results"]
     assert cells and all(c["status"] == "error" and "raised RuntimeError: boom" in c["explanation"] for c in cells)
-    out = run_cli("matrix", "--mechanism", plug("garbage"), "--time-limit", "5", "--no-store", "--format", "json")
+    out = run_cli("matrix", "--mechanism", plug("garbage"), "--time-limit", "60", "--no-store", "--format", "json")
     assert out.returncode == 2 and out.stdout == ""
     one_line_error(out, "returned str")
 

@@ -1,7 +1,9 @@
-"""A wall-clock stop after every candidate of the budget was evaluated does not make the verdict
-``unknown`` (issue 26, audit finding 3: "stopped by the time limit after 30 of 30 candidates (30
-evaluated)"); only work left undone can. The clock is a fake one that runs out exactly when the
-test says, so these tests do not depend on the machine's speed."""
+"""The wall-clock safety net stopping a search is ``unknown (wall-clock safety net)`` whenever it cut
+counted work short — a candidate of the budget, or a z3 question still under way after the last
+candidate, whose unsat would have said holds: the clock must not choose between holds and
+none-found (issue 35; issue 26 had kept none-found there). The explanation says how far it got.
+The clock is a fake one that runs out exactly when the test says, so these tests do not depend on
+the machine's speed."""
 
 from __future__ import annotations
 
@@ -37,19 +39,26 @@ def _hunt(monkeypatch, after: int, outcome=lambda k: ("evaluated", None), symbol
     return engines.hunt(pool, classify, CANDIDATES, deadline=1005.0)
 
 
-def test_a_stop_after_the_last_candidate_keeps_the_candidates_verdict(monkeypatch):
+def test_a_stop_after_the_last_candidate_is_the_safety_net_not_a_verdict(monkeypatch):
     result = _hunt(monkeypatch, after=CANDIDATES)  # the clock runs out exactly at the end
-    assert result.status == "none-found", result.explanation
-    assert "stopped" not in result.budget and result.budget["candidates_used"] == CANDIDATES
-    assert sum(result.details["evaluated"].values()) == CANDIDATES
-    assert any("could only have proved holds" in note for note in result.details["notes"])
+    assert result.status == "unknown" and result.budget["stopped"] == "time", result.explanation
+    assert result.label() == "unknown (wall-clock safety net)"
+    assert result.budget["candidates_used"] == CANDIDATES and sum(result.details["evaluated"].values()) == CANDIDATES
+    assert f"after all {CANDIDATES} candidates ({CANDIDATES} evaluated, none violates)" in result.explanation
+
+
+def test_a_question_that_ends_by_itself_after_the_last_candidate_leaves_the_candidates_verdict(monkeypatch):
+    """The negative twin: the question under way gives up on its own (counted work), no clock involved."""
+    symbolic = itertools.chain([engines.WORKING] * 1000)  # then exhausted: z3 gave up within its rlimit
+    result = _hunt(monkeypatch, after=10**9, symbolic=symbolic)
+    assert result.status == "none-found" and "stopped" not in result.budget, result.explanation
 
 
 def test_a_z3_question_stopped_by_time_after_the_last_candidate_too(monkeypatch):
     """The question under way answers TIME itself (its z3 timeout) rather than the hunt's clock."""
     symbolic = itertools.chain([engines.WORKING] * 1000, [engines.TIME])
     result = _hunt(monkeypatch, after=10**9, symbolic=symbolic)
-    assert result.status == "none-found" and "stopped" not in result.budget, result.explanation
+    assert result.status == "unknown" and result.budget["stopped"] == "time", result.explanation
 
 
 def test_a_stop_with_candidates_left_is_unknown(monkeypatch):

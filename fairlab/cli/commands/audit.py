@@ -56,7 +56,8 @@ def audit_cmd(
                                    help="search candidates per size and property (deterministic budget)"),
     rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic search question"),
     time_limit: float = typer.Option(AUDIT_TIME_LIMIT, "--time-limit",
-                                     help="outer stop of the whole audit in seconds (what it cuts: unknown)"),
+                                     help="wall-clock safety net of the whole audit in seconds (what it "
+                                          "cuts: unknown (wall-clock safety net)); the counted budgets decide"),
     prop: Optional[List[str]] = typer.Option(None, "--property", help="only these properties (repeatable)"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
     store: Optional[str] = typer.Option(None, "--store", metavar="DIR",
@@ -102,7 +103,7 @@ def audit_cmd(
         domains = [params.domain(d) for d in asked_domains]  # every --domain parsed before any work
         target = None if no_store else writable_store(Store(store))
         documents = []
-        # the pool is forked before a progress display starts its thread (`executors.local`)
+        # the pool's workers come from the lab's fork server (`executors.local`), never a fork of this process
         with executors.local(workers) if workers > 1 else contextlib.nullcontext() as pool:
             for asked in domains:
                 title = f"audit {markdown.short_name(mechanism)}" + (f" ({asked.label})" if len(domains) > 1 else "")

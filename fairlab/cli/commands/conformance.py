@@ -45,7 +45,9 @@ def register(app: typer.Typer) -> None:
         instance: Optional[str] = typer.Option(None, "--instance",
                                                help="check this one instance (JSON file, '-' or example name)"),
         rlimit: int = typer.Option(20_000_000, "--rlimit", help="z3 resource limit of each query (decides)"),
-        time_limit: float = typer.Option(120.0, "--time-limit", help="seconds, outer stop only (gives unknown)"),
+        time_limit: float = typer.Option(1800.0, "--time-limit",
+                                         help="wall-clock safety net in seconds (gives unknown (wall-clock safety "
+                                              "net)); --rlimit decides"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         fmt: str = typer.Option("table", "--format", help="table | json"),
     ):

@@ -6,8 +6,9 @@
 `check` exits 0 whatever the verdict and 2 on bad input (including a failing plug-in, or one that
 does not return within --time-limit). A violation is printed only after its witness passed
 `Violation.verify` (a from-scratch exact recomputation); a witness that fails it is reported as
-verdict "unknown". The verdict is decided by a deterministic budget (--evaluations, --seed,
---rlimit); --time-limit is only the outer stop, which gives "unknown" with "stopped": "time".
+verdict "unknown". The verdict is decided by a counted budget (--evaluations, --seed, --rlimit);
+--time-limit is only the wall-clock safety net, which gives "unknown (wall-clock safety net)"
+with "stopped": "time".
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from fairlab.cli.inputs import check_format, fail, parse_options, read_instance
 from fairlab.cli.output import console, emit_json, listing, model_line
 from fairlab.core.errors import InputError
 from fairlab.core.results import domain_text, report, to_json
-from fairlab.core.solving import DEFAULT_RLIMIT
 from fairlab.mechanisms import plugin
 from fairlab.properties import plugin_properties
+from fairlab.properties.base import CHECK_RLIMIT, CHECK_SAFETY_NET
 
 
 def register(app: typer.Typer) -> None:
@@ -75,10 +76,12 @@ def check_cmd(
     property: str = typer.Argument(..., metavar="PROPERTY", help="property name (see `fairlab properties`), or all"),
     instance: str = typer.Argument(..., metavar="INSTANCE",
                                    help="instance JSON file, '-' for stdin, or a shipped example name"),
-    time_limit: float = typer.Option(30.0, "--time-limit", help="outer stop in seconds (then: unknown)"),
+    time_limit: float = typer.Option(CHECK_SAFETY_NET, "--time-limit",
+                                     help="wall-clock safety net in seconds (then: unknown (wall-clock safety net)); "
+                                          "the counted budget decides"),
     evaluations: int = typer.Option(300, "--evaluations", help="mechanism runs a deviation search may spend"),
     seed: int = typer.Option(0, "--seed", help="seed of the random deviation candidates"),
-    rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
+    rlimit: int = typer.Option(CHECK_RLIMIT, "--rlimit", help="z3 resource units per solver check"),
     no_z3: bool = typer.Option(False, "--no-z3", help="numeric engines only, even with a symbolic spec"),
     option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="KEY=VALUE passed to the mechanism"),
     domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP + "; an instance outside it (or "
@@ -89,8 +92,9 @@ def check_cmd(
     none-found (within the budget) or unknown. PROPERTY `all` checks every property (a table;
     JSON: a report of one result per property; --time-limit applies to each check).
 
-    The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is an outer
-    stop (unknown, "stopped": "time") that also stops a plug-in call that does not return."""
+    The verdict depends only on --evaluations, --seed and --rlimit; --time-limit is a wall-clock
+    safety net far above their cost (unknown (wall-clock safety net), "stopped": "time") that also
+    stops a plug-in call that does not return."""
     check_format(fmt)
     try:
         params.seconds(time_limit)
@@ -104,7 +108,7 @@ def check_cmd(
                       symbolic=not no_z3, rlimit=rlimit, domain=params.domain(domain))
         with plugin.time_limit(time_limit if not every else time_limit * len(properties.names())):
             # also stops a plug-in's import; properties.check: a plug-in still running at the limit
-            # is unknown (time) if it has returned before, else a one-line error (it never returns)
+            # is unknown (safety net) if it has returned before, else a one-line error (it never returns)
             if every:
                 results = properties.check_all(mechanism, inst, **budget)
             else:
@@ -135,7 +139,7 @@ def print_all(results, inst) -> None:
     for r in results:
         status = r.status.value
         colour = {"violated": "red", "holds": "green"}.get(status, "yellow")
-        table.add_row(r.property, f"[{colour}]{status}[/{colour}]", escape(r.explanation))
+        table.add_row(r.property, f"[{colour}]{escape(r.label())}[/{colour}]", escape(r.explanation))
     console.print(table)
 
 
@@ -143,7 +147,7 @@ def print_verdict(result, inst) -> None:
     """The verdict in colour, its witness with user and resource names, the explanation and the budget."""
     status = result.status.value
     colour = {"violated": "red", "holds": "green"}.get(status, "yellow")
-    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{status}[/bold {colour}]")
+    console.print(f"{result.property} of {result.mechanism}: [bold {colour}]{escape(result.label())}[/bold {colour}]")
     witness = to_json(result.witness, versioned=False)
     if witness:
         named = []

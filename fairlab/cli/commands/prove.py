@@ -29,6 +29,7 @@ from fairlab.core.stdio import output_to_stderr
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 from fairlab.search import prove
+from fairlab.search.budgets import PROVE_SAFETY_NET
 from fairlab.search.findings import writable_store
 
 
@@ -50,7 +51,9 @@ def register(app: typer.Typer) -> None:
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
         time_limit: float = typer.Option(
-            60.0, "--time-limit", help="seconds, outer stop only: gives unknown (time) (per size with --catalogue)"),
+            PROVE_SAFETY_NET, "--time-limit",
+            help="wall-clock safety net in seconds: gives unknown (wall-clock safety net) (per size with "
+                 "--catalogue); the counted budget (--rlimit, --attempts) decides"),
         rlimit: int = typer.Option(None, "--rlimit", show_default=False,
                                    help="z3 resource limit of the first proof attempt (decides; default "
                                         "10,000,000, doubling per attempt)"),
@@ -158,8 +161,9 @@ def print_proof(result) -> None:
     certificate = result.certificate or {}
     console = Console()
     colour = {"proved": "green", "refuted": "red"}.get(result.status, "yellow")
+    label = escape(result.label())
     console.print(f"[bold]{escape(result.mechanism)}[/bold] {result.property} at {d['users']} users × "
-                  f"{d['resources']} resources: [{colour}]{result.status}[/{colour}] in {result.seconds:.2f} s")
+                  f"{d['resources']} resources: [{colour}]{label}[/{colour}] in {result.seconds:.2f} s")
     console.print(f"why: {escape(result.explanation)}")
     if result.domain:
         console.print(f"domain: {escape(domain_text(result.domain))}")

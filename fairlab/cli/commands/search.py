@@ -59,7 +59,8 @@ def register(app: typer.Typer) -> None:
                                        help="candidate instances to decide (all engines; the deterministic budget)"),
         rlimit: int = typer.Option(DEFAULT_RLIMIT, "--rlimit", help="z3 resource units per symbolic question"),
         time_limit: float = typer.Option(SEARCH_TIME_LIMIT, "--time-limit",
-                                         help="outer stop in seconds (then: unknown)"),
+                                         help="wall-clock safety net in seconds (then: unknown (wall-clock "
+                                              "safety net)); --candidates, --rlimit and --seed decide"),
         seed: int = typer.Option(0, "--seed", help="seed of the random engine and of the checks"),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
@@ -101,7 +102,10 @@ def register(app: typer.Typer) -> None:
     @app.command("rediscover")
     def rediscover_cmd(
         claim: Optional[List[str]] = typer.Option(None, "--claim", help="only these claim ids (repeatable)"),
-        time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds per claim (default: per claim)"),
+        time_limit: Optional[float] = typer.Option(
+            None, "--time-limit",
+            help="wall-clock safety net per claim in seconds (default: the claim's; then: unknown (wall-clock safety "
+                 "net))"),
         seed: int = typer.Option(0, "--seed"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write fixtures"),
@@ -141,7 +145,8 @@ def register(app: typer.Typer) -> None:
     @app.command("matrix")
     def matrix_cmd(
         time_limit: float = typer.Option(MATRIX_TIME_LIMIT, "--time-limit",
-                                         help="outer stop in seconds per cell (then: unknown)"),
+                                         help="wall-clock safety net per cell in seconds (then: unknown (wall-clock "
+                                              "safety net))"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
         candidates: int = typer.Option(MATRIX_CANDIDATES, "--candidates", "--evaluations",
@@ -251,7 +256,8 @@ def print_rediscovery(outcomes, total: float, target: Store | None) -> None:
         else:
             witness = (f"family {', '.join(o.witness['family'])}\ncore: {len(o.witness['core'])} constraints"
                        if o.witness else "—")
-        verdict = "[green]found[/green]" if o.status == "found" else "[red]not found[/red]"
+        verdict = ("[green]found[/green]" if o.status == "found" else "[red]not found[/red]" if o.status == "not-found"
+                   else f"[yellow]{escape(o.label())}[/yellow]")
         fixture = d["fixture"].replace("\\", "/").rsplit("/", 1)[-1] if d.get("fixture") else "—"
         label = f"{d['claim']}\n[dim]{d['source']}[/dim]"
         if d.get("reading"):
@@ -299,7 +305,7 @@ def _cell_text(cell) -> str:
     if status == "none-found":
         return f"none found ({sum(cell.details['evaluated'].values())})"
     if status == "unknown":
-        return "unknown (time)" if cell.budget.get("stopped") == "time" else "unknown"
+        return escape(cell.label())
     return status.value
 
 
