@@ -119,8 +119,9 @@ class Aggregate:
     Unrolled frame: the explicit folds, in the order the lab's `z3_max` writes them."""
 
     def __init__(self, frame: Frame, name: str, over: str, params: tuple[str, ...],
-                 term: Callable[..., z3.ArithRef]):
+                 term: Callable[..., z3.ArithRef], text: str = ""):
         self.frame, self.name, self.over, self.params, self.term = frame, name, over, params, term
+        self.text = text  # f in words, e.g. "f(k) = t(k) d(k, r), over users k"
         self._cache: dict = {}  # unrolled folds, by (kind, length, parameters)
 
     # the values -------------------------------------------------------------
@@ -210,7 +211,9 @@ class Aggregate:
         j = z3.Int(f"{self.name}.{kind}.j")
         p = [z3.Int(f"{self.name}.{kind}.p{k}") for k in range(len(self.params))]
         e = [z3.Int(f"{self.name}.{kind}.k{k}") for k in range(len(extra))]
-        lem = Lemma(f"{self.name}.{kind}", f"for every j >= {start}: {text}", start, statement, self.params, extra)
+        about = f" ({self.text})" if self.text else ""
+        lem = Lemma(f"{self.name}.{kind}", f"for every j >= {start}: {text}{about}", start, statement, self.params,
+                    extra)
         b = z3.IntVal(start)
         lem.base = [Constraint(f"def[{k}]", x) for k, x in enumerate(self.definitions(z3.IntVal(0), p))]
         lem.base.append(Constraint("not-statement", z3.Not(statement(b, *p, *e))))
@@ -229,7 +232,8 @@ class Difference(Aggregate):
         assert a.over == b.over and a.params == b.params
         self.a, self.b, self.skip = a, b, skip
         super().__init__(frame, name, a.over, a.params,
-                         lambda k, *p: z3.If(k == skip, z3.RealVal(0), a.term(k, *p) - b.term(k, *p)))
+                         lambda k, *p: z3.If(k == skip, z3.RealVal(0), a.term(k, *p) - b.term(k, *p)),
+                         f"f(k) = [{a.text}] - [{b.text}], 0 at the skipped index")
 
     def statements(self):
         out = super().statements()

@@ -268,6 +268,9 @@ def prove_all_sizes(mechanism: Mechanism, prop: str, *, domain=None, options: di
         return result(Status.UNKNOWN, f"no all-size proof of {prop} on demands >= 0: it goes through the abstraction "
                       "of positive demands (every user needs every resource); ask --domain drf-paper or "
                       "demands=positive")
+    if prop == "sp":  # what a misreport may be (the lab's rule: deviations outside the domain do not count)
+        details["deviations"] = ("misreports inside the domain: every declared demand > 0" if positive else
+                                 "misreports inside the domain: declared demands >= 0, not all zero")
     scope = "mechanism" if is_builtin(mechanism) else "spec"
     details.update(scope=scope, schema=family.text,
                    abstraction=[{"statement": s.name, "text": s.text} for s in
@@ -346,8 +349,10 @@ def prove_all_sizes(mechanism: Mechanism, prop: str, *, domain=None, options: di
                    "lemmas": [{k: x[k] for k in ("lemma", "statement", "method", "base", "step")}
                               for x in details["lemmas"]],
                    "large_size_mutant": details["large_size_mutant"]}
-    words = explored.intersect(COVERED).words
-    hand = [(name, where) for name, where in family.assumed if positive and family.abstraction is not None]
+    words = explored.intersect(COVERED).words + (f"; {details['deviations']}" if prop == "sp" else "")
+    core = details["steps"][-1].get("core", []) if details["steps"] else []
+    hand = [(name, where) for name, where in family.assumed if positive and family.abstraction is not None
+            and any(c.split("[", 1)[0].endswith(f".abstraction.{name}") for c in core)]
     if hand:
         details["by_hand"] = [{"statement": name, "argument": where} for name, where in hand]
         certificate["by_hand"] = details["by_hand"]

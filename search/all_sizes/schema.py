@@ -31,7 +31,9 @@ class Inst:
         self.frame, self.name = frame, name or "inst"
         self.d = demand or frame.fn("d", USER, RESOURCE)
         self.c: Callable = parent.c if parent is not None else frame.fn("c", RESOURCE)
-        self.share = Aggregate(frame, f"{self.name}.share", RESOURCE, (USER,), lambda r, i: self.d(i, r) / self.c(r))
+        self.share = Aggregate(frame, f"{self.name}.share", RESOURCE, (USER,), lambda r, i: self.d(i, r) / self.c(r),
+                               f"f(r) = d(i, r) / c(r) over resources r of {self.name}: the dominant share s(i) "
+                               "is max(m)")
         self._loads: dict[str, Aggregate] = {}
 
     @property
@@ -54,7 +56,8 @@ class Inst:
         """The fold over users of t(k) d(k, r) (parameter r): its sum at n is resource r's load."""
         if tag not in self._loads:
             self._loads[tag] = Aggregate(self.frame, f"{tag}.load", USER, (RESOURCE,),
-                                         lambda k, r: tasks(k) * self.d(k, r))
+                                         lambda k, r: tasks(k) * self.d(k, r),
+                                         f"f(k) = t(k) d(k, r) over users k of run {tag}: the load of r is sum(n)")
         return self._loads[tag]
 
     def with_row(self, user, row: Callable, name: str) -> Inst:
