@@ -63,7 +63,9 @@ def test_drf_pe_is_proved_at_every_size_from_the_cli(tmp_path, monkeypatch):
     assert lemmas and all(x["base"]["result"] == x["step"]["result"] == "unsat" for x in lemmas)
     # the gates compared the schema and the rule with the lab's at every small size, and the allocator
     # with the abstraction beyond them (7 users)
-    assert {tuple(r["size"]) for r in d["schema_is_spec"]} == set(gates.SMALL)
+    assert {tuple(r["size"]) for r in d["schema_is_spec"]} == set(gates.SPEC_SIZES) >= set(gates.SMALL)
+    assert max(n for n, _ in gates.SPEC_SIZES) >= 5  # past the large-size mutant's first size
+    assert "by construction" in doc["explanation"] and any("by construction" in x for x in d["rules"])
     assert max(r["size"][0] for r in d["abstraction_conformance"]) == 7
     # the large-size mutant fails a step on a concrete 5-user instance: there the mutant really is not
     # Pareto efficient (the failing statement is a saturated resource per user)
@@ -200,6 +202,21 @@ def test_a_vacuous_step_has_no_positive_control():
     step = Step("theorem.silly", "a vacuous goal", (USER,), "abstraction", parts)
     out = _step(_Run(AllSizesBudget()), step, {})
     assert out["result"] == "unsat" and not out["ok"] and "no positive control" in out["why"]
+
+
+def test_contradictory_hypotheses_are_vacuous_not_a_proof():
+    """Hypotheses that contradict the domain by themselves make any goal UNSAT: the core then holds no
+    constraint of the negated statement (only its indices' ranges), and the step must fail."""
+    def parts(frame, xs):
+        inst = Inst(frame)
+        run = drf(inst, "mech")
+        broken = Axiom("mech.abstraction.broken", "abstraction", (USER,), head=lambda i: inst.d(i, inst.dom(i)) < 0)
+        goal = Axiom("harmless", "property", head=lambda: run.tasks(xs[0]) >= 0)
+        return Parts([*domain_axioms(inst, True), broken], [goal], [inst], [run])
+
+    step = Step("theorem.harmless", "a satisfiable goal", (USER,), "abstraction", parts)
+    out = _step(_Run(AllSizesBudget()), step, {})
+    assert out["result"] == "unsat" and not out["ok"] and "vacuous" in out["why"]
 
 
 # --------------------------------------------------------------------------- statuses and inputs
