@@ -153,10 +153,13 @@ def statistical(name: str, printed: float, mean: float, sd: float, runs: int, z:
 # --------------------------------------------------------------------------- claims
 @dataclass(frozen=True)
 class Evidence:
-    """What a claim's check returns: the compared numbers, and how the lab knows."""
+    """What a claim's check returns: the compared numbers, and how the lab knows. `attachments`:
+    documents the result's certificate carries besides the items (e.g. the certificates of the
+    proofs behind a verdict), as JSON-ready values."""
 
     items: list[Item]
     how: str = ""
+    attachments: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -248,7 +251,7 @@ def check_claim(c: Claim, ctx: Context | None = None) -> Result:
     else:
         status = Status.REPRODUCED if items and all(i.matches for i in items) else Status.ERRATUM
         ok = status == c.expect
-    certificate: dict[str, Any] = {"items": items}
+    certificate: dict[str, Any] = {"items": items, **evidence.attachments}
     if status == Status.ERRATUM:
         certificate["corrected"] = {i.name: i.computed for i in items if not i.matches}
     return Result(kind="claim", status=status, seconds=time.monotonic() - start,

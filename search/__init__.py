@@ -58,10 +58,19 @@ def prove(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
           store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
     """Prove `property` of `mechanism` for every instance of n users × m resources, or refute it
     (`proof.prove`; keywords: ``time_limit``, ``rlimit``, ``attempts``, ``options``,
-    ``positive_demands``, ``budget``, ``domain``). A refutation is stored in `store` if one is given."""
+    ``positive_demands``, ``budget``, ``domain``). A refutation is stored in `store` if one is given.
+
+    ``all_sizes=True``: for EVERY number of users and resources instead (n and m are not used;
+    `fairlab.search.all_sizes.prove_all_sizes`; keywords ``domain``, ``options``, ``time_limit``,
+    ``rlimit`` and ``budget``, an `AllSizesBudget`)."""
     if store is not None:
         store = writable_store(store)  # a bad store: one line before any proof
     mech = resolve_mechanism(mechanism)
+    if budget.pop("all_sizes", False):
+        from fairlab.search.all_sizes.prover import prove_with
+
+        result = prove_with(mech, property, budget)
+        return result.replace(details={**result.details, "fixture": None})
     result = proof.prove(mech, property, n, m, **budget)
     if store is not None and result.status == "refuted":
         return record_finding(result, mech, store)

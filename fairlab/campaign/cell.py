@@ -136,6 +136,8 @@ def execute(description: dict, store: str | None) -> dict:
             inst = _instance(d)
             result = properties.reverify(properties.check(mech, d["property"], inst, time_limit=seconds,
                                                           options=options, **b), mech, inst, options)
+        elif verb == "prove" and d.get("all_sizes"):  # sizes = ["all"]: every size at once
+            result = prove(mech, d["property"], store=store, time_limit=seconds, options=options, all_sizes=True, **b)
         elif verb == "prove":
             result = prove(mech, d["property"], d["users"], d["resources"], store=store, time_limit=seconds,
                            options=options, **b)

@@ -6,6 +6,7 @@
     mechanisms = ["drf", "asset", "my_mech.py:allocate"]
     properties = ["si", "sp"]            # search, check, prove, audit (audit: default all)
     sizes = [[2, 2], [3, 2]]             # search, prove: users × resources; audit: up to N × M
+                                         # (prove also "all": every size at once, fairlab.search.all_sizes)
     seeds = [0, 1]                       # search, audit
     instances = ["drf-paper", "my.json"] # check
     loads = ["0.2,0.2,0.2"]              # dynamics-rates (with requirements = "...")
@@ -328,7 +329,9 @@ def expand(data: dict, base: str | Path = ".", exclude: tuple[Path, ...] = ()) -
             props[k], identity = property_entry(p, base, declared, exclude)
             if identity is not None:
                 plugins[props[k]] = identity
-    sizes: list[tuple[int, int] | None] = [_size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
+    # "all" (prove only): every size at once (`fairlab.search.all_sizes`), as the cell's size
+    sizes: list[tuple[int, int] | str | None] = [
+        "all" if s == "all" and verb == "prove" else _size(s, "sweep.sizes") for s in lists.get("sizes", [])] or [None]
     seeds = lists.get("seeds") or [None]
     for s in seeds:
         if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 0):
@@ -348,9 +351,12 @@ def expand(data: dict, base: str | Path = ".", exclude: tuple[Path, ...] = ()) -
     cells = []
     for mech, prop, size, seed, inst, load, dom in itertools.product(mechs, props, sizes, seeds, instances, loads,
                                                                      domains or [None]):
+        every = size == "all"  # prove at every size: the key only then, so the other cells keep their ids
+        fixed = None if size is None or every else size
         cells.append(make_cell(verb=verb, mechanism=mech, property=prop, **({} if dom is None else {"domain": dom}),
-                               size=None if size is None else f"{size[0]}×{size[1]}",
-                               users=None if size is None else size[0], resources=None if size is None else size[1],
+                               **({"all_sizes": True} if every else {}),
+                               size="all" if every else None if fixed is None else f"{fixed[0]}×{fixed[1]}",
+                               users=None if fixed is None else fixed[0], resources=None if fixed is None else fixed[1],
                                seed=seed, instance=inst, loads=load,
                                requirements=requirements if verb == "dynamics-rates" else None,
                                options=options, budget=budget,

@@ -81,6 +81,9 @@ class Status(str, enum.Enum):
     UNKNOWN = "unknown"  # a budget ran out or an exact answer was out of reach; never a verdict
     # every instance of a size (prove)
     PROVED = "proved"  # unsat with the four gates passed (conformance, satisfiable, core, control)
+    # every size (prove --all-sizes): every step machine-checked except a lemma argued by hand
+    # (named in the certificate); never reported as plain `proved`
+    PROVED_BY_LEMMA = "proved-by-lemma"
     REFUTED = "refuted"  # a counterexample, re-verified from scratch
     # a mechanism's spec against its allocator (conformance)
     AGREES = "agrees"

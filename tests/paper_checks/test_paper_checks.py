@@ -190,6 +190,27 @@ def test_a_crashing_check_is_an_error_not_a_pass():
     assert result.status == "unknown" and "RuntimeError: no" in result.details["error"] and not ledger.ok(result)
 
 
+@pytest.mark.parametrize("status", ["proved", "unknown", "proved-by-lemma"])
+def test_the_all_size_entry_is_reproduced_only_from_plain_proofs(monkeypatch, status):
+    """An undecided all-size proof (or one resting on a hand lemma) leaves the entry unknown — never
+    an erratum of the paper, never reproduced; four plain proofs reproduce it, certificates attached."""
+    from fairlab.core.results import Result
+
+    def fake(mech, prop, *args, **kwargs):
+        assert kwargs.get("all_sizes") and kwargs.get("domain") == "drf-paper"
+        return Result("proof", status, mechanism="drf", property=prop, explanation=f"{status} (stand-in)",
+                      details={"steps": [], "lemmas": []}, budget={"rlimit_spent": 1})
+
+    monkeypatch.setattr(claims, "prove", fake)
+    result = _result("drf-appendix-all-sizes")
+    if status == "proved":
+        assert result.status == "reproduced" and ledger.ok(result)
+        assert set(to_dict(result)["certificate"]["all_size_proofs"]) == {"si", "ef", "pe", "sp"}
+    else:
+        assert result.status == "unknown" and not ledger.ok(result)
+        assert f"is {status}, not proved" in result.details["error"]
+
+
 # --------------------------------------------------------------------------- the command
 def test_command_json_entries_and_summary():
     result = runner.invoke(app, ["paper-check", "--quick", "--format", "json"])

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["docs/index.md", "docs/getting-started.md", "docs/concepts.md", "docs/citing.md",
          "docs/howto/plugin-mechanism.md", "docs/howto/lp-mechanism.md", "docs/howto/spec.md",
          "docs/howto/property.md", "docs/howto/network.md", "docs/howto/pytest-plugin.md",
-         "docs/howto/campaigns-cluster.md"]
+         "docs/howto/campaigns-cluster.md", "docs/all-sizes.md"]
 FENCE = re.compile(r"^(?P<skip><!-- skip-snippet: (?P<why>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<body>.*?)^```",
                    flags=re.S | re.M)
 SHELL = ("", "console", "bash", "sh", "shell")
@@ -34,6 +34,7 @@ NOT_RUN = {
     "--scheduler": "needs a running Dask scheduler",
     "--cluster": "starts a Dask cluster: tests/campaign/test_dask.py runs one",
     "fairlab audit": "minutes on a loaded machine; tests/audit and tests/cli run the audit",
+    "--all-sizes": "seconds of CPU, a minute on a loaded machine: tests/search/test_all_sizes.py runs them",
 }
 
 

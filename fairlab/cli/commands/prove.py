@@ -18,6 +18,7 @@ from rich.table import Table
 
 from fairlab.campaign import lab_sweeps
 from fairlab.cli import progress as progress_
+from fairlab.cli.commands import _all_sizes
 from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
 from fairlab.cli.commands.search import STORE_HELP
@@ -50,10 +51,11 @@ def register(app: typer.Typer) -> None:
                                              help="property name, or 'unique', or 'same-as:MECHANISM'"),
         users: int = typer.Option(2, "--users", "-n"),
         resources: int = typer.Option(2, "--resources", "-m"),
-        time_limit: float = typer.Option(
-            PROVE_SAFETY_NET, "--time-limit",
-            help="wall-clock safety net in seconds: gives unknown (wall-clock safety net) (per size with "
-                 "--catalogue); the counted budget (--rlimit, --attempts) decides"),
+        time_limit: Optional[float] = typer.Option(
+            None, "--time-limit", show_default=False,
+            help="wall-clock safety net in seconds (default 600; per size with --catalogue; the larger of 600 and "
+                 "the all-size prover's own with --all-sizes): gives unknown (wall-clock safety net); the counted "
+                 "budget (--rlimit, --attempts) decides"),
         rlimit: int = typer.Option(None, "--rlimit", show_default=False,
                                    help="z3 resource limit of the first proof attempt (decides; default "
                                         "10,000,000, doubling per attempt)"),
@@ -64,6 +66,8 @@ def register(app: typer.Typer) -> None:
         domain: Optional[str] = typer.Option(None, "--domain", help=params.DOMAIN_HELP),
         option: Optional[List[str]] = typer.Option(None, "--option", "-o", help="mechanism option KEY=VALUE"),
         catalogue: bool = typer.Option(False, "--catalogue", help="run the theorem catalogue"),
+        all_sizes: bool = typer.Option(False, "--all-sizes",
+                                       help="prove for every number of users and resources (not -n/-m)"),
         fast: bool = typer.Option(False, "--fast", help="with --catalogue: only the sizes of the CI subset"),
         store: Optional[str] = typer.Option(None, "--store", metavar="DIR", help=STORE_HELP),
         no_store: bool = typer.Option(False, "--no-store", help="do not write a fixture for a refutation"),
@@ -76,6 +80,8 @@ def register(app: typer.Typer) -> None:
     ):
         """Prove PROPERTY of MECHANISM for all real demands of a size (spec ∧ ¬property UNSAT), or refute it."""
         check_format(fmt)
+        if time_limit is None:
+            time_limit = max(PROVE_SAFETY_NET, _all_sizes.DEFAULT_TIME_LIMIT) if all_sizes else PROVE_SAFETY_NET
         try:
             params.seconds(time_limit)
             if rlimit is not None:
@@ -93,6 +99,8 @@ def register(app: typer.Typer) -> None:
             asked = params.domain(domain)
             if catalogue and domain is not None:
                 raise InputError("--domain: the catalogue's entries carry their own domains")
+            if all_sizes:
+                _all_sizes.check_options(catalogue, users, resources, attempts)
             if not catalogue:
                 params.size(users, resources)
                 target = None if no_store else writable_store(Store(store))  # a bad store: one line, up front
@@ -117,13 +125,21 @@ def register(app: typer.Typer) -> None:
             fail("prove: give MECHANISM and PROPERTY, or --catalogue")
         try:
             with output_to_stderr(), plugin_time_limit(time_limit):
-                result = prove(mechanism, prop, users, resources, store=target,
-                               time_limit=time_limit, options=parse_options(option), positive_demands=positive,
-                               rlimit=rlimit, attempts=attempts, domain=asked)
+                if all_sizes:
+                    result = prove(mechanism, prop, store=target, all_sizes=True, time_limit=time_limit,
+                                   options=parse_options(option), positive_demands=positive, rlimit=rlimit,
+                                   domain=asked)
+                else:
+                    result = prove(mechanism, prop, users, resources, store=target,
+                                   time_limit=time_limit, options=parse_options(option), positive_demands=positive,
+                                   rlimit=rlimit, attempts=attempts, domain=asked)
         except InputError as exc:
             fail(str(exc))
         if fmt == "json":
             emit_json(to_json(result))
+            return
+        if all_sizes:
+            _all_sizes.print_result(result)
             return
         print_proof(result)
 
