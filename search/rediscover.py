@@ -31,7 +31,7 @@ from fairlab.core.results import Result, Status
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import bmf
 from fairlab.mechanisms.base import Constraint
-from fairlab.search import engines, impossibility, space
+from fairlab.search import engines, impossibility, lift_coverage, space
 from fairlab.search.findings import record_finding, writable_store
 from fairlab.search.shrink import shrink
 
@@ -118,7 +118,9 @@ def get_claim(claim_id: str) -> Claim:
 
 def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:
     details = {"claim": claim.id, "statement": claim.statement, "source": claim.source, "claim_kind": claim.kind,
-               "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
+               "engine": fields.pop("engine", None), "notes": notes,
+               "lifting": lift_coverage.for_claim(claim.id),  # the sizes its shipped fixture lifts to
+               **fields.pop("details", {})}
     prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
     return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
                   details=details, **fields)
