@@ -223,3 +223,14 @@ def test_cli_lift_refuses_an_out_file_in_a_folder(run_cli, assert_one_line_error
     out = run_cli("lift", "thm1-asset-si", "-n", "3", "-m", "3", "-o", tmp_path,
                   env={"FAIRLAB_STORE": str(tmp_path / "store")})
     assert_one_line_error(out, "--out", "folder")
+
+
+def test_the_docs_page_states_each_claims_coverage_as_computed():
+    """The page's table is the coverage the lab computes (a claim whose lifting changed fails here)."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "howto" / "lift-counterexamples.md").read_text("utf-8")
+    for claim in claim_ids():
+        cov = lift_coverage.for_claim(claim)
+        assert cov is not None and f"| `{claim}` | {cov['sizes']} |" in page, claim
+    assert "| `no-such-claim` |" not in page
