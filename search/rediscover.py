@@ -118,10 +118,9 @@ def get_claim(claim_id: str) -> Claim:
 
 def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Result:
     details = {"claim": claim.id, "statement": claim.statement, "source": claim.source, "claim_kind": claim.kind,
-               "engine": fields.pop("engine", None), "notes": notes,
-               "lifting": lift_coverage.for_claim(claim.id),  # the sizes its shipped fixture lifts to
-               **fields.pop("details", {})}
+               "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
     prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
+    details["lifting"] = lift_coverage.for_claim(claim.id)  # the sizes its shipped fixture lifts to, and how
     return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
                   details=details, **fields)
 
