@@ -31,7 +31,6 @@ or approximate is ever written.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -42,7 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact
@@ -97,7 +96,10 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
     for t, (kind, i) in enumerate(instance.events or ()):
         timing[i] = (*timing[i], kind, t)
     best: list[tuple[Any, ...]] | None = None
-    for rperm in itertools.permutations(range(m)):
+    splits = ([[machine[r] / instance.capacities[r] for machine in instance.machines] for r in range(m)]
+              if instance.machines is not None else [[] for _ in range(m)])
+    signature = [(tuple(row[r] for row in rows), tuple(w[r] for w in weights), tuple(splits[r])) for r in range(m)]
+    for rperm in _distinct_orders(signature):
         cols = [[row[r] for r in rperm] for row in rows]
         wcols = [[w[r] for r in rperm] for w in weights]
         keyed: list[tuple[Any, ...]] = sorted(
@@ -111,6 +113,32 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
         if best is None or keyed < best:
             best = keyed
     return tuple(best or ())  # m >= 1: set by the first permutation
+
+
+def _distinct_orders(signature: list) -> Iterator[tuple[int, ...]]:
+    """The permutations of ``range(len(signature))`` that differ in the sequence of signatures they
+    give (identical resources — a copied column — are interchangeable: permuting them changes nothing,
+    so only one of those orders is tried; every distinct form is still reached)."""
+    groups: dict[Any, list[int]] = {}
+    for r, key in enumerate(signature):
+        groups.setdefault(key, []).append(r)
+    keys = list(groups)
+    used = {key: 0 for key in keys}
+    order: list[int] = []
+
+    def extend() -> Iterator[tuple[int, ...]]:
+        if len(order) == len(signature):
+            yield tuple(order)
+            return
+        for key in keys:
+            if used[key] < len(groups[key]):
+                order.append(groups[key][used[key]])
+                used[key] += 1
+                yield from extend()
+                used[key] -= 1
+                order.pop()
+
+    return extend()
 
 
 def canonical_hash(mechanism: str, prop: str, instance: Instance, rescale_rows: bool = True,

@@ -36,7 +36,7 @@ from fairlab.core.results import Result, Status
 from fairlab.counterexamples.store import Store
 from fairlab.mechanisms import bmf
 from fairlab.mechanisms.base import Constraint
-from fairlab.search import engines, impossibility, space
+from fairlab.search import engines, impossibility, lift_coverage, space
 from fairlab.search.findings import record_finding, writable_store
 from fairlab.search.shrink import shrink
 
@@ -141,6 +141,7 @@ def _result(claim: Claim, status, seconds: float, notes: list, **fields) -> Resu
                **({"reading": claim.reading} if claim.reading else {}),
                "engine": fields.pop("engine", None), "notes": notes, **fields.pop("details", {})}
     prop = claim.property or ("unique" if claim.kind == "nonunique" else "+".join(claim.properties))
+    details["lifting"] = lift_coverage.for_claim(claim.id)  # the sizes its shipped fixture lifts to, and how
     return Result("rediscovery", status, mechanism=claim.mechanism or "any", property=prop, seconds=seconds,
                   details=details, **fields)
 

@@ -22,14 +22,15 @@ import fairlab.cli.commands as commands
 from fairlab.core.names import unknown
 
 #: the order of the verbs in ``fairlab --help`` (by command module); modules not named here follow, by name
-HELP_ORDER = ("mechanisms", "examples", "properties", "search", "prove", "conformance", "paper_check",
+HELP_ORDER = ("mechanisms", "examples", "properties", "search", "lift", "prove", "conformance", "paper_check",
               "pdrf_tables", "dynamics", "store", "schema")
 
 #: verb -> the module of `fairlab.cli.commands` that registers it (a verb missing here still works:
 #: every module is then loaded; tests/cli/test_lazy_cli.py keeps this table equal to the modules)
 VERBS = {
     "mechanisms": "mechanisms", "allocate": "mechanisms", "examples": "examples", "properties": "properties",
-    "check": "properties", "search": "search", "rediscover": "search", "matrix": "search", "prove": "prove",
+    "check": "properties", "search": "search", "rediscover": "search", "matrix": "search", "lift": "lift",
+    "prove": "prove",
     "conformance": "conformance", "paper-check": "paper_check", "pdrf-tables": "pdrf_tables",
     "dynamics": "dynamics", "store": "store", "schema": "schema", "audit": "audit", "campaign": "campaign",
 }

@@ -71,6 +71,8 @@ CASES = [
     ("prove", "prove", ["prove", "drf", "si", "--users", "2", "--resources", "2", "--time-limit", "30", "--no-store"],
      {RESULT}),
     ("rediscover", "rediscover", ["rediscover", "--claim", "thm1-asset-si", "--no-store"], {REPORT}),
+    ("lift", "lift", ["lift", "thm6-si-pe-rm", "-n", "3", "-m", "3"], {RESULT}),
+    ("lift-not-found", "lift", ["lift", "bmf-nonunique", "-n", "4", "-m", "3"], {RESULT}),
     ("store-list", "store list", ["store", "list", "--shipped"], {LISTING}),
     ("store-verify", "store verify", ["store", "verify", str(FIXTURES / "asset-si-be83754a32e354a3.json")], {REPORT}),
     ("paper-check", "paper-check", ["paper-check", "--quick"], {REPORT}),

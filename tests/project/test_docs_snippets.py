@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["docs/index.md", "docs/getting-started.md", "docs/concepts.md", "docs/citing.md",
          "docs/howto/plugin-mechanism.md", "docs/howto/lp-mechanism.md", "docs/howto/spec.md",
          "docs/howto/property.md", "docs/howto/network.md", "docs/howto/pytest-plugin.md",
-         "docs/howto/campaigns-cluster.md", "docs/all-sizes.md"]
+         "docs/howto/campaigns-cluster.md", "docs/all-sizes.md", "docs/howto/lift-counterexamples.md"]
 FENCE = re.compile(r"^(?P<skip><!-- skip-snippet: (?P<why>[^>]*?) -->\n)?```(?P<lang>[\w-]*)\n(?P<body>.*?)^```",
                    flags=re.S | re.M)
 SHELL = ("", "console", "bash", "sh", "shell")
