@@ -72,18 +72,28 @@ def reference_word(entry: dict | None) -> str:
     """A reference profile's cell: its status and the sizes its evidence covers ("proved 2×2, 2×3")."""
     if not entry or entry["status"] == "not established":
         return "—"
-    sizes = ", ".join(f"{n}×{m}" for n, m in entry.get("sizes") or [])
-    word = f"{entry['status']} {sizes}".strip()
+    status, sizes, notes = reference_parts(entry)
+    word = f"{status} {', '.join(f'{n}×{m}' for n, m in sizes)}".strip()
+    for note in notes:
+        word += f"; {note}" if note.startswith("proved on") else f" ({note})"
+    return word
+
+
+def reference_parts(entry: dict) -> tuple[str, list[tuple[int, int]], list[str]]:
+    """(status, sizes, notes) of an established reference profile: the words `reference_word` joins
+    (the LaTeX table abbreviates the sizes and turns the notes into marks)."""
+    sizes = [(n, m) for n, m in entry.get("sizes") or []]
+    notes = []
     inst = entry.get("instance")
     if entry["status"] == "violated" and inst and any(str(d) == "0" for row in inst.get("demands", []) for d in row):
-        word += " (with a zero demand)"
+        notes.append("with a zero demand")
     restricted = [e.get("domain") for e in entry.get("evidence", []) if e.get("status") == "proved"
                   and e.get("restriction")]
     if entry["status"].startswith("proved") and restricted:
-        word += f" (on {restricted[0]})"
+        notes.append(f"on {restricted[0]}")
     elif entry["status"] == "violated" and restricted:
-        word += f"; proved on {restricted[0]}"
-    return word
+        notes.append(f"proved on {restricted[0]}")
+    return entry["status"], sizes, notes
 
 
 def reference_columns(document: dict) -> list[str]:
