@@ -149,5 +149,5 @@ def reverify(result: Result, mechanism: MechanismLike, instance: Instance, optio
     return result.replace(status=Status.UNKNOWN, witness=None, explanation=why, budget={**result.budget, **extra})
 
 
-__all__ = ["ALL", "check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation",
-           "Encoding"]
+__all__ = ["ALL", "check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER",
+           "Violation", "Encoding"]

@@ -8,9 +8,9 @@
 
 The module is callable: ``fairlab.search(...)`` is `run_search` (``fairlab search`` on the command
 line), while ``import fairlab.search`` and ``from fairlab.search import engines`` keep reading the
-package (`SearchModule`). The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``); a mechanism is a
-registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a plain Python
-callable. Every answer is one
+package (`SearchModule`). The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``);
+a mechanism is a registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a
+plain Python callable. Every answer is one
 `fairlab.core.results.Result`. A finding is written only where asked (``store=``: a folder or a
 `fairlab.counterexamples.store.Store`), re-verified first (`fairlab.search.findings`).
 

@@ -5,7 +5,8 @@ mechanism's status in the words of the markdown report (`fairlab.audit.markdown.
 "proved up to 2×2", "violated at 3×2", ...) and the reference columns (drf, ceei, bmf, asset:
 `fairlab.audit.markdown.reference_parts`, abbreviated to fit a one-column page: "proved, 8 sizes
 ≤ 4×4" and a mark whose note the caption gives), ruled with ``\\toprule``/``\\midrule``/``\\bottomrule``.
-The mechanism's name in the header breaks after ``_ . / : -`` and hyphenates; the markdown and HTML reports list every size.
+The mechanism's name in the header breaks after ``_ . / : -`` and hyphenates; the markdown and HTML
+reports list every size.
 The caption says what the table is about (the sizes, the instance domain, the seed, the version)
 and the ``\\label`` is ``tab:fairlab-audit-MECHANISM`` (``-DOMAIN`` added when asked per domain).
 
@@ -108,7 +109,8 @@ def _caption(document: dict, marks: dict[str, str]) -> str:
                   "``$k$ sizes $\\leq n\\times m$'': $k$ sizes, none with more than $n$ users or $m$ resources "
                   "(the markdown and HTML reports list them).")
     if marks:
-        words += " " + "; ".join(f"\\textsuperscript{{{letter}}} {escape(note)}" for note, letter in marks.items()) + "."
+        notes = (f"\\textsuperscript{{{letter}}} {escape(note)}" for note, letter in marks.items())
+        words += " " + "; ".join(notes) + "."
     return words
 
 

@@ -112,8 +112,8 @@ def test_the_newcomer_api_type_checks(layout, tmp_path):
     out = mypy(layout, good)
     assert out.returncode == 0, out.stdout + out.stderr
     wrong = tmp_path / "api_wrong.py"  # negative twin: the two return types swapped
-    wrong.write_text(API.replace("every: list[Result]", "every: Result").replace("found: Result", "found: list[Result]"),
-                     encoding="utf-8")
+    swapped = API.replace("every: list[Result]", "every: Result").replace("found: Result", "found: list[Result]")
+    wrong.write_text(swapped, encoding="utf-8")
     out = mypy(layout, wrong)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "api_wrong.py:6: error: Incompatible types in assignment" in out.stdout, out.stdout
