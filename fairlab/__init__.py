@@ -30,12 +30,14 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (at run ti
     from fairlab.mechanisms import get as mechanism  # noqa: F401  (a lazy public name)
     from fairlab.mechanisms.conformance import check_sample as conformance  # noqa: F401  (a lazy public name)
     from fairlab.properties import check as check
+    from fairlab.search import module as search  # noqa: F401  (the subpackage, callable: `run_search`)
     from fairlab.search import prove as prove
     from fairlab.search import run_search as run_search
 
-#: public name -> (module, attribute), imported on first use
-_API = {
+#: public name -> (module, attribute or None for the module itself), imported on first use
+_API: dict[str, tuple[str, str | None]] = {
     "check": ("fairlab.properties", "check"),
+    "search": ("fairlab.search", None),  # the subpackage itself, callable (fairlab.search.SearchModule)
     "run_search": ("fairlab.search", "run_search"),
     "prove": ("fairlab.search", "prove"),
     "allocate": ("fairlab.mechanisms", "allocate"),
@@ -58,7 +60,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         module, attribute = _API[name]
-        value = getattr(importlib.import_module(module), attribute)
+        loaded = importlib.import_module(module)
+        value = loaded if attribute is None else getattr(loaded, attribute)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'fairlab' has no attribute {name!r}")

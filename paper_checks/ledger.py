@@ -41,6 +41,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from fairlab.core.exact import Algebraic, format_exact, to_fraction
+from fairlab.core.progress import Unit
 from fairlab.core.results import Result, Status
 
 # The five source documents (transcribed into the lab's checks; never read at run time).
@@ -258,11 +259,22 @@ def check_claim(c: Claim, ctx: Context | None = None) -> Result:
                   explanation=evidence.how or c.reason, details={**about, "ok": ok}, certificate=certificate)
 
 
-def run(ctx: Context | None = None, include_slow: bool = True, only: list[str] | None = None) -> list[Result]:
-    """Check the registered claims (the slow ones unless `include_slow` is False, or those in `only`)."""
+def run(ctx: Context | None = None, include_slow: bool = True, only: list[str] | None = None,
+        progress: Callable[[Unit], None] | None = None) -> list[Result]:
+    """Check the registered claims (the slow ones unless `include_slow` is False, or those in `only`);
+    `progress` hears ``Unit(0, total)`` first, then a `Unit` as each claim ends (its id and status)."""
     ctx = ctx or Context()
     chosen = [c for c in CLAIMS if (include_slow or not c.slow) and (not only or c.id in only)]
-    return [check_claim(c, ctx) for c in chosen]
+    if progress is not None:
+        progress(Unit(0, len(chosen)))
+    results = []
+    for done, claim in enumerate(chosen, 1):
+        started = time.monotonic()
+        results.append(check_claim(claim, ctx))
+        if progress is not None:
+            status = "error" if "error" in results[-1].details else results[-1].status.value
+            progress(Unit(done, len(chosen), claim.id, status, time.monotonic() - started))
+    return results
 
 
 def items(result: Result) -> tuple[Item, ...]:

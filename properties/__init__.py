@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import time
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, overload
 
 from fairlab.core.domain import Domain
 from fairlab.core.domain import parse as parse_domain
@@ -48,10 +48,22 @@ for _info in pkgutil.iter_modules(__path__):
 PROPERTIES = REGISTRY
 
 
-def check(mechanism: MechanismLike, property: str, instance: InstanceLike, **budget: Any) -> Result:
+#: the property name that asks for every property (``fairlab check MECHANISM all INSTANCE``)
+ALL = "all"
+
+
+@overload
+def check(mechanism: MechanismLike, property: Literal["all"], instance: InstanceLike, **budget: Any
+          ) -> list[Result]: ...
+@overload
+def check(mechanism: MechanismLike, property: str | Property, instance: InstanceLike, **budget: Any) -> Result: ...
+def check(mechanism: MechanismLike, property: str | Property, instance: InstanceLike, **budget: Any
+          ) -> Result | list[Result]:
     """Check `property` of `mechanism` on `instance` (the CLI's order: ``fairlab check MECHANISM
     PROPERTY INSTANCE``). `mechanism`: a name, a plug-in ``file.py:function`` or a Mechanism;
     `instance`: an Instance, its JSON-shaped dict, a path or a shipped example's name.
+    `property` ``"all"`` is `check_all`, as on the command line: a list of one `Result` per
+    property of the mechanism's setting, each violation re-verified once more.
 
     Budget keywords: ``evaluations`` (mechanism runs a deviation search may spend, default 300),
     ``seed``, ``rlimit`` (z3 resource units per solver check), ``options`` (mechanism options),
@@ -60,6 +72,8 @@ def check(mechanism: MechanismLike, property: str, instance: InstanceLike, **bud
     call still running then is stopped: `fairlab.mechanisms.plugin.time_limit`). ``domain``
     (`fairlab.core.domain.parse`): an instance outside it, or outside the mechanism's declared
     domain, is a one-line `InputError`; the result records it (default ``all``)."""
+    if property == ALL:
+        return check_all(mechanism, instance, **budget)
     asked = parse_domain(budget.pop("domain", None))
     mech, inst = in_domain(mechanism, instance, asked)
     with within(asked.intersect(mech.domain)):  # deviations stay in the domain too
@@ -81,7 +95,7 @@ def in_domain(mechanism: MechanismLike, instance: InstanceLike, asked: Domain) -
     return mech, inst
 
 
-def _check(mechanism: MechanismLike, property: str, instance: InstanceLike, **budget: Any) -> Result:
+def _check(mechanism: MechanismLike, property: str | Property, instance: InstanceLike, **budget: Any) -> Result:
     limit = budget.get("time_limit")
     try:
         seconds = float(DEFAULT_BUDGET["time_limit"] if limit is None else limit)
@@ -89,7 +103,7 @@ def _check(mechanism: MechanismLike, property: str, instance: InstanceLike, **bu
         seconds = None  # not a number: parse_budget reports it
     if seconds is not None and not 0 < seconds < 1e8:  # NaN, infinite: no plug-in limit
         seconds = None
-    prop = get(property)
+    prop = get(property, every=True)
     started = time.monotonic()
     with plugin.time_limit(seconds):
         try:
@@ -136,5 +150,5 @@ def reverify(result: Result, mechanism: MechanismLike, instance: Instance, optio
     return result.replace(status=Status.UNKNOWN, witness=None, explanation=why, budget={**result.budget, **extra})
 
 
-__all__ = ["check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER", "Violation",
-           "Encoding"]
+__all__ = ["ALL", "check", "check_all", "reverify", "get", "names", "register", "Property", "PROPERTIES", "ORDER",
+           "Violation", "Encoding"]

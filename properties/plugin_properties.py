@@ -169,6 +169,8 @@ def adopt(obj, name: str, source: str, identity: dict, domain=None) -> Property:
     existing = REGISTRY.get(name)
     if existing is not None and name not in PLUGINS:
         raise InputError(f"property {name!r}: the name of a built-in property")
+    if name == "all":
+        raise InputError("property 'all': a reserved name (it asks for every property); name the plug-in otherwise")
     guarded = {f.name: (_exact_rule if f.name == "rule" else _guarded)(name, f.name, value)
                for f in dataclasses.fields(obj)
                if f.name != "witness" and callable(value := getattr(obj, f.name)) and not isinstance(value, type)}

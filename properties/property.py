@@ -515,11 +515,12 @@ def names(setting: str | None = "pool") -> list[str]:
     return every if setting is None else [n for n in every if REGISTRY[n].setting == setting]
 
 
-def get(name: str | Property) -> Property:
+def get(name: str | Property, every: bool = False) -> Property:
     """The property registered as `name` (e.g. "si"), a plug-in ``path/to/file.py:NAME`` or an
     installed entry point of ``fairlab.properties`` (loaded on first use:
     `fairlab.properties.plugin_properties`), or a `Property` object itself (registered under its name if the
-    name is free)."""
+    name is free). An unknown name is a one-line `InputError` with the closest known names ("did you
+    mean"); `every`: the caller also takes ``all`` (every property), so it may be suggested too."""
     if isinstance(name, Property):
         from fairlab.properties import plugin_properties as plugin
 
@@ -538,8 +539,13 @@ def get(name: str | Property) -> Property:
     if not isinstance(name, str) or name not in REGISTRY:
         from fairlab.properties import plugin_properties as plugin
 
-        known = names(None) + [row["name"] for row in plugin.installed()]
+        known = names(None) + [row["name"] for row in plugin.installed()] + (["all"] if every else [])
         titles = {p.title: p.name for p in REGISTRY.values() if p.name not in PLUGINS}
+        if isinstance(name, str) and "," in name:  # "si,ef": one property per argument
+            bad = [part.strip() for part in name.split(",") if part.strip() not in REGISTRY]
+            first = bad[0] if bad else name
+            raise InputError(f"property {name!r}: one name per argument, not a comma-separated list"
+                             + (f"; {unknown('property', first, known, also=titles)}" if bad else ""))
         raise InputError(unknown("property", name, known, also=titles, tail="; or a plug-in path/to/file.py:NAME"))
     return REGISTRY[name]
 

@@ -1,14 +1,16 @@
 """fairlab.search: counterexample search, proofs, rediscovery of the sources' counterexamples.
 
     >>> import fairlab
-    >>> fairlab.run_search("asset", "si", 2, 2).status
+    >>> fairlab.search("asset", "si", 2, 2).status
     <Status.VIOLATED: 'violated'>
     >>> fairlab.prove("drf", "si", 2, 2).status
     <Status.PROVED: 'proved'>
 
-The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``); a mechanism is a
-registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a plain Python
-callable. Every answer is one
+The module is callable: ``fairlab.search(...)`` is `run_search` (``fairlab search`` on the command
+line), while ``import fairlab.search`` and ``from fairlab.search import engines`` keep reading the
+package (`SearchModule`). The arguments follow the CLI (``fairlab search MECHANISM PROPERTY -n N -m M``);
+a mechanism is a registered name, a ``file.py:function`` plug-in, an entry point, a `Mechanism` or a
+plain Python callable. Every answer is one
 `fairlab.core.results.Result`. A finding is written only where asked (``store=``: a folder or a
 `fairlab.counterexamples.store.Store`), re-verified first (`fairlab.search.findings`).
 
@@ -21,7 +23,9 @@ Modules: `engines` (the portfolio and its engines), `space` (instance spaces), `
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+import types
+from typing import Any, cast
 
 from fairlab import mechanisms, properties
 from fairlab.core.results import Result
@@ -77,4 +81,21 @@ def prove(mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
     return result.replace(details={**result.details, "fixture": None})
 
 
-__all__ = ["run_search", "prove", "record_finding", "resolve_mechanism"]
+class SearchModule(types.ModuleType):
+    """The class of the module `fairlab.search`: a module that can be called, so that
+    ``fairlab.search(mechanism, property, n, m, ...)`` searches like ``fairlab.check`` checks and
+    ``fairlab.prove`` proves, while the package's modules import as before. Setting a module's
+    ``__class__`` to a `types.ModuleType` subclass is Python's documented way to customise a module
+    (the language reference, "Customizing module attribute access")."""
+
+    def __call__(self, mechanism: MechanismLike, property: str, n: int = 2, m: int = 2, *,
+                 store: Store | str | os.PathLike[str] | None = None, **budget: Any) -> Result:
+        """`run_search`: hunt a violation of `property` by `mechanism` at n users × m resources."""
+        return run_search(mechanism, property, n, m, store=store, **budget)
+
+
+sys.modules[__name__].__class__ = SearchModule
+#: this module as what it is, a callable `SearchModule` (``fairlab.search`` for type checkers)
+module = cast(SearchModule, sys.modules[__name__])
+
+__all__ = ["run_search", "prove", "record_finding", "resolve_mechanism", "SearchModule"]

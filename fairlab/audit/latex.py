@@ -3,7 +3,10 @@
 One ``table`` float per audit document: a row per property (its name and title), the audited
 mechanism's status in the words of the markdown report (`fairlab.audit.markdown.status_word`:
 "proved up to 2×2", "violated at 3×2", ...) and the reference columns (drf, ceei, bmf, asset:
-`fairlab.audit.markdown.reference_word`), ruled with ``\\toprule``/``\\midrule``/``\\bottomrule``.
+`fairlab.audit.markdown.reference_parts`, abbreviated to fit a one-column page: "proved, 8 sizes
+≤ 4×4" and a mark whose note the caption gives), ruled with ``\\toprule``/``\\midrule``/``\\bottomrule``.
+The mechanism's name in the header breaks after ``_ . / : -`` and hyphenates; the markdown and HTML
+reports list every size.
 The caption says what the table is about (the sizes, the instance domain, the seed, the version)
 and the ``\\label`` is ``tab:fairlab-audit-MECHANISM`` (``-DOMAIN`` added when asked per domain).
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from fairlab.audit.markdown import reference_columns, reference_word, short_name, status_word
+from fairlab.audit.markdown import reference_columns, reference_parts, short_name, status_word
 
 #: characters LaTeX treats specially, and how to write each literally (text mode)
 SPECIALS = {
@@ -56,7 +59,41 @@ def label(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9:.-]+", "-", text).strip("-") or "audit"
 
 
-def _caption(document: dict) -> str:
+#: at most this many sizes are listed in a reference cell; more are counted ("8 sizes ≤ 4×4")
+LISTED_SIZES = 2
+
+
+def breakable(text: str) -> str:
+    """`escape` (text), with a line break allowed after ``_ . / : -`` and the words between hyphenated as
+    usual (a long plug-in name in a narrow column)."""
+    out = []
+    for ch in str(text):
+        out.append(escape(ch))
+        if ch in "_./:-":
+            out.append(r"\hspace{0pt}")  # a break allowed, and the next word may be hyphenated
+    return "".join(out)
+
+
+def reference_cell(entry: dict | None, marks: dict[str, str]) -> str:
+    """A reference profile's cell in LaTeX: the status, the sizes (listed up to `LISTED_SIZES`, else
+    counted with the largest numbers of users and resources), each note as a superscript mark;
+    `marks` (note -> letter) grows with the notes met, for the caption."""
+    if not entry or entry["status"] == "not established":
+        return "---"
+    status, sizes, notes = reference_parts(entry)
+    if status.endswith(" (restricted)") and any(note.startswith("on ") for note in notes):  # said by the mark
+        status = status.removesuffix(" (restricted)")
+        notes = [f"proved {note} only (restricted)" if note.startswith("on ") else note for note in notes]
+    if len(sizes) > LISTED_SIZES:
+        words = f"{len(sizes)} sizes $\\leq$ {max(n for n, _ in sizes)}$\\times${max(m for _, m in sizes)}"
+    else:
+        words = ", ".join(f"{n}$\\times${m}" for n, m in sizes)
+    letters = [marks.setdefault(note, chr(ord("a") + len(marks))) for note in notes]
+    cell = escape(status) + (f", {words}" if words else "")
+    return cell + (f"\\textsuperscript{{{','.join(letters)}}}" if letters else "")
+
+
+def _caption(document: dict, marks: dict[str, str]) -> str:
     domain = document.get("domain") or {}
     provenance = document.get("provenance") or {}
     words = (f"Property profile of \\texttt{{{escape(short_name(document['mechanism']))}}} by fairlab "
@@ -76,7 +113,12 @@ def _caption(document: dict) -> str:
     if others:
         words += (f" Columns {', '.join(escape(o) for o in others)}: reference profiles "
                   f"({escape(document['reference'].get('note', ''))}); ---: not established (the lab knows neither "
-                  "a counterexample in this domain nor a proof).")
+                  "a counterexample in this domain nor a proof); "
+                  "``$k$ sizes $\\leq n\\times m$'': $k$ sizes, none with more than $n$ users or $m$ resources "
+                  "(the markdown and HTML reports list them).")
+    if marks:
+        notes = (f"\\textsuperscript{{{letter}}} {escape(note)}" for note, letter in marks.items())
+        words += " " + "; ".join(notes) + "."
     return words
 
 
@@ -92,17 +134,20 @@ def table(document: dict, domain_label: bool = False) -> str:
     column = r">{\raggedright\arraybackslash}p{\dimexpr %s-2\tabcolsep\relax}"
     spec = "@{}" + column % r"0.22\linewidth" + (column % rf"0.78\linewidth/{1 + len(others)}") * (1 + len(others))
     spec += "@{}"
-    head = ["property", f"\\texttt{{{escape(short_name(mechanism))}}}", *(escape(o) for o in others)]
+    head = ["property", breakable(short_name(mechanism)), *(escape(o) for o in others)]  # roman: it hyphenates
+    marks: dict[str, str] = {}
+    rows = []
+    for row in document["properties"]:
+        cells = [f"{escape(row['property'])} ({escape(row.get('title', ''))})", escape(status_word(row))]
+        cells += [reference_cell(ref[name].get(row["property"]), marks) for name in others]
+        rows.append("    " + " & ".join(cells) + r" \\")
     lines = [f"% fairlab audit {escape(mechanism)}: the property table (fairlab audit --format latex)",
              "% preamble: " + " ".join("\\usepackage{" + p + "}" for p in PACKAGES),
              r"\begin{table}[htbp]", r"  \centering", r"  \small",
-             f"  \\caption{{{_caption(document)}}}", f"  \\label{{{key}}}",
+             f"  \\caption{{{_caption(document, marks)}}}", f"  \\label{{{key}}}",
              f"  \\begin{{tabular}}{{{spec}}}", r"    \toprule",
              "    " + " & ".join(f"\\textbf{{{h}}}" for h in head) + r" \\", r"    \midrule"]
-    for row in document["properties"]:
-        cells = [f"{escape(row['property'])} ({escape(row.get('title', ''))})", escape(status_word(row))]
-        cells += [escape(reference_word(ref[name].get(row["property"]))) for name in others]
-        lines.append("    " + " & ".join(cells) + r" \\")
+    lines += rows
     lines += [r"    \bottomrule", r"  \end{tabular}", r"\end{table}"]
     text = "\n".join(lines) + "\n"
     if any(ord(ch) > 127 for ch in text):

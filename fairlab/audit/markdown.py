@@ -83,7 +83,18 @@ def reference_word(entry: dict | None) -> str:
     """A reference profile's cell: its status and the sizes its evidence covers ("proved 2×2, 2×3")."""
     if not entry or entry["status"] == "not established":
         return "—"
-    word = f"{entry['status']} {sizes_span(entry.get('sizes') or [])}".strip()
+    status, sizes, notes = reference_parts(entry)
+    word = f"{status} {sizes_span(sizes)}".strip()
+    for note in notes:
+        word += f"; {note}" if note.startswith("proved on") else f" ({note})"
+    return word
+
+
+def reference_parts(entry: dict) -> tuple[str, list[tuple[int, int]], list[str]]:
+    """(status, sizes, notes) of an established reference profile: the words `reference_word` joins
+    (the LaTeX table abbreviates the sizes and turns the notes into marks)."""
+    sizes = [(n, m) for n, m in entry.get("sizes") or []]
+    notes = []
     inst = entry.get("instance")
     if entry["status"] == "violated" and inst:
         special = [what for what, present in (
@@ -91,14 +102,14 @@ def reference_word(entry: dict | None) -> str:
             ("weights", inst.get("weights") is not None),
             ("a task cap", any(t is not None for t in inst.get("max_tasks") or []))) if present]
         if special:
-            word += f" (with {' and '.join(special)})"
+            notes.append(f"with {' and '.join(special)}")
     restricted = [e.get("domain") for e in entry.get("evidence", []) if e.get("status") == "proved"
                   and e.get("restriction")]
     if entry["status"].startswith("proved") and restricted:
-        word += f" (on {restricted[0]})"
+        notes.append(f"on {restricted[0]}")
     elif entry["status"] == "violated" and restricted:
-        word += f"; proved on {restricted[0]}"
-    return word
+        notes.append(f"proved on {restricted[0]}")
+    return entry["status"], sizes, notes
 
 
 def reference_columns(document: dict) -> list[str]:

@@ -31,11 +31,18 @@ KNOWN_KEYS = ("capacities", "demands", "weights", "max_tasks", "users", "resourc
 #: model), whole tasks on several machines (DRF paper §6.2), agents arriving over time (lecture,
 #: "dynamic fair division"; Kash, Procaccia & Shah 2013)
 SETTINGS = ("pool", "machines", "dynamic")
+#: the fields of `Instance`, in order
+FIELDS = ("capacities", "demands", "weights", "max_tasks", "users", "resources", "weights_given", "machines",
+          "machine_names", "events")
 
 
 @dataclass(frozen=True)
 class Instance:
-    """An exact multi-resource instance. Build with `Instance.build` or `Instance.from_dict`."""
+    """An exact multi-resource instance: ``Instance(capacities=[9, 18], demands=[[1, 4], [3, 1]])``
+    (numbers as int/str/Fraction, read exactly), or `Instance.build` / `Instance.from_dict` / a JSON
+    file. What is left out takes its default: weights 1 for every user, no task caps, users named
+    u1, u2, ... and resources r1, r2, ...; ``machines`` and ``machine_names`` as in the JSON form
+    (agents over time: `Instance.build` with ``arrivals``/``departures``)."""
 
     capacities: tuple[Fraction, ...]
     demands: tuple[tuple[Fraction, ...], ...]
@@ -51,6 +58,25 @@ class Instance:
     events: tuple[tuple[str, int], ...] | None = None
 
     # ----------------------------------------------------------------- construction
+    def __init__(self, capacities: Sequence[Any], demands: Sequence[Sequence[Any]], weights: Any = None,
+                 max_tasks: Any = None, users: Any = None, resources: Any = None, weights_given: str = "none",
+                 machines: Any = None, machine_names: Any = None, events: Any = None) -> None:
+        """Every field given as the lab keeps it (tuples of Fractions, as `from_dict` and
+        `dataclasses.replace` pass them) is taken as it is; anything else (lists, ints, a field left
+        out) is read and checked by `from_dict`, defaults filled in, errors one-line `InputError` s."""
+        values = (capacities, demands, weights, max_tasks, users, resources, weights_given, machines, machine_names,
+                  events)
+        if not (type(capacities) is tuple and type(demands) is tuple and weights is not None
+                and max_tasks is not None and users is not None and resources is not None):
+            if events is not None:
+                raise InputError("events: agents over time are given as arrivals/departures to Instance.build")
+            read = Instance.from_dict({"capacities": capacities, "demands": demands, "weights": weights,
+                                       "max_tasks": max_tasks, "users": users, "resources": resources,
+                                       "machines": machines, "machine_names": machine_names})
+            values = tuple(getattr(read, name) for name in FIELDS)
+        for name, value in zip(FIELDS, values):
+            object.__setattr__(self, name, value)  # a frozen dataclass sets its fields so (dataclasses docs)
+
     @classmethod
     def build(cls, capacities: Any = None, demands: Any = None, weights: Any = None, max_tasks: Any = None,
               users: Any = None, resources: Any = None, **setting: Any) -> Instance:

@@ -14,13 +14,18 @@ from collections.abc import Iterable, Mapping
 CUTOFF = 0.6
 
 
+#: a name this long that begins a known spelling is suggested however short it is beside it
+PREFIX = 4
+
+
 #: names this much less close than the closest one are not suggested beside it
 MARGIN = 0.05
 
 
 def close(name: str, choices: Iterable[str], also: Mapping[str, str] | None = None, n: int = 3) -> list[str]:
     """The known names closest to `name`, matched case-insensitively against `choices` and against the
-    other spellings of `also` (alias or long name -> the name to suggest): the closest one, and those
+    other spellings of `also` (alias or long name -> the name to suggest), a spelling `name` begins
+    (at least `PREFIX` characters) counting as close: the closest one, and those
     about as close (within `MARGIN`), at most `n`, best first, ties in the order of `choices`."""
     spellings: dict[str, str] = {}
     for choice in choices:
@@ -31,6 +36,8 @@ def close(name: str, choices: Iterable[str], also: Mapping[str, str] | None = No
     scored = []
     for k, (spelling, target) in enumerate(spellings.items()):
         ratio = difflib.SequenceMatcher(None, query, spelling).ratio()
+        if len(query) >= PREFIX and spelling.startswith(query):  # "pareto" for "pareto efficiency"
+            ratio = max(ratio, CUTOFF + 0.1 * len(query) / len(spelling))  # the shorter spelling first
         if ratio >= CUTOFF:
             scored.append((-ratio, k, target))
     scored.sort()

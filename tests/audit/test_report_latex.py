@@ -137,3 +137,56 @@ def test_the_table_compiles_in_a_document(engine, audit_sample, tmp_path, kind):
     assert (tmp_path / "paper.pdf").read_bytes().startswith(b"%PDF")
     assert "Overfull \\hbox" not in log, "the table is wider than the text"
     assert "undefined" not in log.lower() and "Missing character" not in log, log[-2000:]
+
+
+def long_named(sample: dict) -> dict:
+    doc = copy.deepcopy(sample)
+    doc["mechanism"] = "examples/plugins/serial_dictatorship.py:serial_dictatorship_with_a_long_name"
+    return doc
+
+
+def test_reference_cells_are_abbreviated_with_marks_the_caption_explains(audit_sample):
+    text = latex.render([audit_sample])
+    drf_si = audit_sample["reference"]["mechanisms"]["drf"]["si"]
+    assert len(drf_si["sizes"]) > latex.LISTED_SIZES  # the sample lists 8 sizes for drf's si
+    rows = body_lines(text)
+    assert r"8 sizes $\leq$ 4$\times$4\textsuperscript{a}" in rows[0]
+    assert r"2$\times$2, 2$\times$3" not in text  # negative twin: the long list is not written out
+    caption = re.search(r"\\caption\{(.*)\}", text).group(1)
+    assert r"\textsuperscript{a} proved on unweighted only (restricted)" in caption
+    assert r"\textsuperscript{b} with a zero demand" in caption
+    # every mark used in a cell is explained in the caption, and no other
+    used = set(re.findall(r"\\textsuperscript\{([a-z,]+)\}", "\n".join(rows)))
+    letters = {letter for group in used for letter in group.split(",")}
+    assert letters == set(re.findall(r"\\textsuperscript\{([a-z])\} ", caption))
+
+
+def test_a_long_plug_in_name_can_break_in_the_header(audit_sample):
+    text = latex.render([long_named(audit_sample)])
+    assert r"serial\_\hspace{0pt}dictatorship\_\hspace{0pt}with" in text
+    assert syntax_problems(text) == [], syntax_problems(text)
+
+
+@pytest.mark.parametrize("kind", ["sample", "long name"])
+def test_the_table_fits_a_one_column_page(engine, audit_sample, tmp_path, kind):
+    """No Overfull box in a one-column article: long reference cells abbreviated, long names broken."""
+    doc = audit_sample if kind == "sample" else long_named(audit_sample)
+    assert "Overfull" not in compile_log(engine, latex.render([doc]), tmp_path)
+
+
+def test_the_overfull_check_can_fail(engine, audit_sample, tmp_path):
+    # negative twin: the header written as one unbreakable typewriter word overflows its column
+    text = latex.render([long_named(audit_sample)])
+    unbreakable = text.replace(r"\hspace{0pt}", "").replace(
+        r"serial\_dictatorship\_with\_a\_long\_name}", r"\texttt{serial\_dictatorship\_with\_a\_long\_name}}")
+    assert unbreakable != text
+    assert "Overfull \\hbox" in compile_log(engine, unbreakable, tmp_path)
+
+
+def compile_log(engine: str, table: str, folder) -> str:
+    (folder / "table.tex").write_text(table, encoding="utf-8")
+    (folder / "paper.tex").write_text(DOCUMENT % "none", encoding="utf-8")
+    done = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
+    return (folder / "paper.log").read_text(errors="replace")

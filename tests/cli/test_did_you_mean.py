@@ -58,3 +58,26 @@ def test_no_suggestion_when_nothing_is_close(run_cli, assert_one_line_error):
     out = run_cli("check", "drf", "qqqq", "drf-paper")
     assert_one_line_error(out, "property 'qqqq': unknown (known:")
     assert "did you mean" not in out.stderr
+
+
+def test_a_prefix_of_a_long_name_is_close():
+    assert close("pareto", ["si", "pe"], also={"pareto efficiency": "pe"}) == ["pe"]
+    assert close("par", ["si", "pe"], also={"pareto efficiency": "pe"}) == []  # negative twin: too short a prefix
+    assert close("xareto", ["si", "pe"], also={"pareto efficiency": "pe"}) == []  # not a prefix
+
+
+@pytest.mark.parametrize("args, words", [
+    (["check", "drf", "pareto", "drf-paper"], ["property 'pareto'", "did you mean 'pe'"]),
+    (["check", "drf", "al", "drf-paper"], ["property 'al'", "did you mean 'all'?"]),  # check takes all
+    (["check", "drf", "si,sii", "drf-paper"], ["not a comma-separated list", "property 'sii'",
+                                               "did you mean 'si'?"]),
+    (["audit", "drf", "--property", "si,ef"], ["property 'si,ef'", "not a comma-separated list"]),
+])
+def test_property_typos_suggest_in_one_line(run_cli, assert_one_line_error, args, words):
+    assert_one_line_error(run_cli(*args), *words)
+
+
+def test_all_is_suggested_only_where_it_is_taken(run_cli, assert_one_line_error):
+    out = run_cli("prove", "drf", "al", "-n", "2", "-m", "2")  # prove takes one property, never all
+    assert_one_line_error(out, "property 'al': unknown")
+    assert "'all'" not in out.stderr

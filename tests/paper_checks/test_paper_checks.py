@@ -213,7 +213,7 @@ def test_the_all_size_entry_is_reproduced_only_from_plain_proofs(monkeypatch, st
 
 # --------------------------------------------------------------------------- the command
 def test_command_json_entries_and_summary():
-    result = runner.invoke(app, ["paper-check", "--quick", "--format", "json"])
+    result = runner.invoke(app, ["paper-check", "--quick", "--format", "json", "--progress", "none"])
     out = json.loads(result.output)
     assert out["schema_version"] == 1 and out["kind"] == "paper-check"
     assert result.exit_code == 0, [(e["details"]["id"], e["certificate"])
@@ -296,3 +296,24 @@ def test_thm7_continuous_reading_is_a_lab_finding_not_an_erratum():
     assert "5/14" in ledger.items(c)[0].note and "4/13" in ledger.items(c)[2].note
     assert results["drf-thm7-machines-pairwise"].status == "reproduced"
     assert not any(r.status == "erratum" for r in (cont, pair))
+
+
+def test_command_reports_progress_on_stderr_only(run_cli):
+    out = run_cli("paper-check", "--only", "drf-4.1-example", "--only", "drf-thm4-capacity", "--format", "json",
+                  "--progress", "plain")
+    assert out.returncode == 0, out.stderr
+    assert [r["details"]["id"] for r in json.loads(out.stdout)["results"]] == ["drf-4.1-example", "drf-thm4-capacity"]
+    lines = out.stderr.strip().splitlines()
+    assert lines[0].startswith("[1/2] paper-check: drf-4.1-example reproduced (")
+    assert lines[1].startswith("[2/2] paper-check: drf-thm4-capacity erratum (")
+    quiet = run_cli("paper-check", "--only", "drf-4.1-example", "--format", "json", "--progress", "none")
+    assert quiet.returncode == 0 and quiet.stderr == ""  # negative twin: asked for no progress, none shown
+    assert json.loads(quiet.stdout)["results"][0]["status"] == "reproduced"
+
+
+def test_ledger_run_tells_each_entry_as_it_ends():
+    events = []
+    results = ledger.run(only=["drf-4.1-example", "drf-thm4-capacity"], progress=events.append)
+    assert [(e.done, e.total, e.name, e.status) for e in events] == [
+        (0, 2, "", ""), (1, 2, "drf-4.1-example", "reproduced"), (2, 2, "drf-thm4-capacity", "erratum")]
+    assert [r.status for r in results] == ["reproduced", "erratum"]

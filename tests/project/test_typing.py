@@ -87,7 +87,37 @@ def test_a_wrong_plugin_is_refused(layout, tmp_path):
     assert out.returncode == 1, out.stdout + out.stderr
     assert 'wrong.py:8: error: Incompatible return value type (got "tuple[str, ...]", expected "list[Fraction]")' \
         in out.stdout, out.stdout
-    assert 'wrong.py:11: error: Argument 3 to "check" has incompatible type "int"' in out.stdout, out.stdout
+    assert 'wrong.py:11: error: No overload variant of "check" matches argument types' in out.stdout, out.stdout
+    assert '"str", "int"' in out.stdout, out.stdout  # the instance 3 is what matches no variant
+
+
+API = '''\
+import fairlab
+import fairlab.search.engines
+from fairlab.core.results import Result
+
+one: Result = fairlab.check("asset", "si", "thm1-asset-si")
+every: list[Result] = fairlab.check("asset", "all", "thm1-asset-si")
+found: Result = fairlab.search("asset", "si", 2, 2, candidates=10)
+engines = fairlab.search.engines.ENGINES
+inst = fairlab.Instance(capacities=[9, 18], demands=[[1, 4], [3, 1]])
+'''
+
+
+def test_the_newcomer_api_type_checks(layout, tmp_path):
+    """fairlab.check(..., "all", ...) is a list of results, fairlab.search(...) a call that is one,
+    while fairlab.search stays the package; Instance(capacities=..., demands=...) alone."""
+    good = tmp_path / "api.py"
+    good.write_text(API, encoding="utf-8")
+    out = mypy(layout, good)
+    assert out.returncode == 0, out.stdout + out.stderr
+    wrong = tmp_path / "api_wrong.py"  # negative twin: the two return types swapped
+    swapped = API.replace("every: list[Result]", "every: Result").replace("found: Result", "found: list[Result]")
+    wrong.write_text(swapped, encoding="utf-8")
+    out = mypy(layout, wrong)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "api_wrong.py:6: error: Incompatible types in assignment" in out.stdout, out.stdout
+    assert "api_wrong.py:7: error: Incompatible types in assignment" in out.stdout, out.stdout
 
 
 def test_the_example_plugin_runs_as_documented():

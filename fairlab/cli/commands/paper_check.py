@@ -4,6 +4,8 @@
     fairlab paper-check --format json         # a report: one claim Result per entry, and a summary
     fairlab paper-check --format markdown --out report/   # report.md with figures
 
+Progress (a line per entry as it ends, or a bar on a terminal) goes to stderr: ``--progress``.
+
 Exit code 1 if any entry does not come out as the ledger expects (an entry meant to reproduce
 that does not, or an erratum that is no longer one), 2 on bad input. See paper_checks/ledger.py.
 """
@@ -16,6 +18,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from fairlab.cli import progress as progress_
 from fairlab.cli.inputs import check_format, fail
 from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
@@ -34,10 +37,15 @@ def register(app: typer.Typer) -> None:
         only: Optional[List[str]] = typer.Option(None, "--only", help="entry id, repeatable"),
         quick: bool = typer.Option(False, "--quick", help="skip the slow entries (PDRF tables, dynamics, proofs)"),
         runs: int = typer.Option(1000, "--runs", help="runs per PDRF table row (the paper's 1000)"),
+        progress: Optional[str] = progress_.option(),
     ):
         """Check every numeric claim of the five sources with the lab: reproduced / erratum / lab finding (about
         the lab's reading of a source) / out-of-scope."""
         check_format(fmt, FORMATS)
+        try:
+            progress = progress_.choose(progress)
+        except InputError as exc:
+            fail(str(exc))
         if runs < 1:
             fail(f"--runs: must be at least 1, got {runs}")
         known = {c.id for c in ledger.CLAIMS}
@@ -53,7 +61,9 @@ def register(app: typer.Typer) -> None:
                 report.check_out_dir(out_dir)  # fail before the (slow) ledger runs
             except InputError as exc:
                 fail(str(exc))
-        results = ledger.run(ledger.Context(runs=runs), include_slow=not quick, only=list(only or []))
+        with progress_.Reporter(progress, "paper-check") as shown:  # a line per entry on stderr
+            results = ledger.run(ledger.Context(runs=runs), include_slow=not quick, only=list(only or []),
+                                 progress=shown)
         try:
             figures = report.write_report(out_dir, results) if out_dir is not None else []
         except InputError as exc:

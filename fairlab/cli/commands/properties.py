@@ -102,7 +102,7 @@ def check_cmd(
         params.integer(rlimit, "--rlimit", 1)
         inst = read_instance(instance)
         every = property == "all"
-        module = None if every else properties.get(property)
+        module = None if every else properties.get(property, every=True)
         options = parse_options(option)
         budget = dict(time_limit=time_limit, evaluations=evaluations, seed=seed, options=options,
                       symbolic=not no_z3, rlimit=rlimit, domain=params.domain(domain))
