@@ -37,7 +37,7 @@ def pool():
 
 
 def test_matrix_in_parallel_equals_one_after_another(pool, tmp_path):
-    budget = {"candidates": 40, "rlimit": 2_000_000, "seed": 3, "time_limit": 60.0}
+    budget = {"candidates": 40, "rlimit": 2_000_000, "seed": 3, "time_limit": 600.0}
     alone = matrix(["asset", "ks"], 2, 2, write=False, store=tmp_path / "a", **budget)
     together = lab_sweeps.matrix(["asset", "ks"], 2, 2, executor=pool, write=False, store=tmp_path / "b", **budget)
     assert [_verdict(r) for r in together] == [_verdict(r) for r in alone]
