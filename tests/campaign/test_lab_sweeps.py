@@ -109,8 +109,8 @@ def test_a_plugin_that_raises_gives_error_cells(pool, plugins):
 
 def test_matrix_out_keeps_each_cell_and_resumes(run_cli, tmp_path):
     out = tmp_path / "cells-kept"
-    args = ["matrix", "--mechanism", "ks", "--candidates", "10", "--rlimit", "2000000", "--no-store", "-j", "2", "--out", str(out),
-            "--format", "json"]
+    args = ["matrix", "--mechanism", "ks", "--candidates", "10", "--rlimit", "2000000", "--no-store", "-j", "2",
+            "--out", str(out), "--format", "json"]
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     files = sorted((out / "cells").glob("*.json"))
