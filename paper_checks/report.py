@@ -22,7 +22,8 @@ from typing import Sequence
 from fairlab.core.errors import InputError
 from fairlab.core.results import Result
 from fairlab.mechanisms import allocate
-from fairlab.paper_checks.claims import BMF_EXAMPLE, EXAMPLE, bmf_phi
+from fairlab.paper_checks.claims import EXAMPLE
+from fairlab.paper_checks.claims_bonald_roberts import BMF_EXAMPLE, bmf_phi
 from fairlab.paper_checks.ledger import claim_of, items, ok, status_words, summary_line
 
 FIGURES = ("allocations-drf-asset-ceei.png", "bmf-family.png")
