@@ -10,6 +10,7 @@ import z3
 from fairlab import mechanisms, properties
 from fairlab.core.results import Result, to_dict
 from fairlab.search import prove
+from fairlab.search.budgets import PROVE_SAFETY_NET
 from fairlab.search.catalogue import CATALOGUE, run_catalogue
 
 FAST = [e for e in CATALOGUE if e.fast]
@@ -17,13 +18,13 @@ FAST = [e for e in CATALOGUE if e.fast]
 
 @pytest.mark.parametrize("entry", FAST, ids=[e.id for e in FAST])
 def test_catalogue_fast_subset(entry):
-    [row] = run_catalogue(time_limit=60, fast_only=True, entries=[entry])
+    [row] = run_catalogue(time_limit=600, fast_only=True, entries=[entry])
     assert [c["status"] for c in row.details["checked"]] == [entry.expected] * len(entry.fast), row
     assert row.kind == "catalogue-entry" and row.status == "reproduced" and row.details["ok"]
 
 
 def test_every_proof_has_a_satisfiable_positive_control():
-    proof = prove(mechanisms.get("drf"), "ef", 2, 2, time_limit=30)
+    proof = prove(mechanisms.get("drf"), "ef", 2, 2)
     assert proof.status == "proved"
     control, core = proof.certificate["control"], proof.certificate["core"]
     assert control["result"] == "sat"
@@ -37,7 +38,7 @@ def test_every_proof_has_a_satisfiable_positive_control():
 
 
 def test_refutation_is_confirmed_exactly():
-    proof = prove(mechanisms.get("asset"), "si", 2, 2, time_limit=30)
+    proof = prove(mechanisms.get("asset"), "si", 2, 2)
     assert proof.status == "refuted"
     from fairlab.core.instance import Instance
     from fairlab.search.verify import confirm_violation
@@ -59,7 +60,7 @@ def test_a_wrongly_negated_property_cannot_pass_as_a_proof(monkeypatch):
         return enc
 
     monkeypatch.setattr(properties.get("si"), "encode", broken)
-    proof = prove(mechanisms.get("drf"), "si", 2, 2, time_limit=20)
+    proof = prove(mechanisms.get("drf"), "si", 2, 2)
     assert proof.status == "unknown"
     assert "positive control" in proof.explanation
 
@@ -75,7 +76,7 @@ def test_a_spec_that_contradicts_itself_cannot_pass_as_a_proof():
         return [*drf.spec(sym, tasks), Constraint("bad.false", z3.BoolVal(False))]
 
     bad = Mechanism(name="contradictory", summary="", source="", allocate=drf.allocate, spec=contradictory)
-    proof = prove(bad, "si", 2, 2, time_limit=20)
+    proof = prove(bad, "si", 2, 2)
     assert proof.status == "unknown" and proof.details["gates"]["conformance"] == "failed"
     assert "admits no allocation at all" in proof.explanation
 
@@ -83,7 +84,7 @@ def test_a_spec_that_contradicts_itself_cannot_pass_as_a_proof():
 @pytest.mark.slow
 @pytest.mark.parametrize("prop", ["si", "ef", "pe", "sp"])
 def test_drf_three_by_three(prop):
-    proof = prove(mechanisms.get("drf"), prop, 3, 3, time_limit=300)
+    proof = prove(mechanisms.get("drf"), prop, 3, 3)
     assert proof.status == "proved"
 
 
@@ -114,7 +115,7 @@ GATED = ["si", "bf", "njc", "same-as:drf"]
 @pytest.mark.parametrize("prop", GATED)
 def test_a_spec_that_is_not_the_allocators_proves_nothing(plugin, prop):
     """Both reproducers were `proved` (all false for asset): now `unknown`, naming the instance."""
-    proof = prove(mechanisms.get(plugin), prop, 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(plugin), prop, 2, 2)
     assert proof.status == "unknown", proof.explanation
     assert proof.details["gates"]["conformance"] == "failed"
     assert "disagree" in proof.explanation and "demands [[" in proof.explanation
@@ -148,7 +149,7 @@ def test_without_conformance_the_satisfiability_gate_refuses_a_contradictory_spe
     """Gate 2 on its own: the old bug was a positive control 'satisfied' by dropping one
     constraint of the contradiction; now an unsatisfiable spec stops before the control."""
     _bypass_conformance(monkeypatch)
-    proof = prove(mechanisms.get(CONTRADICTORY), prop, 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(CONTRADICTORY), prop, 2, 2)
     assert proof.status == "unknown"
     assert proof.details["gates"]["satisfiable"] == "failed" and proof.explanation.startswith("vacuous spec")
     assert (proof.certificate or {}).get("control") is None
@@ -163,13 +164,13 @@ def test_without_conformance_the_second_reproducer_passes_every_z3_gate(monkeypa
     import fairlab.search.proof as P
 
     _bypass_conformance(monkeypatch)
-    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60, domain="unweighted")
+    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, domain="unweighted")
     gates = proof.details["gates"]
     assert all(gates[g] == "passed" for g in ("satisfiable", "core-uses-property", "positive-control"))
     assert proof.status == "refuted" and gates["allocator-check"] == "failed"
     assert properties.get("si").verify(mechanisms.get(DRF_SPEC_ON_ASSET), proof.instance, proof.witness)
     monkeypatch.setattr(P, "allocator_check", lambda *args, **kwargs: None)
-    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, time_limit=60, domain="unweighted")
+    proof = prove(mechanisms.get(DRF_SPEC_ON_ASSET), "si", 2, 2, domain="unweighted")
     assert proof.status == "proved" and proof.details["scope"] == "spec"
 
 
@@ -181,7 +182,7 @@ def test_a_core_without_the_negated_property_is_no_proof(monkeypatch):
 
     _bypass_conformance(monkeypatch)
     monkeypatch.setattr(P, "satisfiable", lambda *args, **kwargs: P.Query("sat", "", [], None, 0, 0.0))
-    proof = prove(mechanisms.get(CONTRADICTORY), "si", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get(CONTRADICTORY), "si", 2, 2)
     assert proof.status == "unknown" and proof.details["gates"]["core-uses-property"] == "failed"
     core = proof.certificate["core"]
     assert {"bad.tasks0>5", "bad.tasks0<3"} <= set(core) and "si.violated" not in core
@@ -189,14 +190,14 @@ def test_a_core_without_the_negated_property_is_no_proof(monkeypatch):
 
 
 def test_a_good_plugin_spec_is_still_proved():
-    proof = prove(mechanisms.get(f"{PLUGINS / 'with_spec.py'}:drf_copy"), "si", 2, 2, time_limit=60,
+    proof = prove(mechanisms.get(f"{PLUGINS / 'with_spec.py'}:drf_copy"), "si", 2, 2,
                   domain="unweighted")
     assert proof.status == "proved" and set(proof.details["gates"].values()) == {"passed"}
     assert proof.details["conformance"][0]["status"] == "agrees"
 
 
 def test_same_as_gates_both_mechanisms():
-    proof = prove(mechanisms.get("bmf"), "same-as:ceei", 2, 2, time_limit=60)
+    proof = prove(mechanisms.get("bmf"), "same-as:ceei", 2, 2)
     assert proof.status == "proved"
     assert [c["mechanism"] for c in proof.details["conformance"]] == ["bmf", "ceei"]
 
@@ -204,9 +205,9 @@ def test_same_as_gates_both_mechanisms():
 # --------------------------------------------------------------------------- issue 14: deterministic budgets
 def test_same_input_same_verdict_and_the_same_resource_use():
     drf = mechanisms.get("drf")
-    first = prove(drf, "si", 2, 3, time_limit=60, domain="unweighted")
-    prove(mechanisms.get("ceei"), "ef", 2, 2, time_limit=60)  # other z3 work in between
-    second = prove(drf, "si", 2, 3, time_limit=60, domain="unweighted")
+    first = prove(drf, "si", 2, 3, domain="unweighted")
+    prove(mechanisms.get("ceei"), "ef", 2, 2)  # other z3 work in between
+    second = prove(drf, "si", 2, 3, domain="unweighted")
     assert first.status == second.status == "proved"
     assert first.certificate == second.certificate
     strip = lambda p: [{k: v for k, v in q.items() if k not in ("seconds", "spent")}  # noqa: E731
@@ -219,7 +220,7 @@ def test_same_input_same_verdict_and_the_same_resource_use():
 
 
 def test_the_resource_limit_decides_and_is_recorded():
-    proof = prove(mechanisms.get("drf"), "si", 3, 3, time_limit=60, rlimit=10_000, attempts=2, domain="unweighted")
+    proof = prove(mechanisms.get("drf"), "si", 3, 3, rlimit=10_000, attempts=2, domain="unweighted")
     assert proof.status == "unknown" and "rlimit" in proof.explanation
     assert proof.budget["schedule"] == [[0, 10_000], [1, 20_000]]
     assert [(q["seed"], q["rlimit"], q["result"]) for q in proof.details["queries"]] == [
@@ -228,7 +229,7 @@ def test_the_resource_limit_decides_and_is_recorded():
         c["budget"].get("rlimit_spent", 0) for c in proof.details["conformance"])
     data = to_dict(proof)
     assert data["budget"]["rlimit_spent"] == proof.budget["rlimit_spent"] == spent > 0
-    assert data["budget"]["time_limit"] == 60
+    assert data["budget"]["time_limit"] == PROVE_SAFETY_NET
 
 
 def test_drf_si_three_by_three_with_the_default_budget():
