@@ -380,7 +380,9 @@ def check_drf_table2_properties(ctx):
     for mech, prop, printed, n, m in TABLE2_TEXT:
         positive = mech == "drf"  # the paper's theorems about DRF: its own domain (appendix A)
         p = prove(get(mech), prop, n, m, positive_demands=positive, domain="unweighted")
-        verdict = {"proved": "holds", "refuted": "fails"}.get(p.status, str(p.status))
+        if p.status not in ("proved", "refuted"):  # undecided within its budget: no verdict, never an erratum
+            raise RuntimeError(f"{mech} {prop} at {n}x{m} is {p.status}, neither proved nor refuted: {p.explanation}")
+        verdict = {"proved": "holds", "refuted": "fails"}[p.status]
         domain = "positive demands" if positive else "non-negative demands"
         items.append(same(f"{mech} {prop} ({n}x{m}, {domain})", printed, verdict))
     return Evidence(items, how="bounded proofs: 2 users x 2 resources, DRF on positive demands (the DRF paper's "
