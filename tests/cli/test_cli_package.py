@@ -23,7 +23,10 @@ def test_version_is_written_once_and_printed(run_cli):
     assert out.returncode == 0 and out.stdout == f"fairlab {fairlab.__version__}\n" and out.stderr == ""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" in pyproject["project"]["dynamic"]
-    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "fairlab.__version__"}
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "fairlab.core.version.__version__"}
+    from fairlab.core import version
+
+    assert version.__version__ is fairlab.__version__  # one place, re-exported
 
 
 def test_python_dash_m_fairlab_is_the_command(run_cli):
