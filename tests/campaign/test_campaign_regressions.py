@@ -83,7 +83,8 @@ def test_a_cell_made_by_another_version_is_refused(tmp_path):
     assert outcome["outcome"] == "error" and "0.0.0-other" in outcome["error"]
 
 
-SEARCH = {"verb": "search", "sweep": {"mechanisms": ["drf", "asset"], "properties": ["si", "bf"], "sizes": [[2, 2]]},
+SEARCH = {"verb": "search", "sweep": {"mechanisms": ["drf", "asset"], "properties": ["si", "bf"], "sizes": [[2, 2]],
+                                       "domains": ["unweighted"]},
           "budget": {"candidates": 20, "time_limit": 30}}
 
 
