@@ -78,6 +78,7 @@ def float_coefficient(instance):
 
 for _fn in (equal_tasks, weighted_floor, utilitarian, own_fraction_bound):
     _fn.spec = "lp"
+    _fn.domain = "unweighted"  # the LPs read no weights and no task caps: declared, as the how-to says
 
 
 def triple_at_two(instance):

@@ -68,3 +68,4 @@ def floats_the_demands(instance):
 
 for _fn in (equal_tasks, floats_the_demands):
     _fn.spec = "lp"
+    _fn.domain = "unweighted"  # the LPs read no weights and no task caps: declared, as the how-to says
