@@ -113,3 +113,6 @@ def returns_floats(instance):
     """The equal split written with Python floats: numerically right, but a float never decides."""
     return [min(float(c) / instance.n / float(d) for c, d in zip(instance.capacities, row) if d > 0)
             for row in instance.demands]
+
+
+triple_at_two.domain = "unweighted"  # reads no weights and no caps: its only wrong answer is the tripling
