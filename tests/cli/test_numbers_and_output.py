@@ -106,7 +106,8 @@ def test_ceei_option_errors_stay_short():
 
 # --------------------------------------------------------------------------- paper-check --out
 def paper_check(out):
-    return runner.invoke(app, ["paper-check", "--only", "drf-4.1-example", "--format", "markdown", "--out", out])
+    return runner.invoke(app, ["paper-check", "--only", "drf-4.1-example", "--format", "markdown", "--out", out,
+                                "--progress", "none"])  # stderr: only the error line
 
 
 def one_error_line(result, needle):
