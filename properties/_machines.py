@@ -68,6 +68,18 @@ _Bad = UnreadablePlacement
 
 
 # --------------------------------------------------------------------------- running a mechanism
+def misreport_tally(tried: int, evaluated: int, declined: int, unreadable: list) -> tuple[str, dict]:
+    """What a misreport search over placements (machines-sp, machines-gsp) counted: the note on the
+    misreports it could not evaluate ("" for none) and the counts its verdict records."""
+    notes = []
+    if declined:
+        notes.append(f"{declined} declined by the mechanism (InputError)")
+    if unreadable:
+        notes.append(f"{len(unreadable)} returned no readable placement (first: {unreadable[0]})")
+    note = f"; {'; '.join(notes)}" if notes else ""
+    return note, dict(misreports=tried, evaluated=evaluated, declined=declined, unreadable=len(unreadable))
+
+
 def outcomes_run(mech, inst: Instance, options) -> Outcomes:
     """The mechanism's outcomes on `inst` (fresh run): its placement with probability 1, or its
     lottery; exact, each placement checked feasible per machine, the tasks the expected row sums."""

@@ -33,6 +33,7 @@ from fairlab.properties._machines import (
     expected,
     expected_totals,
     fmt_vec,
+    misreport_tally,
     outcomes_run,
 )
 from fairlab.properties.base import number, resolve_instance, resolve_mechanism, verdict, violated
@@ -166,13 +167,7 @@ class MachinesGSP(PlacementProperty):
                                     misreports=tried).replace(exactness="rational")
             if b.exhausted():
                 break
-        notes = []
-        if declined:
-            notes.append(f"{declined} declined by the mechanism (InputError)")
-        if unreadable:
-            notes.append(f"{len(unreadable)} returned no readable placement (first: {unreadable[0]})")
-        note = f"; {'; '.join(notes)}" if notes else ""
-        counts = dict(misreports=tried, evaluated=evaluated, declined=declined, unreadable=len(unreadable))
+        note, counts = misreport_tally(tried, evaluated, declined, unreadable)
         if not evaluated:
             return verdict(self.name, mech, "unknown", b, f"none of the {tried} coalition over-reports tried could be "
                            f"evaluated{note}; no verdict", **counts)

@@ -52,6 +52,7 @@ from fairlab.properties._machines import (
     expected,
     expected_totals,
     fmt_vec,
+    misreport_tally,
     model_context,
     model_sentence,
     outcomes_run,
@@ -160,13 +161,7 @@ class MachinesSP(PlacementProperty):
                                     misreports=tried).replace(exactness="rational")
             if b.exhausted():
                 break
-        notes = []
-        if declined:
-            notes.append(f"{declined} declined by the mechanism (InputError)")
-        if unreadable:
-            notes.append(f"{len(unreadable)} returned no readable placement (first: {unreadable[0]})")
-        note = f"; {'; '.join(notes)}" if notes else ""
-        counts = dict(misreports=tried, evaluated=evaluated, declined=declined, unreadable=len(unreadable))
+        note, counts = misreport_tally(tried, evaluated, declined, unreadable)
         if not evaluated:
             return verdict(self.name, mech, "unknown", b,
                            f"none of the {tried} over-reports tried could be evaluated{note}; no verdict", **counts)
