@@ -121,6 +121,7 @@ from fairlab.search.proof_gates import (  # noqa: F401  (re-exported: proof's pu
     conformance_gate,
     positive_control,
     solve,
+    solve_with_core,
 )
 
 
@@ -156,8 +157,8 @@ def decide(encoded: Encoded, strategy: str, prop: str, seed: int, rlimit: int, b
     out: dict[str, Any] = {"strategy": strategy, "reductions": encoded.reductions, "core": [], "control": None,
                            "instance": None, "witness": None, "gates": {}, "stopped": ""}
     params = budget.z3_params if params is None else params
-    q = solve(encoded.constraints, seed, rlimit, min(deadline, attempt_deadline or deadline), track=True,
-              params=params)
+    q = solve_with_core(encoded.constraints, seed, rlimit, min(deadline, attempt_deadline or deadline),
+                        params=params)
     _record(queries, "proof", q, seed, rlimit, strategy=strategy, z3_params={k: v for k, v in params})
     if q.status == "sat":
         out["instance"], out["witness"] = encoded.read_model(q.model)
