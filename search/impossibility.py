@@ -319,7 +319,7 @@ def misreport_families(max_capacity: int = 8, n: int = 2, domain: Domain = ALL) 
         for combo in itertools.combinations_with_replacement(range(1, cap + 1), n):
             yield _misreport_family(Instance.build([cap], [[d] for d in combo]), cap)
     weights = list(space.weight_assignments(n, 1, domain))
-    caps = space.cap_assignments(n) if domain.caps != "none" else []
+    caps = list(space.cap_assignments(n)) if domain.caps != "none" else []
     for cap in range(1, max_capacity + 1):
         for combo in itertools.combinations_with_replacement(range(1, cap + 1), n):
             plain = Instance.build([cap], [[d] for d in combo])

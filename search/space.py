@@ -187,12 +187,26 @@ def weight_assignments(n: int, m: int, domain: Domain, values: Sequence[int] = G
                     yield item
 
 
-def cap_assignments(n: int, quarters: Sequence[int] = GRID_CAP_QUARTERS) -> list[tuple]:
-    """The grid's cap patterns: per user None (no cap) or a fraction of its solo tasks, at least
-    one user capped; fewest capped users and largest caps first."""
-    fractions = [Fraction(q, 4) for q in sorted(quarters, reverse=True)]
-    patterns = [p for p in itertools.product([None, *fractions], repeat=n) if any(x is not None for x in p)]
-    return sorted(patterns, key=lambda p: (sum(x is not None for x in p), [-(x or 0) for x in p]))
+def cap_assignments(n: int, quarters: Sequence[int] = GRID_CAP_QUARTERS) -> Iterator[tuple]:
+    """The grid's cap patterns, lazily: per user None (no cap) or a fraction of its solo tasks, at
+    least one user capped; fewest capped users first, then largest caps on the first users first
+    (the order of sorting every pattern by that key, without building the (|quarters|+1)^n of them:
+    at 12 users that list alone took minutes)."""
+    values = [Fraction(q, 4) for q in sorted(quarters, reverse=True)] + [None]
+
+    def patterns(position: int, capped_left: int) -> Iterator[tuple]:
+        if position == n:
+            if capped_left == 0:
+                yield ()
+            return
+        for value in values:
+            left = capped_left - (value is not None)
+            if 0 <= left <= n - position - 1:
+                for rest in patterns(position + 1, left):
+                    yield (value, *rest)
+
+    for capped in range(1, n + 1):
+        yield from patterns(0, capped)
 
 
 def with_caps(instance: Instance, pattern: Sequence[Fraction | None], discrete: bool) -> Instance | None:
@@ -234,7 +248,7 @@ def _decorated_grid(kind: str, base: Iterator[Instance], n: int, m: int, discret
                     domain: Domain) -> Iterator[Instance]:
     """The grid's weighted (or capped) instances: the plain grid instances `base` × decorations,
     diagonally, each once up to symmetry."""
-    decorations = weight_assignments(n, m, domain) if kind == "weighted" else iter(cap_assignments(n))
+    decorations = weight_assignments(n, m, domain) if kind == "weighted" else cap_assignments(n)
     seen: set = set()
     for inst, decoration in _diagonal(base, decorations):
         out = inst.replace(weights=decoration) if kind == "weighted" else with_caps(inst, decoration, discrete)

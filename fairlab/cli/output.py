@@ -17,8 +17,9 @@ from rich.console import Console
 
 from fairlab.core.results import SCHEMA_VERSION, provenance, to_json
 
-# Wider than rich's 80-column default when the output is not a terminal (pipes, CI logs).
-console = Console(width=None if sys.stdout.isatty() else 132)
+# Wider than rich's 80-column default when the output is not a terminal (pipes, CI logs), and a
+# printed line is never broken there (soft wrap), so a long plug-in path keeps its verdict on its line.
+console = Console(width=None if sys.stdout.isatty() else 132, soft_wrap=not sys.stdout.isatty())
 
 
 def model_line(details) -> str | None:

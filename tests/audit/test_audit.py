@@ -107,8 +107,10 @@ def test_same_audit_same_document(asset_audit):
 def test_reference_profiles_come_from_catalogue_and_fixtures():
     ref = profiles()["mechanisms"]  # on the union domain (all)
     assert ref["asset"]["si"]["status"] == "violated" and "fixture" in ref["asset"]["si"]["evidence"][0]["evidence"]
-    # the catalogue's proofs range over unit weights and no caps: on the union they are restricted
-    assert ref["drf"]["si"]["status"] == "proved (restricted)" and [2, 2] in ref["drf"]["si"]["sizes"]
+    # on the union DRF's si is violated (a shipped fixture: weight vectors, the lab's finding); the
+    # catalogue's proofs range over unit weights and no caps: on the union they are restricted
+    assert ref["drf"]["si"]["status"] == "violated"
+    assert ref["drf"]["ef"]["status"] == "proved (restricted)" and [2, 2] in ref["drf"]["ef"]["sizes"]
     assert ref["ceei"]["sp"]["status"] == "violated"
     assert ref["bmf"]["sp"]["status"] == "violated" and ref["bmf"]["pe"]["status"] == "proved (restricted)"
     unweighted = profiles(domain=PRESETS["unweighted"])["mechanisms"]

@@ -61,13 +61,16 @@ def test_markdown_and_latex_say_it_too(documents):
     assert "Every verdict covers the whole domain." in latex.table(on_scalar)
 
 
-def test_a_proof_on_unit_weights_is_qualified_and_said_so():
-    """A built-in's proof covers the sub-domain its encodings record (unit weights, no caps): the row
-    says "proved ... (on unweighted)" and the header lists it; asked on unweighted, nothing is qualified."""
+def test_a_proof_covers_the_explored_domain_and_the_header_says_which():
+    """A built-in's proof covers the domain the audit explored, here the asked `all` ∩ the domain
+    asset is declared on (one weight per user, caps): the row is unqualified and the header says
+    which part of `all` was explored; asked on unweighted, nothing is qualified either."""
     report = audit("asset", 1, 2, properties_=["pe"], candidates=10, time_limit=300).to_dict()
     row = report["properties"][0]
-    assert row["status"] == "proved" and markdown.status_word(row).endswith("(on unweighted)")
-    assert report["domain"]["sub_domains"] == {"pe": "unweighted"}
+    assert row["status"] == "proved" and "(on" not in markdown.status_word(row)
+    assert report["domain"]["sub_domains"] == {} and report["domain"]["weights"] == "scalar"
+    assert report["domain"]["asked"] == "all" and "explored all ∩ weights=scalar" in report["domain"]["note"]
+    assert "explored all ∩ weights=scalar" in markdown.render(report)
     unweighted = audit("asset", 1, 2, properties_=["pe"], candidates=10, time_limit=300, domain="unweighted")
     assert unweighted.to_dict()["domain"]["sub_domains"] == {}
     assert "(on" not in markdown.status_word(unweighted.to_dict()["properties"][0])

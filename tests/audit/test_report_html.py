@@ -130,13 +130,13 @@ def test_statuses_are_shown_as_words_in_the_property_table(audit_sample, page):
 def test_every_violated_property_has_a_figure_with_drawn_segments(audit_sample, page):
     tree = parse(page)
     violated = [p for p in audit_sample["properties"] if p["status"] == "violated"]
-    assert {p["property"] for p in violated} == {"si", "sp", "pe", "pm", "rm"}
+    assert {p["property"] for p in violated} == {"si", "sp", "pe", "pm", "rm", "gsp"}
     assert list(tree.figures) == [p["property"] for p in violated]
     for p in violated:
         segments = [r for r in tree.figures[p["property"]] if r.get("class") == "segment"]
         assert segments and all(float(r["width"]) > 0 and float(r["height"]) > 0 for r in segments)
         labels = [a["label"] for a in p["allocations"]]
-        assert len(labels) == {"si": 1, "sp": 2, "pe": 2, "pm": 2, "rm": 2}[p["property"]]
+        assert len(labels) == {"si": 1, "sp": 2, "pe": 2, "pm": 2, "rm": 2, "gsp": 2}[p["property"]]
         assert all(escape(label) in page for label in labels)
     # the figures show the exact values as text: sp's misreport gives user u2 3/4 tasks
     assert "u2 (3/4 tasks)  ◀ witness" in page and "u2 declares &lt;4/3, 1&gt;" in page

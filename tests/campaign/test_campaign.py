@@ -88,6 +88,7 @@ def test_a_hung_and_a_crashing_cell_are_recorded(tmp_path, plugins):
 mechanisms = ["drf", "{plugins / 'ignores_alarms.py'}:never", "{plugins / 'spec_kills_its_process.py'}:crashes"]
 properties = ["si"]
 sizes = [[2, 2]]
+domains = ["unweighted"]
 [budget]
 time_limit = 1
 """

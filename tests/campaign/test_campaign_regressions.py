@@ -148,7 +148,8 @@ def test_matrix_does_not_take_a_store_record_that_does_not_reverify(tmp_path):
     _write(store / "drf-si-forged.json", json.dumps({**record, "mechanism": "drf"}))
     with executors.local(2) as pool:
         results = lab_sweeps.matrix(["drf"], 2, 2, candidates=10, rlimit=2_000_000, seed=0, time_limit=30,
-                                    executor=pool, store=Store(store), write=False)
+                                    executor=pool, store=Store(store), write=False, domain="unweighted",
+                                    property_names=["si"])
     si = next(r for r in results if r.property == "si")
     assert si.status == "holds" and not si.details.get("known")
 

@@ -155,7 +155,7 @@ def test_a_crash_does_not_hide_a_violation_found_later(mechs, plugins):
 
 def test_none_found_covers_the_part_of_the_domain_the_candidates_were_drawn_from():
     """The engines draw weights and caps: a none-found on `all` covers all of it; where the mechanism
-    declines the weight vectors (asset), it says it covers only one weight per user."""
+    declares one weight per user (asset), it draws only there and says it covers only that."""
     from fairlab.mechanisms import get
 
     result = engines.search(get("drf"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120)
@@ -165,9 +165,9 @@ def test_none_found_covers_the_part_of_the_domain_the_candidates_were_drawn_from
     assert drawn["vector_weights"] and drawn["weighted"] > drawn["vector_weights"] and drawn["capped"]
     assert drawn["evaluated"] == 30 and drawn["weighted"] + drawn["capped"] <= 15  # half of them plain
     declined = engines.search(get("asset"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120)
-    assert declined.status == "none-found" and sum(declined.details["declined"].values())
+    assert declined.status == "none-found" and declined.details["drawn"]["vector_weights"] == 0  # drawn where it is defined
     assert declined.domain["weights"] == "scalar" and declined.domain["caps"] == "allowed"
-    assert declined.domain["asked"] == "all" and "sub-domain" in declined.domain["note"]
+    assert declined.domain["asked"] == "all" and "explored all ∩ weights=scalar" in declined.domain["note"]
     unweighted = engines.search(get("drf"), "pe", 2, 2, engines=["grid"], candidates=30, time_limit=120,
                                 domain="unweighted")
     assert unweighted.domain["name"] == "unweighted" and unweighted.details["drawn"]["weighted"] == 0
