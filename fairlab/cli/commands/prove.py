@@ -197,7 +197,8 @@ def print_proof(result) -> None:
         console.print(f"  · {escape(str(report_.get('summary', report_.get('explanation', ''))))}")
     core = certificate.get("core") or []
     if core:
-        console.print(f"core ({core_count(core)}): {', '.join(c for c in core if not c.startswith('domain.'))}", soft_wrap=True)
+        shown = ", ".join(c for c in core if not c.startswith("domain."))
+        console.print(f"core ({core_count(core)}): {shown}", soft_wrap=True)
     if certificate.get("control"):
         control = certificate["control"]
         dropped = ", ".join(control.get("dropped_together") or [control["dropped"]])
