@@ -314,6 +314,8 @@ def _confirm_relation(mechanism, prop, inst, witness, options, budget: ProveBudg
 #: the untracked answer took, plus `CORE_FLOOR` units; a check that runs out keeps its constraint.
 CORE_FACTOR = 2
 CORE_FLOOR = 100_000
+#: the untracked (nlsat) check of a nonlinear query gets 1/NLSAT_SHARE of the attempt's units first
+NLSAT_SHARE = 4
 
 
 def nonlinear(constraints: list[Constraint]) -> bool:
@@ -335,10 +337,18 @@ def solve_with_core(constraints: list[Constraint], seed: int, rlimit: int, deadl
     the full check took (+ ``CORE_FLOOR``), and stays out while the rest is still UNSAT; a check
     that runs out keeps it. So the core has no constraint whose removal z3 showed satisfiable or
     still UNSAT within a counted limit, and it is the same on every machine; only the wall-clock
-    stop can leave a larger one (the whole query, still an UNSAT set). `spent` adds up every check."""
+    stop can leave a larger one (the whole query, still an UNSAT set). The untracked check gets
+    1/``NLSAT_SHARE`` of the attempt's resource limit; if it runs out, the tracked check gets all
+    of it. `spent` adds up every check."""
     if not nonlinear(constraints):
         return solve(constraints, seed, rlimit, deadline, track=True, params=params)
-    q = solve(constraints, seed, rlimit, deadline, params=params)
+    q = solve(constraints, seed, max(1, rlimit // NLSAT_SHARE), deadline, params=params)
+    if q.status == "unknown" and q.reason == "rlimit":
+        # nlsat ran out: the SMT core may still decide it (measured: the derived spec of the LP
+        # how-to's DRF, si at 2x2: nlsat out of 10M units, tracked proved)
+        tracked = solve(constraints, seed, rlimit, deadline, track=True, params=params)
+        return Query(tracked.status, tracked.reason, tracked.core, tracked.model, q.spent + tracked.spent,
+                     q.seconds + tracked.seconds)
     if q.status != "unsat":
         return q
     spent, seconds = q.spent, q.seconds
