@@ -91,7 +91,8 @@ def test_cli_search_store_verify(run_cli, tmp_path):
 def test_cli_prove_and_matrix(run_cli):
     out = run_cli("prove", "drf-machines", "thm7-pairwise", "-n", "2", "-m", "1", "--no-store")
     assert out.returncode == 0 and "none-found" in out.stdout, out.stderr
-    out = run_cli("matrix", "--setting", "machines", "--no-store", "--candidates", "60")
+    out = run_cli("matrix", "--setting", "machines", "--no-store", "--candidates", "20", "--property", "machines-pe",
+                  "--property", "machines-sp")
     assert out.returncode == 0 and "drf-machines" in out.stdout, out.stderr
 
 
