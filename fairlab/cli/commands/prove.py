@@ -23,7 +23,7 @@ from fairlab.cli.commands import _parallel as parallel
 from fairlab.cli.commands import _params as params
 from fairlab.cli.commands.search import STORE_HELP
 from fairlab.cli.inputs import check_format, fail, parse_options
-from fairlab.cli.output import emit_json
+from fairlab.cli.output import console, emit_json
 from fairlab.core.errors import InputError
 from fairlab.core.results import domain_text, report, to_json
 from fairlab.core.stdio import output_to_stderr
@@ -175,7 +175,6 @@ def _print_grid_proof(console, result) -> None:
 def print_proof(result) -> None:
     d, b = result.details, result.budget
     certificate = result.certificate or {}
-    console = Console()
     colour = {"proved": "green", "refuted": "red"}.get(result.status, "yellow")
     label = escape(result.label())
     console.print(f"[bold]{escape(result.mechanism)}[/bold] {result.property} at {d['users']} users × "
@@ -198,7 +197,7 @@ def print_proof(result) -> None:
     core = certificate.get("core") or []
     if core:
         shown = ", ".join(c for c in core if not c.startswith("domain."))
-        console.print(f"core ({core_count(core)}): {shown}", soft_wrap=True)
+        console.print(f"core ({core_count(core)}): {shown}")
     if certificate.get("control"):
         control = certificate["control"]
         dropped = ", ".join(control.get("dropped_together") or [control["dropped"]])
