@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from fairlab.core.errors import InputError
-from fairlab.core.exact import format_exact
+from fairlab.core.exact import arithmetic, format_exact
 from fairlab.core.instance import Instance
 from fairlab.core.results import SCHEMA_VERSION, provenance
 
@@ -80,8 +80,13 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
     """The lexicographically least normalised instance over user and resource permutations (machines
     stay in the instance's order: only their resources are permuted)."""
     n, m = instance.n, instance.m
-    rows = [[instance.demands[i][r] / instance.capacities[r] for r in range(m)] for i in range(n)]
-    caps = list(instance.max_tasks)
+    # in the hot-path back end (GMP's mpq by default: C hashing and comparison, the same order as
+    # Fraction's), every number leaving as the equal Fraction (`_as_fractions`): the same form
+    ar = arithmetic()
+    q = ar.rational
+    capacities = [q(c) for c in instance.capacities]
+    rows = [[q(instance.demands[i][r]) / capacities[r] for r in range(m)] for i in range(n)]
+    caps = [None if cap is None else q(cap) for cap in instance.max_tasks]
     if rescale_rows:
         for i in range(n):
             top = max(rows[i])
@@ -89,14 +94,14 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
             cap = caps[i]
             if cap is not None:
                 caps[i] = cap * top
-    weights = [list(w) for w in instance.weights]
+    weights = [[q(x) for x in w] for w in instance.weights]
     # agents over time: each user's arrival (and departure) event index travels with its row, so two
     # arrival orders of the same demands are different findings (static instances: unchanged form)
     timing: list[tuple[str | int, ...]] = [() for _ in range(n)]
     for t, (kind, i) in enumerate(instance.events or ()):
         timing[i] = (*timing[i], kind, t)
     best: list[tuple[Any, ...]] | None = None
-    splits = ([[machine[r] / instance.capacities[r] for machine in instance.machines] for r in range(m)]
+    splits = ([[q(machine[r]) / capacities[r] for machine in instance.machines] for r in range(m)]
               if instance.machines is not None else [[] for _ in range(m)])
     signature = [(tuple(row[r] for row in rows), tuple(w[r] for w in weights), tuple(splits[r])) for r in range(m)]
     for rperm in _distinct_orders(signature):
@@ -108,11 +113,21 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
         )
         if instance.machines is not None:  # several machines: the split matters, in the instance's machine
             # order (a mechanism may depend on it: drf-machines fills machines in order), per resource share
-            split = [tuple(machine[r] / instance.capacities[r] for r in rperm) for machine in instance.machines]
+            split = [tuple(q(machine[r]) / capacities[r] for r in rperm) for machine in instance.machines]
             keyed = [*keyed, ("machines", tuple(split))]
         if best is None or keyed < best:
             best = keyed
-    return tuple(best or ())  # m >= 1: set by the first permutation
+    return _as_fractions(tuple(best or ()), ar.fraction)  # m >= 1: set by the first permutation
+
+
+def _as_fractions(value, fraction):
+    """`value` (nested tuples) with every number of the back end as the equal `Fraction`; bools,
+    ints of the form itself (a missing cap's 0) and strings as they are."""
+    if isinstance(value, tuple):
+        return tuple(_as_fractions(v, fraction) for v in value)
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return fraction(value)
 
 
 def _distinct_orders(signature: list) -> Iterator[tuple[int, ...]]:
