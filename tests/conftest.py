@@ -60,6 +60,74 @@ def pytest_configure(config):
     os.environ.setdefault("PYTHONPYCACHEPREFIX", os.environ["FAIRLAB_TEST_PYCACHE"])
 
 
+# ------------------------------------------------------------------------------ the heavy tier
+#: The default suite's heaviest tests (8 s or more each on two cores, measured with
+#: ``pytest --durations``): whole audits, searches and proofs run end to end, the docs' long shell
+#: examples. They are in the default suite (``python -m pytest`` runs them) and marked ``heavy``:
+#: CI runs them once, in its locked environment, and leaves them out of the other Pythons' and the
+#: lowest bounds' runs (``-m 'not slow and not heavy'``) to finish in its time. Tests of process
+#: pools, time limits, kills, typing and the pytest plug-in stay in every run: they are what differs
+#: between Pythons. Each entry says what the test buys.
+HEAVY = {
+    "tests/audit/test_audit.py::test_asset_profile_matches_the_drf_paper":
+        "asset's whole 2x2 profile against DRF paper Theorems 1-3 and Table 2",
+    "tests/audit/test_audit.py::test_audit_document_validates_and_renders": "(shares the asset audit above)",
+    "tests/audit/test_audit.py::test_same_audit_same_document": "a whole audit is deterministic",
+    "tests/audit/test_audit_regressions.py::test_a_plugin_that_breaks_later_is_an_error_row_and_stores_only_violations":
+        "a plug-in failing mid-audit is a finding, the rest of the report stands",
+    "tests/audit/test_audit_regressions.py::test_a_time_limit_never_turns_a_violation_into_proved":
+        "a stopped proof never reads as proved",
+    "tests/audit/test_figure_files.py::test_the_files_are_reproducible_across_processes":
+        "figure files byte-identical across processes",
+    "tests/campaign/test_campaign.py::test_audit_cells_report_their_property_statuses":
+        "campaign audit cells carry the audit's statuses",
+    "tests/campaign/test_dask.py::test_campaign_run_cluster_local_from_the_cli":
+        "the CLI's Dask cluster run (the pool equivalence test stays in every run)",
+    "tests/campaign/test_lab_sweeps.py::test_matrix_in_parallel_equals_one_after_another":
+        "a parallel matrix gives the serial verdicts (catalogue and rediscover twins stay in every run)",
+    "tests/campaign/test_lab_sweeps.py::test_matrix_out_keeps_each_cell_and_resumes":
+        "matrix --out resumes cell by cell",
+    "tests/cli/test_audit_cli.py::test_audit_jobs_gives_the_serial_verdicts_in_the_same_order[drf]":
+        "--jobs 2 equals --jobs 1 on drf (the plug-in case stays in every run)",
+    "tests/cli/test_audit_cli.py::test_audit_json_markdown_and_table": "the audit's three text formats",
+    "tests/cli/test_audit_cli.py::test_audit_latex_table_and_figures": "LaTeX table and figure files",
+    "tests/cli/test_audit_cli.py::test_audit_writes_the_html_report": "the HTML report is written",
+    "tests/cli/test_json.py::test_json_output_validates[audit]": "the audit's JSON against its schema",
+    "tests/cli/test_plugins.py::test_cli_matrix_reports_a_failing_plugin_instead_of_n_a_cells":
+        "a failing plug-in is a finding in matrix",
+    "tests/domain/test_verbs.py::test_audit_of_a_plugin_that_crashes_somewhere_exits_0_with_error_rows_and_violations":
+        "error rows beside violations, exit 0",
+    "tests/dynamic_agents/test_controlled_drf.py::test_at_most_d_agents_change_per_event[0]": "controlled DRF, d = 0",
+    "tests/dynamic_agents/test_controlled_drf.py::test_at_most_d_agents_change_per_event[1]": "controlled DRF, d = 1",
+    "tests/dynamic_agents/test_controlled_drf.py::test_at_most_d_agents_change_per_event[2]": "controlled DRF, d = 2",
+    "tests/dynamics/test_dynamics.py::test_packet_schedulers_agree_with_fluid_model":
+        "packet schedulers converge to Bonald & Roberts' fluid model",
+    "tests/machines/test_search.py::test_cli_prove_and_matrix": "drf-machines prove and matrix from the CLI",
+    "tests/mechanisms/test_exact_plugins.py::test_a_researchers_lp_audits": "a pulp LP plug-in audits to the end",
+    "tests/mechanisms/test_plugin_batches.py::test_an_audit_gives_the_same_profile_batched_or_not":
+        "batched plug-in calls give the same audit",
+    "tests/paper_checks/test_paper_checks.py::test_fast_entry_comes_out_as_expected[lecture-drfh-properties]":
+        "the lecture's DRFH claim on 12 seeded instances",
+    "tests/project/test_docs_snippets.py::test_shell_lines_run[docs/concepts.md]": "the concepts page's commands",
+    "tests/project/test_docs_snippets.py::test_shell_lines_run[docs/howto/lp-mechanism.md]": "the LP how-to's commands",
+    "tests/properties/test_contract.py::test_check_confirm_encoding_and_joint_rule_agree[ceei]":
+        "ceei: check, confirm, encoding and joint rule agree",
+    "tests/search/test_domain_draws.py::test_impossibility_families_take_weights_and_caps_after_every_plain_base":
+        "every impossibility family's weights and caps",
+    "tests/search/test_impossibility.py::test_every_generated_family_stands_in_its_stated_relations[pm]":
+        "every generated pm family (50,009) is well formed",
+    "tests/search/test_prove_gsp.py::test_search_ceei_gsp_finds_a_violation_and_drf_holds": "gsp search and proof",
+    "tests/search/test_search_verdicts.py::test_same_search_twice_gives_the_same_json[ceei sp]":
+        "a ceei sp search is deterministic",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid in HEAVY:
+            item.add_marker(pytest.mark.heavy)
+
+
 @pytest.fixture
 def plugins() -> Path:
     """The folder of test plug-ins (``tests/plugins``)."""
