@@ -113,7 +113,7 @@ def canonical_form(instance: Instance, rescale_rows: bool = True) -> tuple:
         )
         if instance.machines is not None:  # several machines: the split matters, in the instance's machine
             # order (a mechanism may depend on it: drf-machines fills machines in order), per resource share
-            split = [tuple(q(machine[r]) / capacities[r] for r in rperm) for machine in instance.machines]
+            split = [tuple(splits[r][k] for r in rperm) for k in range(len(instance.machines))]
             keyed = [*keyed, ("machines", tuple(split))]
         if best is None or keyed < best:
             best = keyed

@@ -54,10 +54,10 @@ def pytest_configure(config):
     # shared by all of them (PYTHONPYCACHEPREFIX), instead of once per process when the machine sets
     # PYTHONDONTWRITEBYTECODE: about half a second of every `fairlab` subprocess. Nothing is written
     # beside the sources.
-    if "FAIRLAB_TEST_PYCACHE" not in os.environ:
-        os.environ["FAIRLAB_TEST_PYCACHE"] = tempfile.mkdtemp(prefix="fairlab-test-pycache-")
+    # (xdist's workers inherit the controller's folder.)
+    if "PYTHONPYCACHEPREFIX" not in os.environ:
+        os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="fairlab-test-pycache-")
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ.setdefault("PYTHONPYCACHEPREFIX", os.environ["FAIRLAB_TEST_PYCACHE"])
 
 
 # ------------------------------------------------------------------------------ the heavy tier

@@ -32,12 +32,13 @@ from fairlab.mechanisms.plugin import time_limit as plugin_time_limit
 from fairlab.search import prove
 from fairlab.search.budgets import PROVE_SAFETY_NET
 from fairlab.search.findings import writable_store
+from fairlab.search.proof_gates import DOMAIN_PREFIX
 
 
 def core_count(core: list[str]) -> str:
     """How many constraints of an unsat `core` the line lists: its domain bounds (``domain.*``) are
     left out, and the count says so ("11 of 19 shown; 8 domain bounds omitted")."""
-    hidden = sum(1 for c in core if c.startswith("domain."))
+    hidden = sum(1 for c in core if c.startswith(DOMAIN_PREFIX))
     if not hidden:
         return str(len(core))
     return f"{len(core) - hidden} of {len(core)} shown; {hidden} domain bound{'s' if hidden != 1 else ''} omitted"
@@ -196,7 +197,7 @@ def print_proof(result) -> None:
         console.print(f"  · {escape(str(report_.get('summary', report_.get('explanation', ''))))}")
     core = certificate.get("core") or []
     if core:
-        shown = ", ".join(c for c in core if not c.startswith("domain."))
+        shown = ", ".join(c for c in core if not c.startswith(DOMAIN_PREFIX))
         console.print(f"core ({core_count(core)}): {shown}")
     if certificate.get("control"):
         control = certificate["control"]
