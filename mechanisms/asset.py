@@ -40,8 +40,9 @@ def sigma(instance: Instance):
         common = math.lcm(*(c.numerator for c in caps))
         per_unit = [common // c.numerator * c.denominator for c in caps]  # L / c_r, an integer
         return [
-            Fraction(sum(d.numerator * u for d, u in zip(instance.demands[i], per_unit)), common) / weights[i]
-            for i in range(instance.n)
+            Fraction(sum(d.numerator * u for d, u in zip(instance.demands[i], per_unit)) * w.denominator,
+                     common * w.numerator)
+            for i, w in enumerate(weights)
         ]
     return sigma_generic(instance)
 

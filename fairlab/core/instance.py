@@ -259,9 +259,11 @@ class Instance:
         """Per-user scalar weights, or None if some user's weight vector is not constant."""
         out = []
         for row in self.weights:
-            if any(w != row[0] for w in row):
+            first = row[0]
+            top, bottom = first.numerator, first.denominator  # lowest terms: equal values, equal pairs
+            if any(w.numerator != top or w.denominator != bottom for w in row):
                 return None
-            out.append(row[0])
+            out.append(first)
         return tuple(out)
 
     def demand_share(self, i: int, r: int) -> Fraction:
