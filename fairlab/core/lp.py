@@ -338,12 +338,19 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
             return False
         if hi is not None and act * hi.denominator > hi.numerator * factor:
             return False
-    sparse = prob.sparse_rows()
-    reduced = list(prob.c)  # d = c - Aᵀy
-    for i, yi in enumerate(y):
-        if yi:
-            for j, a in sparse[i]:
-                reduced[j] -= yi * a
+    # d = c - Aᵀy in integers: row i is (integer row) / scale_i, so y_i · a_ij = (y_i / scale_i) · int_ij;
+    # over the common denominator W of the y_i / scale_i, Aᵀy = S / W with S an integer vector
+    integer = prob.integer_rows()
+    weighted = [(i, yi / integer[i][0]) for i, yi in enumerate(y) if yi]
+    w_common = 1
+    for _, w in weighted:
+        w_common = w_common * w.denominator // math.gcd(w_common, w.denominator)
+    sums = [0] * n
+    for i, w in weighted:
+        k = w.numerator * (w_common // w.denominator)
+        for j, a in integer[i][1]:
+            sums[j] += k * a
+    reduced = [cj - Fraction(s, w_common) if s else cj for cj, s in zip(prob.c, sums)]
     # The dual bound: each multiplier times the bound its sign selects (rows by y, columns by d);
     # a multiplier pointing at a missing bound means the certificate proves nothing.
     bound = Fraction(0)
@@ -368,7 +375,7 @@ def solve_square(matrix: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction]) 
     k = len(matrix)
     aug: list[list[int]] = []
     for given, b in zip(matrix, rhs):
-        entries = [Fraction(v) for v in given] + [Fraction(b)]
+        entries = [v if type(v) is Fraction else Fraction(v) for v in (*given, b)]
         scale = 1
         for v in entries:
             scale = scale * v.denominator // math.gcd(scale, v.denominator)
@@ -410,6 +417,12 @@ def new_highs():
     return h
 
 
+def _float(v: Fraction) -> float:
+    """The float nearest `v` (int / int true division is correctly rounded; `float(Fraction)` goes
+    through `numbers.Rational.__float__`, several times slower). The float guide only."""
+    return v.numerator / v.denominator
+
+
 def _highs_basis(prob: _Problem):
     """Run HiGHS in floats; return (column statuses, row statuses) of an optimal basis, or None."""
     inf = highspy.kHighsInf
@@ -418,17 +431,16 @@ def _highs_basis(prob: _Problem):
     n, mr = prob.n, len(prob.rows)
     lp.num_col_ = n
     lp.num_row_ = mr
-    lp.col_cost_ = np.array([float(v) for v in prob.c], dtype=float)
-    lp.col_lower_ = np.array([-inf if v is None else float(v) for v in prob.col_lo], dtype=float)
-    lp.col_upper_ = np.array([inf if v is None else float(v) for v in prob.col_hi], dtype=float)
-    lp.row_lower_ = np.array([-inf if v is None else float(v) for v in prob.row_lo], dtype=float)
-    lp.row_upper_ = np.array([inf if v is None else float(v) for v in prob.row_hi], dtype=float)
+    lp.col_cost_ = np.array([_float(v) for v in prob.c], dtype=float)
+    lp.col_lower_ = np.array([-inf if v is None else _float(v) for v in prob.col_lo], dtype=float)
+    lp.col_upper_ = np.array([inf if v is None else _float(v) for v in prob.col_hi], dtype=float)
+    lp.row_lower_ = np.array([-inf if v is None else _float(v) for v in prob.row_lo], dtype=float)
+    lp.row_upper_ = np.array([inf if v is None else _float(v) for v in prob.row_hi], dtype=float)
     starts, index, values = [0], [], []
-    for row in prob.rows:
-        for j, v in enumerate(row):
-            if v:
-                index.append(j)
-                values.append(float(v))
+    for row in prob.sparse_rows():  # the nonzero entries, computed once for the certificate too
+        for j, v in row:
+            index.append(j)
+            values.append(_float(v))
         starts.append(len(index))
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     lp.a_matrix_.num_col_ = n
@@ -490,10 +502,12 @@ def _solve_guided(prob: _Problem) -> Optional[tuple[list[Fraction], list[Fractio
         row_values.append(v)
     # Primal: tight rows hold with equality, nonbasic columns at their bounds.
     basis_matrix = [[prob.rows[i][j] for j in basic_cols] for i in tight_rows]
-    rhs = [
-        row_values[k] - sum((prob.rows[i][j] * x[j] for j in range(n) if col_status[j] != "B"), Fraction(0))
-        for k, i in enumerate(tight_rows)
-    ]
+    sparse = prob.sparse_rows()
+    at_bound = {j for j in range(n) if col_status[j] != "B" and x[j]}  # nonbasic columns away from 0
+    rhs = row_values
+    if at_bound:
+        rhs = [row_values[k] - sum((a * x[j] for j, a in sparse[i] if j in at_bound), Fraction(0))
+               for k, i in enumerate(tight_rows)]
     xb = solve_square(basis_matrix, rhs)
     if xb is None:
         return None
