@@ -218,6 +218,61 @@ def test_random_lps_agree_with_scipy_and_with_z3(problem, maximize):
 small_fraction = st.builds(F, st.integers(-12, 12), st.sampled_from([1, 2, 3, 5]))
 
 
+def _certificate_by_the_book(prob, x, y) -> bool:
+    """`certify_optimal`'s test read off its docstring, Fraction by Fraction (no integer scaling):
+    x within bounds and rows, d = c - Aᵀy, and c·x equal to the dual bound with every multiplier on
+    a finite side."""
+    if any(lo is not None and v < lo for v, lo in zip(x, prob.col_lo)):
+        return False
+    if any(hi is not None and v > hi for v, hi in zip(x, prob.col_hi)):
+        return False
+    for row, lo, hi in zip(prob.rows, prob.row_lo, prob.row_hi):
+        act = sum((a * v for a, v in zip(row, x)), F(0))
+        if (lo is not None and act < lo) or (hi is not None and act > hi):
+            return False
+    reduced = [cj - sum((yi * row[j] for yi, row in zip(y, prob.rows)), F(0)) for j, cj in enumerate(prob.c)]
+    bound = F(0)
+    for multipliers, lows, highs in ((y, prob.row_lo, prob.row_hi), (reduced, prob.col_lo, prob.col_hi)):
+        for v, lo, hi in zip(multipliers, lows, highs):
+            if v:
+                side = lo if v > 0 else hi
+                if side is None:
+                    return False
+                bound += v * side
+    return sum((cj * xj for cj, xj in zip(prob.c, x)), F(0)) == bound
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_lp(), st.booleans(), st.data())
+def test_certificate_agrees_with_the_book_on_optimal_and_perturbed_points(problem, maximize, data):
+    """The integer-scaled certificate (reduced costs as one integer sum per column) accepts and
+    rejects exactly what the textbook test does: on the point and multipliers HiGHS's basis gives
+    (solved exactly, before any certificate), on those with one multiplier moved, and on arbitrary
+    points."""
+    c, A, b, Aeq, beq, lower, upper = problem
+    prob = lp._build(c, A or None, b or None, Aeq or None, beq or None, lower, upper, maximize)
+    rows = len(prob.rows)
+    tried = []
+    certify = lp.certify_optimal
+    lp.certify_optimal = lambda prob, x, y: True  # HiGHS's basis solved exactly, its certificate not asked yet
+    try:
+        guided = lp._solve_guided(prob)
+    finally:
+        lp.certify_optimal = certify
+    if guided is not None:
+        x, y = guided
+        tried.append((x, y))
+        if rows:
+            k = data.draw(st.integers(0, rows - 1))
+            moved = list(y)
+            moved[k] += data.draw(small_fraction.filter(bool))
+            tried.append((x, moved))
+    tried.append((data.draw(st.lists(small_fraction, min_size=prob.n, max_size=prob.n)),
+                  data.draw(st.lists(small_fraction, min_size=rows, max_size=rows))))
+    for x, y in tried:
+        assert lp.certify_optimal(prob, x, y) == _certificate_by_the_book(prob, x, y)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda k: st.tuples(
     st.lists(st.lists(small_fraction, min_size=k, max_size=k), min_size=k, max_size=k),
