@@ -25,7 +25,8 @@ MARGIN = 0.05
 def close(name: str, choices: Iterable[str], also: Mapping[str, str] | None = None, n: int = 3) -> list[str]:
     """The known names closest to `name`, matched case-insensitively against `choices` and against the
     other spellings of `also` (alias or long name -> the name to suggest), a spelling `name` begins
-    (at least `PREFIX` characters) counting as close: the closest one, and those
+    (at least `PREFIX` characters, a typo in it allowed) and a name one character off a known one of
+    the same length counting as close: the closest one, and those
     about as close (within `MARGIN`), at most `n`, best first, ties in the order of `choices`."""
     spellings: dict[str, str] = {}
     for choice in choices:
@@ -36,8 +37,14 @@ def close(name: str, choices: Iterable[str], also: Mapping[str, str] | None = No
     scored = []
     for k, (spelling, target) in enumerate(spellings.items()):
         ratio = difflib.SequenceMatcher(None, query, spelling).ratio()
-        if len(query) >= PREFIX and spelling.startswith(query):  # "pareto" for "pareto efficiency"
-            ratio = max(ratio, CUTOFF + 0.1 * len(query) / len(spelling))  # the shorter spelling first
+        if len(query) >= PREFIX and len(spelling) > len(query):
+            # a spelling `name` begins ("pareto" for "pareto efficiency"), or begins with a typo in it
+            # ("paretto"): close as the start of the spelling is, the shorter spelling first
+            start = difflib.SequenceMatcher(None, query, spelling[:len(query)]).ratio()
+            if start >= 0.8:
+                ratio = max(ratio, CUTOFF + 0.1 * start * len(query) / len(spelling))
+        if len(query) == len(spelling) >= 2 and sum(a != b for a, b in zip(query, spelling)) == 1:
+            ratio = max(ratio, CUTOFF)  # one character off a short name ("s1" for "si")
         if ratio >= CUTOFF:
             scored.append((-ratio, k, target))
     scored.sort()

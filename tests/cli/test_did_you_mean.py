@@ -63,11 +63,23 @@ def test_no_suggestion_when_nothing_is_close(run_cli, assert_one_line_error):
 def test_a_prefix_of_a_long_name_is_close():
     assert close("pareto", ["si", "pe"], also={"pareto efficiency": "pe"}) == ["pe"]
     assert close("par", ["si", "pe"], also={"pareto efficiency": "pe"}) == []  # negative twin: too short a prefix
-    assert close("xareto", ["si", "pe"], also={"pareto efficiency": "pe"}) == []  # not a prefix
+    assert close("xyzeto", ["si", "pe"], also={"pareto efficiency": "pe"}) == []  # not a prefix, nor one with a typo
+
+
+def test_a_typo_in_a_prefix_or_in_a_short_name_is_close():
+    """A newcomer's "paretto" (a typo in the start of "pareto efficiency") and "s1" (one character
+    off "si" and "sp") are suggested; two characters off a short name is not."""
+    long_names = {"pareto efficiency": "pe"}
+    assert close("paretto", ["si", "pe"], also=long_names) == ["pe"]
+    assert close("xareto", ["si", "pe"], also=long_names) == ["pe"]
+    assert close("s1", ["si", "sp", "pe"]) == ["si", "sp"]
+    assert close("x1", ["si", "sp", "pe"]) == []  # negative twin: two characters off
+    assert close("s12", ["si", "srf"]) == []
 
 
 @pytest.mark.parametrize("args, words", [
     (["check", "drf", "pareto", "drf-paper"], ["property 'pareto'", "did you mean 'pe'"]),
+    (["check", "drf", "paretto", "drf-paper"], ["property 'paretto'", "did you mean 'pe'"]),
     (["check", "drf", "al", "drf-paper"], ["property 'al'", "did you mean 'all'?"]),  # check takes all
     (["check", "drf", "si,sii", "drf-paper"], ["not a comma-separated list", "property 'sii'",
                                                "did you mean 'si'?"]),
