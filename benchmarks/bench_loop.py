@@ -42,6 +42,7 @@ from bench_asset import instance as asset_instance  # noqa: E402
 
 from fairlab import mechanisms  # noqa: E402
 from fairlab.search import engines  # noqa: E402
+from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT  # noqa: E402
 
 #: what the CPU column of a command counts: its own process (workers started by the fork server are
 #: not its children, so their CPU is not in `RUSAGE_CHILDREN`)
@@ -80,15 +81,15 @@ def sp_check_split(count: int = 12) -> tuple[float, float]:
     import itertools
 
     from fairlab import properties
-    from fairlab.search import budgets, space
+    from fairlab.search import space
 
     instances = list(itertools.islice(space.random_instances(3, 3, seed=0), count))
     out = []
     for symbolic in (True, False):
         start = time.process_time()
         for inst in instances:
-            properties.check("drf", "sp", inst, symbolic=symbolic, evaluations=budgets.CHECK_EVALUATIONS,
-                             rlimit=budgets.CHECK_RLIMIT)
+            properties.check("drf", "sp", inst, symbolic=symbolic, evaluations=CHECK_EVALUATIONS,
+                             rlimit=CHECK_RLIMIT)
         out.append(1000 * (time.process_time() - start) / count)
     return out[0], out[1]
 
@@ -143,7 +144,8 @@ def main() -> None:
     row("audit of a plug-in without spec, 3×3 (serial dictatorship)", f"{wall:.1f} s ({cpu:.1f} s CPU{OWN})", "10.7 s",
         "≤ 8 s", wall <= 8,
         f"the counted budget: {total} candidates (--candidates 100 per size and property); the costliest: "
-        f"{costliest(split)}. A candidate of a deviation property is a search of up to 60 exact evaluations, "
+        f"{costliest(split)}. A candidate of a deviation property is a search of up to {CHECK_EVALUATIONS} exact "
+        "evaluations, "
         "each run twice (the determinism check) in the plug-in's process. Next: run a candidate's whole deviation "
         "search inside the plug-in's worker (one round trip per candidate) and an exact best response for "
         "piecewise-linear allocators")
@@ -151,8 +153,8 @@ def main() -> None:
     without = audit(f"{TWINS}:without_spec")
     with_ = audit(f"{TWINS}:with_spec")
     ratio = with_[0] / without[0]
-    extra = {name: (sec - audit_split(without[2]).get(name, (0.0, 0))[0], cands)
-             for name, (sec, cands) in audit_split(with_[2]).items()}
+    base = audit_split(without[2])
+    extra = {name: (sec - base.get(name, (0.0, 0))[0], cands) for name, (sec, cands) in audit_split(with_[2]).items()}
     row("the same allocator with its spec / without, 3×3 (static partition)",
         f"{ratio:.2f}× ({with_[0]:.1f} s against {without[0]:.1f} s; CPU {with_[1]:.1f} / {without[1]:.1f} s{OWN})",
         "15.7× (204 s against 13 s)", "≤ 1.5×", ratio <= 1.5,
@@ -172,7 +174,8 @@ def main() -> None:
     row("sp search, drf 3×3, grid + random", f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s, "
         f"{result.status})", "1–3 /s", "≥ 20 /s", rate >= 20,
         f"one candidate's exact check costs {with_z3:.0f} ms CPU with its z3 question (every misreport ruled out: "
-        f"the candidate counts as decided exactly) and {numeric:.0f} ms without it (60 exact misreports); next: "
+        f"the candidate counts as decided exactly) and {numeric:.0f} ms without it ({CHECK_EVALUATIONS} exact "
+        "misreports); next: "
         "the z3 question only on candidates whose numeric search comes close, or an exact best response (DRF is "
         "piecewise linear in the report)")
 
@@ -199,7 +202,7 @@ def main() -> None:
 
 
 #: what limits the suite (tests/conftest.py HEAVY lists each slow test and what it buys)
-SUITE_LIMIT = ("the whole-run tests (tests/conftest.py HEAVY: 33 tests of 8 s or more, each saying what it buys) and "
+SUITE_LIMIT = ("the whole-run tests (tests/conftest.py HEAVY: the tests of 8 s or more, each saying what it buys) and "
                "the searches, audits and proofs the other tests run end to end; without the heavy tier "
                "(`-m 'not slow and not heavy'`) about 11 min; next: the cheaper searches above, and tests sharing "
                "one session-scoped audit where they read the same report")

@@ -326,9 +326,7 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
         if hi is not None and x[j] > hi:
             return False
     # Row activities in integers: with D the common denominator of x, scale_i · D · (A_i x) is an integer.
-    common = 1
-    for v in x:
-        common = common * v.denominator // math.gcd(common, v.denominator)
+    common = math.lcm(*(v.denominator for v in x))
     xs = [v.numerator * (common // v.denominator) for v in x]
     for i, (scale, row) in enumerate(prob.integer_rows()):
         act = sum(a * xs[j] for j, a in row)
@@ -342,9 +340,7 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
     # over the common denominator W of the y_i / scale_i, Aᵀy = S / W with S an integer vector
     integer = prob.integer_rows()
     weighted = [(i, yi / integer[i][0]) for i, yi in enumerate(y) if yi]
-    w_common = 1
-    for _, w in weighted:
-        w_common = w_common * w.denominator // math.gcd(w_common, w.denominator)
+    w_common = math.lcm(*(w.denominator for _, w in weighted))
     sums = [0] * n
     for i, w in weighted:
         k = w.numerator * (w_common // w.denominator)
@@ -502,10 +498,10 @@ def _solve_guided(prob: _Problem) -> Optional[tuple[list[Fraction], list[Fractio
         row_values.append(v)
     # Primal: tight rows hold with equality, nonbasic columns at their bounds.
     basis_matrix = [[prob.rows[i][j] for j in basic_cols] for i in tight_rows]
-    sparse = prob.sparse_rows()
     at_bound = {j for j in range(n) if col_status[j] != "B" and x[j]}  # nonbasic columns away from 0
     rhs = row_values
     if at_bound:
+        sparse = prob.sparse_rows()
         rhs = [row_values[k] - sum((a * x[j] for j, a in sparse[i] if j in at_bound), Fraction(0))
                for k, i in enumerate(tight_rows)]
     xb = solve_square(basis_matrix, rhs)

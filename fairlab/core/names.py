@@ -18,6 +18,10 @@ CUTOFF = 0.6
 PREFIX = 4
 
 
+#: how close the start of a longer spelling must be to `name` for a typo in a prefix ("paretto")
+TYPO = 0.8
+
+
 #: names this much less close than the closest one are not suggested beside it
 MARGIN = 0.05
 
@@ -41,7 +45,7 @@ def close(name: str, choices: Iterable[str], also: Mapping[str, str] | None = No
             # a spelling `name` begins ("pareto" for "pareto efficiency"), or begins with a typo in it
             # ("paretto"): close as the start of the spelling is, the shorter spelling first
             start = difflib.SequenceMatcher(None, query, spelling[:len(query)]).ratio()
-            if start >= 0.8:
+            if start >= TYPO:
                 ratio = max(ratio, CUTOFF + 0.1 * start * len(query) / len(spelling))
         if len(query) == len(spelling) >= 2 and sum(a != b for a, b in zip(query, spelling)) == 1:
             ratio = max(ratio, CUTOFF)  # one character off a short name ("s1" for "si")
