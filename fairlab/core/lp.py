@@ -339,7 +339,7 @@ def certify_optimal(prob: _Problem, x: Sequence[Fraction], y: Sequence[Fraction]
     # d = c - Aᵀy in integers: row i is (integer row) / scale_i, so y_i · a_ij = (y_i / scale_i) · int_ij;
     # over the common denominator W of the y_i / scale_i, Aᵀy = S / W with S an integer vector
     integer = prob.integer_rows()
-    weighted = [(i, yi / integer[i][0]) for i, yi in enumerate(y) if yi]
+    weighted = [(i, Fraction(yi, integer[i][0])) for i, yi in enumerate(y) if yi]  # int multipliers too
     w_common = math.lcm(*(w.denominator for _, w in weighted))
     sums = [0] * n
     for i, w in weighted:

@@ -122,6 +122,12 @@ def test_certificate_rejects_a_suboptimal_point():
     assert not lp.certify_optimal(prob, [F(8, 5), F(6, 5)], [F(2, 5), F(1, 5)])  # dual infeasible
 
 
+def test_certificate_takes_integer_multipliers_as_exactly_as_fractions():
+    prob = lp._build([F(-1), F(-1)], [[F(1), F(1)]], [F(2)], None, None, None, None, False)
+    assert lp.certify_optimal(prob, [2, 0], [-1]) and lp.certify_optimal(prob, [F(2), F(0)], [F(-1)])
+    assert not lp.certify_optimal(prob, [2, 0], [-2])  # a valid dual bound (-4), below c·x = -2: not tight
+
+
 def test_certificate_failure_falls_back_to_z3(monkeypatch):
     monkeypatch.setattr(lp, "certify_optimal", lambda prob, x, y: False)
     r = solve_lp([1, 1], A_ub=[[1, 2], [3, 1]], b_ub=[4, 6], maximize=True)
