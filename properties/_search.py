@@ -12,6 +12,7 @@ seed and z3's rlimit: the same on any machine.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from fairlab.core.results import Result, Status
@@ -21,15 +22,34 @@ from fairlab.mechanisms.registry import is_builtin
 from fairlab.properties.base import Budget, Encoding, solve_reason, verdict, violated
 
 
-def symbolic_at(mech, inst, budget: Budget, encode):
-    """The z3 step for `search`: the property's encoding at this concrete instance (the spec with the
-    budget's mechanism options), or None when the mechanism has no spec or the budget switched z3 off."""
+@dataclass(frozen=True)
+class Question:
+    """One z3 question of a deviation search: its constraints (the instance's domain included), how
+    to read a witness from a model, and what it asks (``label``, "" for the property's whole
+    encoding; e.g. "user 0, T=1" for a case of `fairlab.core.scaling`); ``scaled``: the deviating
+    user whose tasks the question fixes by the checked scaling symmetry, if any."""
+
+    label: str
+    constraints: list
+    witness: Callable[[object], dict | None]
+    scaled: int | None = None
+
+
+def whole(sym, encoding: Encoding) -> list[Question]:
+    """The property's whole encoding at `sym` as the only question."""
+    return [Question("", list(sym.domain) + list(encoding.constraints), encoding.witness)]
+
+
+def symbolic_at(mech, inst, budget: Budget, questions):
+    """The z3 step for `search`: the property's questions at this concrete instance
+    (``questions(sym, spec)``, the spec with the budget's mechanism options), or None when the
+    mechanism has no spec or the budget switched z3 off."""
     if mech.spec is None or not budget.symbolic:
         return None
 
     def symbolic():
         sym = SymbolicInstance.from_instance(inst)
-        return sym.domain, encode(sym, lambda s, t: mech.spec(s, t, **budget.options))
+        return questions(sym, lambda s, t: mech.spec(s, t, **budget.options))
 
     return symbolic
 
@@ -42,11 +62,11 @@ def search(
     structured: Iterable,
     random_candidates: Iterable,
     evaluate: Callable[[object], object | None],
-    symbolic: Callable[[], tuple[list, Encoding]] | None,
+    symbolic: Callable[[], list[Question]] | None,
     what: str,
     ahead: Callable[[list], None] | None = None,
 ) -> Result:
-    """Try `structured` candidates, then z3 (`symbolic()` -> (domain, encoding)), then random ones.
+    """Try `structured` candidates, then z3 (`symbolic()` -> its questions, `_ask`), then random ones.
 
     Deterministic: candidates are counted against ``budget.evaluations`` and the z3 step is bounded
     by ``budget.rlimit``; the wall-clock safety net only stops the search (verdict `unknown`, ``stopped: time``).
@@ -81,12 +101,11 @@ def search(
         return violated(name, mech, inst, witness, budget, **z3(candidates=tried, z3=z3_status))
     if symbolic is not None and stopped is None:
         try:
-            domain, encoding = symbolic()
-            status, model, reason = solve_reason(domain + encoding.constraints, budget)
+            status, witness_found, reason, scaled = _ask(symbolic(), budget)
         except PluginTimeout:
             raise  # a plug-in's spec that does not return is a failure, not a fallback
         except Exception as exc:  # a plug-in's spec may be broken: the numeric engines still serve
-            status, model, reason = f"error ({type(exc).__name__}: {exc})", None, ""
+            status, witness_found, reason, scaled = f"error ({type(exc).__name__}: {exc})", None, "", []
         z3_status = status
         if status == "unknown":
             z3_reason = reason if reason != "rlimit" else f"rlimit {budget.rlimit}"
@@ -95,15 +114,18 @@ def search(
         if status == "unsat" and not is_builtin(mech):
             # a plug-in's declared spec says nothing certain about its allocator: no `holds` from it
             status = z3_status = "unsat for the plug-in's declared spec (not a proof about its allocator)"
+        by_scaling = ({"z3_scaled": scaled} if scaled else {})
         if status == "unsat":
+            how = (f"; {_users(scaled)} asked with its tasks under the {what} fixed to 1, 0 and -1, by a "
+                   "scaling symmetry checked on its encoding (fairlab.core.scaling)" if scaled else "")
             return verdict(
                 name, mech, "holds", budget,
                 f"z3 proved that no {what} violates it at this instance (the mechanism's spec with the "
-                f"violation constraints is unsat); {tried} numeric candidates tried first",
-                candidates=tried, z3=status,
+                f"violation constraints is unsat{how}); {tried} numeric candidates tried first",
+                candidates=tried, z3=status, **by_scaling,
             )
         if status == "sat":
-            result = violated(name, mech, inst, encoding.witness(model), budget, candidates=tried, z3=status)
+            result = violated(name, mech, inst, witness_found, budget, candidates=tried, z3=status, **by_scaling)
             if result.status == Status.VIOLATED:
                 return result
             z3_status = "sat, witness not confirmed by a fresh run"
@@ -141,3 +163,30 @@ def _announced(candidates: Iterable, ahead: Callable[[list], None], budget: Budg
         ahead(chunk)
         yield from chunk
         size = min(2 * size, 64)
+
+
+def _ask(questions: list[Question], budget: Budget) -> tuple[str, dict | None, str, list[int]]:
+    """(status, witness of the first sat question, reason of an unknown, users whose questions were
+    scaled): "sat" at the first model (its witness read by its question), "unsat" when every question is,
+    else "unknown" (with the first question's reason). Each question has the budget's rlimit (a
+    scaled user's three are small: ~10 ms each at drf 3 x 3)."""
+    reason = ""
+    undecided = False
+    for question in questions:
+        status, model, why = solve_reason(question.constraints, budget)
+        if status == "sat":  # an unreadable witness is reported as a sat not confirmed, as before
+            return "sat", question.witness(model), "", _scaled(questions)
+        if status != "unsat":
+            undecided = True
+            reason = reason or why
+            if why == "time":
+                break
+    return ("unknown" if undecided else "unsat"), None, reason, _scaled(questions)
+
+
+def _scaled(questions: list[Question]) -> list[int]:
+    return sorted({q.scaled for q in questions if q.scaled is not None})
+
+
+def _users(users: list[int]) -> str:
+    return ("user " if len(users) == 1 else "each of users ") + ", ".join(str(u) for u in users)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, cas
 
 import z3
 
+from fairlab.core import scaling
 from fairlab.core.errors import InputError
 from fairlab.core.exact import Algebraic, Exact, format_exact
 from fairlab.core.instance import Instance, InstanceLike
@@ -372,7 +373,7 @@ class DeviationProperty(Property):
         tasks = run(mech, inst, b.options)
         b.used_evaluations = 1
         undecided = Undecided()
-        symbolic = _search.symbolic_at(mech, inst, b, self.encode)
+        symbolic = _search.symbolic_at(mech, inst, b, self.questions)
         assert self.candidates is not None  # a property without `exhaustive` has `candidates`
         structured, randomised = self.candidates(inst, b.seed)
         kept: dict[int, tuple] = {}  # deviations told ahead -> their derived instances (`_ahead`)
@@ -433,20 +434,26 @@ class DeviationProperty(Property):
             return None
         return self.explain(inst, deviation, i, before[i], after[pos], mech.discrete)
 
+    def questions(self, sym: SymbolicInstance, spec: Spec) -> list[_search.Question]:
+        """The per-instance z3 step's questions (`fairlab.properties._search`): the whole encoding."""
+        return _search.whole(sym, self.encode(sym, spec))
+
     def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None) -> Encoding:
         """spec(sym, t); for each derived instance (its deviation unknown where it is a continuum),
         spec(derived, t') under renamed constraint names, and the rule at some compared user
         (``<prefix>.violated``)."""
         return self.encode_deviations(sym, spec, prefix, None)
 
-    def encode_deviations(self, sym: SymbolicInstance, spec: Spec, prefix: str | None, user: int | None) -> Encoding:
-        """`encode`, with `user`: only this user deviates (`derive_symbolic` decides what that means)."""
+    def encode_deviations(self, sym: SymbolicInstance, spec: Spec, prefix: str | None,
+                          user: int | tuple[int, ...] | None) -> Encoding:
+        """`encode`, with `user`: only this user (or these users) deviates (`derive_symbolic` decides
+        what that means)."""
         prefix = self.name if prefix is None else prefix
         tasks = fresh_tasks(prefix, sym.n)
         constraints = list(spec(sym, tasks))
         first = (sym, tasks, list(constraints))
         view = Z3View(sym)
-        choices, variables = [], {"tasks": tasks}
+        choices, variables = [], {"tasks": tasks, "deviations": []}
         for tag, deviation, derived, extra in self.derive_symbolic(sym, prefix, user):
             constraints += extra
             after = fresh_tasks(f"{prefix}.{tag}", derived.n)
@@ -454,6 +461,7 @@ class DeviationProperty(Property):
             # the truthful and the deviating runs share no helper unknown (`spec_names`)
             check_independent(f"property {self.name}, {tag}", first, (derived, after, deviating))
             constraints += [Constraint(f"{prefix}.{tag}:{c.name}", c.expr) for c in deviating]
+            variables["deviations"].append((deviation, after))
             choices += [((deviation, i), self.rule(view, i, tasks[i], after[pos], deviation))
                         for i, pos in self.compared(sym.n, deviation)]
         violated_ = z3.Or([g for _, g in choices]) if choices else z3.BoolVal(False)
@@ -480,11 +488,46 @@ class DeviationProperty(Property):
 @dataclass(eq=False)
 class PerUserDeviationProperty(DeviationProperty):
     """A deviation property whose encoding can focus on one deviating user (sp: user 0 of an
-    anonymous mechanism, `fairlab.search.prove`)."""
+    anonymous mechanism, `fairlab.search.prove`).
+
+    `scaling(deviation, after)`, if given, names the unknowns of one user's deviation that scale up
+    and the one that scales down (sp: the misreported row and that user's tasks under it): the
+    per-instance z3 step then asks, for each user whose encoding `fairlab.core.scaling` finds the
+    symmetry in, three questions with those tasks fixed to 1, 0 and -1 (no tasks x demand product
+    left), and the users without it together, as before."""
+
+    scaling: Callable | None = None
 
     def encode(self, sym: SymbolicInstance, spec: Spec, prefix: str | None = None, user: int | None = None
                ) -> Encoding:
         return self.encode_deviations(sym, spec, prefix, user)
+
+    def questions(self, sym: SymbolicInstance, spec: Spec) -> list[_search.Question]:
+        if self.scaling is None:
+            return super().questions(sym, spec)
+        questions: list[_search.Question] = []
+        rest: list[int] = []
+        for i in range(sym.n):
+            encoding = self.encode_deviations(sym, spec, None, i)
+            named = list(sym.domain) + list(encoding.constraints)
+            (deviation, after), = encoding.variables["deviations"]
+            up, down = self.scaling(deviation, after)
+            if scaling.obstruction([c.expr for c in named], up, down) is not None:
+                rest.append(i)
+                continue
+            for value, case in scaling.cases([c.expr for c in named], down):
+                questions.append(_search.Question(
+                    f"user {i}, {down}={value}", [Constraint(c.name, e) for c, e in zip(named, case)],
+                    _pinned_reader(encoding.witness, down, value), scaled=i))
+        if rest:
+            questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest)))
+        return questions
+
+
+def _pinned_reader(witness: Callable[[Any], dict | None], down: z3.ArithRef, value: int
+                   ) -> Callable[[Any], dict | None]:
+    """`witness` reading a model of the case ``down = value`` (`fairlab.core.scaling.Pinned`)."""
+    return lambda model: witness(scaling.Pinned(model, down, value))
 
 
 # --------------------------------------------------------------------------- the registry

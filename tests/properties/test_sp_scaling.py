@@ -1,0 +1,63 @@
+"""The per-instance z3 step of sp asks each user whose encoding has the scaling symmetry with its
+tasks fixed (`fairlab.core.scaling`), and every other user as before; verdicts stay exact."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import z3
+
+from fairlab import properties
+from fairlab.core.instance import Instance
+from fairlab.mechanisms.base import Allocation, Constraint, Mechanism
+
+DEMANDS = [[1, 4, 2], [3, 1, 1], [2, 2, 5]]
+THM4 = Instance.build([100, 100], [[16, 1], [1, 2]])  # Theorem 4 of the DRF paper (lecture numbers)
+
+
+def test_uncapped_users_are_asked_with_their_tasks_fixed_and_decided():
+    """drf at 3 x 3: before, this question used its whole rlimit without an answer (measured)."""
+    for weights in (None, [1, 2, 3]):
+        v = properties.check("drf", "sp", Instance.build([9, 12, 10], DEMANDS, weights=weights), evaluations=1)
+        assert v.status == "holds" and v.budget["z3"] == "unsat" and v.budget["z3_scaled"] == [0, 1, 2]
+        assert "scaling symmetry" in v.explanation
+
+
+def test_a_capped_user_breaks_the_symmetry_and_is_asked_as_before():
+    v = properties.check("drf", "sp", Instance.build([9, 12, 10], DEMANDS, max_tasks=[1, None, None]), evaluations=1)
+    assert v.status == "holds" and v.budget["z3_scaled"] == [1, 2]
+
+
+def test_a_violation_from_a_fixed_case_is_confirmed_by_a_fresh_run():
+    v = properties.check("ceei", "sp", THM4, evaluations=1)  # z3 must find it: one numeric candidate only
+    assert v.status == "violated" and v.budget["z3"] == "sat" and v.budget["z3_scaled"] == [0, 1]
+    assert properties.get("sp").confirm("ceei", THM4, v.witness, {}) is not None
+
+
+def _capped_equal_split() -> Mechanism:
+    """Each user gets min(1, 1 / (n * dominant share of one task)) tasks: declaring a larger demand
+    pays once the cap of 1 binds, and the spec's ``t_i = 1`` has no scaling symmetry."""
+
+    def allocate(inst):
+        n = inst.n
+        shares = [max(d / c for d, c in zip(row, inst.capacities)) for row in inst.demands]
+        return Allocation("capped-split", inst, tuple(min(F(1), 1 / (n * s)) for s in shares))
+
+    def spec(sym, t):
+        out = []
+        for i, row in enumerate(sym.demands):
+            share = z3.Real(f"capped.share{i}")
+            out.append(Constraint(f"capped.share{i}", z3.And(
+                [share >= d / c for d, c in zip(row, sym.capacities)]
+                + [z3.Or([share == d / c for d, c in zip(row, sym.capacities)])])))
+            out.append(Constraint(f"capped.t{i}", z3.Or(
+                z3.And(t[i] == 1, sym.n * share <= 1), z3.And(t[i] * sym.n * share == 1, sym.n * share >= 1))))
+        return out
+
+    return Mechanism("capped-split", "equal split capped at one task (test)", "test", allocate, spec=spec)
+
+
+def test_a_spec_without_the_symmetry_is_asked_whole():
+    inst = Instance.build([10, 10], [[1, 2], [2, 1]])
+    v = properties.check(_capped_equal_split(), "sp", inst, evaluations=1)
+    assert v.status == "violated" and v.budget["z3"] == "sat" and "z3_scaled" not in v.budget
