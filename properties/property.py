@@ -444,13 +444,21 @@ class DeviationProperty(Property):
         (``<prefix>.violated``)."""
         return self.encode_deviations(sym, spec, prefix, None)
 
-    def encode_deviations(self, sym: SymbolicInstance, spec: Spec, prefix: str | None,
-                          user: int | tuple[int, ...] | None) -> Encoding:
-        """`encode`, with `user`: only this user (or these users) deviates (`derive_symbolic` decides
-        what that means)."""
-        prefix = self.name if prefix is None else prefix
+    @staticmethod
+    def _truthful(sym: SymbolicInstance, spec: Spec, prefix: str) -> tuple[list, list]:
+        """The truthful run's tasks and its spec's constraints (``<prefix>.t<i>``)."""
         tasks = fresh_tasks(prefix, sym.n)
-        constraints = list(spec(sym, tasks))
+        return tasks, list(spec(sym, tasks))
+
+    def encode_deviations(self, sym: SymbolicInstance, spec: Spec, prefix: str | None,
+                          user: int | tuple[int, ...] | None, truthful: tuple[list, list] | None = None
+                          ) -> Encoding:
+        """`encode`, with `user`: only this user (or these users) deviates (`derive_symbolic` decides
+        what that means); `truthful`: `_truthful`'s answer for this `sym`, `spec` and prefix, when the
+        caller encodes several deviations of one instance."""
+        prefix = self.name if prefix is None else prefix
+        tasks, base = self._truthful(sym, spec, prefix) if truthful is None else truthful
+        constraints = list(base)
         first = (sym, tasks, list(constraints))
         view = Z3View(sym)
         choices, variables = [], {"tasks": tasks, "deviations": []}
@@ -507,8 +515,9 @@ class PerUserDeviationProperty(DeviationProperty):
             return super().questions(sym, spec)
         questions: list[_search.Question] = []
         rest: list[int] = []
+        truthful = self._truthful(sym, spec, self.name)
         for i in range(sym.n):
-            encoding = self.encode_deviations(sym, spec, None, i)
+            encoding = self.encode_deviations(sym, spec, None, i, truthful)
             named = list(sym.domain) + list(encoding.constraints)
             (deviation, after), = encoding.variables["deviations"]
             up, down = self.scaling(deviation, after)
@@ -516,11 +525,11 @@ class PerUserDeviationProperty(DeviationProperty):
                 rest.append(i)
                 continue
             for value, case in scaling.cases([c.expr for c in named], down):
-                questions.append(_search.Question(
-                    f"user {i}, {down}={value}", [Constraint(c.name, e) for c, e in zip(named, case)],
-                    _pinned_reader(encoding.witness, down, value), scaled=i))
+                label = f"user {i}, {down}={value}"
+                questions.append(_search.Question(label, [Constraint(label, case)],
+                                                  _pinned_reader(encoding.witness, down, value), scaled=i))
         if rest:
-            questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest)))
+            questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest), truthful))
         return questions
 
 

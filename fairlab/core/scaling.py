@@ -27,130 +27,140 @@ A task cap on the user (``T <= cap``) breaks the symmetry, as does anything else
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Iterable, Sequence
 
 import z3
+from z3 import z3core as core
 
 #: a degree that any degree matches (the numeral 0, a product with a zero factor)
 ANY = None
 
-_ATOMS = (z3.Z3_OP_EQ, z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_DISTINCT)
-_CONNECTIVES = (z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_XOR, z3.Z3_OP_TRUE,
-                z3.Z3_OP_FALSE)
-_SAME_DEGREE = (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS)
+_ATOMS = {z3.Z3_OP_EQ, z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_DISTINCT}
+_CONNECTIVES = {z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_XOR, z3.Z3_OP_TRUE,
+                z3.Z3_OP_FALSE, z3.Z3_OP_ITE}
+_SAME_DEGREE = {z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS}
 
 
 class _Mixed(Exception):
     """A term that is not homogeneous (its text says which)."""
 
 
-def _numeral(e: z3.ExprRef) -> Fraction | None:
-    if z3.is_rational_value(e):
-        return Fraction(e.as_fraction())
-    if z3.is_int_value(e):
-        return Fraction(e.as_long())
-    return None
+class _Walk:
+    """Degrees of terms and the check of formulas, read through z3's C API (`z3.z3core`, as
+    `fairlab.mechanisms.spec_names.unknowns` does): no Python object per sub-term."""
 
-
-def _ground(e: z3.ExprRef) -> bool:
-    """No unknown occurs in `e`."""
-    stack, seen = [e], set()
-    while stack:
-        x = stack.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            return False
-        if z3.is_quantifier(x) or z3.is_var(x):
-            return False
-        if z3.is_app(x):
-            stack.extend(x.children())
-    return True
-
-
-class _Degrees:
-    """The degree of each term under the scaling; `_Mixed` where a term has none."""
-
-    def __init__(self, degrees: dict[int, int]):
+    def __init__(self, ctx: z3.Context, degrees: dict[int, int]):
+        self.ctx, self.ref = ctx, ctx.ref()
         self.fixed = degrees  # ast id of an unknown -> its degree (others: 0)
         self.memo: dict[int, int | None] = {}
         self.checked: set[int] = set()
+        self.ground_memo: dict[int, bool] = {}
 
-    def term(self, e: z3.ExprRef) -> int | None:
-        key = e.get_id()
-        if key in self.memo:
-            return self.memo[key]
-        value = self._term(e)
-        self.memo[key] = value
-        return value
+    def text(self, a) -> str:
+        words = core.Z3_ast_to_string(self.ref, a)
+        return words if len(words) <= 160 else words[:157] + "..."
 
-    def _term(self, e: z3.ExprRef) -> int | None:
-        if not z3.is_arith(e):
-            raise _Mixed(f"a non-arithmetic term {e}")
-        number = _numeral(e)
-        if number is not None:
-            return ANY if number == 0 else 0
-        if not z3.is_app(e):
-            raise _Mixed(f"a bound variable or quantifier {e}")
-        kind = e.decl().kind()
+    def _app(self, a):
+        """(decl kind, arguments, number of arguments) of an application; None for anything else."""
+        ref = self.ref
+        if core.Z3_get_ast_kind(ref, a) != z3.Z3_APP_AST:
+            return None
+        app = core.Z3_to_app(ref, a)
+        count = core.Z3_get_app_num_args(ref, app)
+        kind = core.Z3_get_decl_kind(ref, core.Z3_get_app_decl(ref, app))
+        return kind, [core.Z3_get_app_arg(ref, app, k) for k in range(count)]
+
+    def _sort(self, a) -> int:
+        return core.Z3_get_sort_kind(self.ref, core.Z3_get_sort(self.ref, a))
+
+    def ground(self, a) -> bool:
+        """No unknown (nor bound variable) occurs in `a`."""
+        key = core.Z3_get_ast_id(self.ref, a)
+        if key not in self.ground_memo:
+            kind = core.Z3_get_ast_kind(self.ref, a)
+            if kind == z3.Z3_NUMERAL_AST:
+                self.ground_memo[key] = True
+            else:
+                parts = self._app(a)
+                self.ground_memo[key] = parts is not None and (
+                    parts[0] != z3.Z3_OP_UNINTERPRETED and all(self.ground(x) for x in parts[1]))
+        return self.ground_memo[key]
+
+    def term(self, a) -> int | None:
+        key = core.Z3_get_ast_id(self.ref, a)
+        if key not in self.memo:
+            self.memo[key] = self._term(a, key)
+        return self.memo[key]
+
+    def _term(self, a, key: int) -> int | None:
+        ref = self.ref
+        if self._sort(a) not in (z3.Z3_REAL_SORT, z3.Z3_INT_SORT):
+            raise _Mixed(f"a non-arithmetic term {self.text(a)}")
+        if core.Z3_get_ast_kind(ref, a) == z3.Z3_NUMERAL_AST:
+            return ANY if core.Z3_get_numeral_string(ref, a) == "0" else 0
+        parts = self._app(a)
+        if parts is None:
+            raise _Mixed(f"a bound variable or quantifier {self.text(a)}")
+        kind, args = parts
         if kind == z3.Z3_OP_UNINTERPRETED:
-            if e.num_args():
-                raise _Mixed(f"an uninterpreted function {e.decl().name()}")
-            return self.fixed.get(e.get_id(), 0)
+            if args:
+                raise _Mixed(f"an uninterpreted function in {self.text(a)}")
+            return self.fixed.get(key, 0)
         if kind in _SAME_DEGREE:
-            return self._same([self.term(c) for c in e.children()], e)
+            return self._same([self.term(x) for x in args], a)
         if kind == z3.Z3_OP_MUL:
-            parts = [self.term(c) for c in e.children()]
-            return ANY if any(p is ANY for p in parts) else sum(p for p in parts if p is not ANY)
+            degrees = [self.term(x) for x in args]
+            return ANY if any(d is ANY for d in degrees) else sum(d for d in degrees if d is not ANY)
         if kind == z3.Z3_OP_DIV:
-            top, bottom = e.children()
-            if not _ground(bottom) or _numeral(z3.simplify(bottom)) in (None, 0):
-                raise _Mixed(f"a division by a term with unknowns or by zero: {e}")
+            top, bottom = args
+            if not self.ground(bottom) or _nonzero(z3.simplify(z3.ExprRef(bottom, self.ctx))) is not True:
+                raise _Mixed(f"a division by a term with unknowns or by zero: {self.text(a)}")
             return self.term(top)
         if kind == z3.Z3_OP_ITE:
-            cond, then, other = e.children()
-            self.formula(cond)
-            return self._same([self.term(then), self.term(other)], e)
-        if kind in (z3.Z3_OP_TO_REAL,) and _ground(e):
+            condition, then, other = args
+            self.formula(condition)
+            return self._same([self.term(then), self.term(other)], a)
+        if kind == z3.Z3_OP_TO_REAL and self.ground(a):
             return 0
-        raise _Mixed(f"an operation z3 calls {e.decl().name()} ({e})")
+        raise _Mixed(f"an operation the lemma does not cover: {self.text(a)}")
 
-    @staticmethod
-    def _same(parts: list[int | None], e: z3.ExprRef) -> int | None:
-        known = {p for p in parts if p is not ANY}
+    def _same(self, degrees: list[int | None], a) -> int | None:
+        known = {d for d in degrees if d is not ANY}
         if len(known) > 1:
-            raise _Mixed(f"parts of degrees {sorted(known)} in {e}")
+            raise _Mixed(f"parts of degrees {sorted(known)} in {self.text(a)}")
         return known.pop() if known else ANY
 
-    def formula(self, e: z3.ExprRef) -> None:
-        key = e.get_id()
+    def formula(self, a) -> None:
+        key = core.Z3_get_ast_id(self.ref, a)
         if key in self.checked:
             return
         self.checked.add(key)
-        if not z3.is_bool(e) or not z3.is_app(e):
-            raise _Mixed(f"a quantified or non-Boolean constraint {e}")
-        kind = e.decl().kind()
-        if kind == z3.Z3_OP_UNINTERPRETED and e.num_args() == 0:
+        parts = self._app(a) if self._sort(a) == z3.Z3_BOOL_SORT else None
+        if parts is None:
+            raise _Mixed(f"a quantified or non-Boolean constraint {self.text(a)}")
+        kind, args = parts
+        if kind == z3.Z3_OP_UNINTERPRETED and not args:
             return  # a Boolean unknown: the scaling leaves it alone
         if kind in _CONNECTIVES:
-            for c in e.children():
-                self.formula(c)
-            return
-        if kind == z3.Z3_OP_ITE:
-            for c in e.children():
-                self.formula(c)
+            for x in args:
+                self.formula(x)
             return
         if kind in _ATOMS:
-            children = e.children()
-            if all(z3.is_bool(c) for c in children):  # an equivalence of formulas
-                for c in children:
-                    self.formula(c)
+            if all(self._sort(x) == z3.Z3_BOOL_SORT for x in args):  # an equivalence of formulas
+                for x in args:
+                    self.formula(x)
                 return
-            self._same([self.term(c) for c in children], e)
+            self._same([self.term(x) for x in args], a)
             return
-        raise _Mixed(f"a connective z3 calls {e.decl().name()} ({e})")
+        raise _Mixed(f"a connective or predicate z3 does not scale: {self.text(a)}")
+
+
+def _nonzero(e: z3.ExprRef) -> bool | None:
+    if z3.is_rational_value(e):
+        return e.as_fraction() != 0
+    if z3.is_int_value(e):
+        return e.as_long() != 0
+    return None
 
 
 def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], down: z3.ArithRef) -> str | None:
@@ -163,20 +173,21 @@ def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], do
     if down.get_id() in degrees:
         return "the scaled-down unknown is also scaled up"
     degrees[down.get_id()] = -1
-    walker = _Degrees(degrees)
+    walk = _Walk(down.ctx, degrees)
     try:
         for c in constraints:
-            walker.formula(c)
+            walk.formula(c.as_ast())
     except _Mixed as why:
         return str(why)
     return None
 
 
-def cases(constraints: Sequence[z3.BoolRef], down: z3.ArithRef) -> list[tuple[int, list[z3.BoolRef]]]:
+def cases(constraints: Sequence[z3.BoolRef], down: z3.ArithRef) -> list[tuple[int, z3.BoolRef]]:
     """The three questions that together are equisatisfiable with `constraints` when `obstruction`
-    found none: (value, `constraints` with `down` replaced by it) for the values 1, 0 and -1."""
-    return [(value, [z3.substitute(c, (down, z3.RealVal(value, down.ctx))) for c in constraints])
-            for value in (1, 0, -1)]
+    found none: (value, the conjunction of `constraints` with `down` replaced by it) for the values
+    1, 0 and -1."""
+    whole = z3.And(list(constraints)) if constraints else z3.BoolVal(True, down.ctx)
+    return [(value, z3.substitute(whole, (down, z3.RealVal(value, down.ctx)))) for value in (1, 0, -1)]
 
 
 class Pinned:

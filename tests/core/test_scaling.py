@@ -23,7 +23,7 @@ def _sat(constraints) -> bool:
 
 
 def _cases_sat(constraints) -> bool:
-    return any(_sat(case) for _, case in scaling.cases(constraints, T))
+    return any(_sat([case]) for _, case in scaling.cases(constraints, T))
 
 
 def test_homogeneous_constraints_have_no_obstruction():
@@ -91,4 +91,4 @@ def test_each_case_is_needed():
     for question, value in (([T * L[0] == 0, L[0] > 0], 0), ([T * L[0] <= -1, L[0] >= 0], -1),
                             ([T * L[0] >= 1, L[0] >= 0], 1)):
         assert scaling.obstruction(question, L, T) is None and _sat(question)
-        assert [v for v, case in scaling.cases(question, T) if _sat(case)] == [value]
+        assert [v for v, case in scaling.cases(question, T) if _sat([case])] == [value]
