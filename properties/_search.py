@@ -116,8 +116,8 @@ def search(
             status = z3_status = "unsat for the plug-in's declared spec (not a proof about its allocator)"
         by_scaling = ({"z3_scaled": scaled} if scaled else {})
         if status == "unsat":
-            how = (f"; {_users(scaled)} asked with its tasks under the {what} fixed to 1, 0 and -1, by a "
-                   "scaling symmetry checked on its encoding (fairlab.core.scaling)" if scaled else "")
+            how = (f"; {_users(scaled)} under the {what} fixed to 1, 0 and -1, by a scaling symmetry "
+                   "checked on the encoding (fairlab.core.scaling)" if scaled else "")
             return verdict(
                 name, mech, "holds", budget,
                 f"z3 proved that no {what} violates it at this instance (the mechanism's spec with the "
@@ -189,4 +189,7 @@ def _scaled(questions: list[Question]) -> list[int]:
 
 
 def _users(users: list[int]) -> str:
-    return ("user " if len(users) == 1 else "each of users ") + ", ".join(str(u) for u in users)
+    """ "user 0 asked with its tasks" / "users 0, 2 each asked with their tasks" (0-based, as witnesses)."""
+    if len(users) == 1:
+        return f"user {users[0]} asked with its tasks"
+    return f"users {', '.join(str(u) for u in users)} each asked with their tasks"
