@@ -12,14 +12,14 @@ seed and z3's rlimit: the same on any machine.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.mechanisms.plugin import PluginTimeout
 from fairlab.mechanisms.registry import is_builtin
-from fairlab.properties.base import Budget, Encoding, solve_reason, verdict, violated
+from fairlab.properties.base import Budget, Encoding, solve_spent, verdict, violated
 
 
 @dataclass(frozen=True)
@@ -27,12 +27,12 @@ class Question:
     """One z3 question of a deviation search: its constraints (the instance's domain included), how
     to read a witness from a model, and what it asks (``label``, "" for the property's whole
     encoding; e.g. "user 0, T=1" for a case of `fairlab.core.scaling`); ``scaled``: the deviating
-    user whose tasks the question fixes by the checked scaling symmetry, if any."""
+    user (sp) or coalition (gsp) whose tasks the question fixes by the checked scaling symmetry, if any."""
 
     label: str
     constraints: list
     witness: Callable[[object], dict | None]
-    scaled: int | None = None
+    scaled: int | tuple[int, ...] | None = None
 
 
 def whole(sym, encoding: Encoding) -> list[Question]:
@@ -116,7 +116,7 @@ def search(
             status = z3_status = "unsat for the plug-in's declared spec (not a proof about its allocator)"
         by_scaling = ({"z3_scaled": scaled} if scaled else {})
         if status == "unsat":
-            how = (f"; {_users(scaled)} under the {what} fixed to 1, 0 and -1, by a scaling symmetry "
+            how = (f"; {_asked(scaled)} under the {what} fixed to 1, 0 and -1, by a scaling symmetry "
                    "checked on the encoding (fairlab.core.scaling)" if scaled else "")
             return verdict(
                 name, mech, "holds", budget,
@@ -165,15 +165,24 @@ def _announced(candidates: Iterable, ahead: Callable[[list], None], budget: Budg
         size = min(2 * size, 64)
 
 
-def _ask(questions: list[Question], budget: Budget) -> tuple[str, dict | None, str, list[int]]:
-    """(status, witness of the first sat question, reason of an unknown, users whose questions were
-    scaled): "sat" at the first model (its witness read by its question), "unsat" when every question is,
-    else "unknown" (with the first question's reason). Each question has the budget's rlimit (a
-    scaled user's three are small: ~10 ms each at drf 3 x 3)."""
+def _ask(questions: list[Question], budget: Budget) -> tuple[str, dict | None, str, list]:
+    """(status, witness of the first sat question, reason of an unknown, users or coalitions whose
+    questions were scaled): "sat" at the first model (its witness read by its question), "unsat"
+    when every question is, else "unknown" (with the first reason). The questions share the
+    budget's rlimit, in order: each may spend what the ones before left (z3's deterministic count),
+    so the z3 step never spends more than one question did before it was split."""
     reason = ""
     undecided = False
+    left = budget.rlimit
     for question in questions:
-        status, model, why = solve_reason(question.constraints, budget)
+        if left < 1:
+            undecided, reason = True, reason or "rlimit"
+            break
+        if budget.time_up():
+            undecided, reason = True, reason or "time"
+            break
+        status, model, why, spent = solve_spent(question.constraints, replace(budget.solver(), rlimit=left))
+        left -= spent
         if status == "sat":  # an unreadable witness is reported as a sat not confirmed, as before
             return "sat", question.witness(model), "", _scaled(questions)
         if status != "unsat":
@@ -184,12 +193,18 @@ def _ask(questions: list[Question], budget: Budget) -> tuple[str, dict | None, s
     return ("unknown" if undecided else "unsat"), None, reason, _scaled(questions)
 
 
-def _scaled(questions: list[Question]) -> list[int]:
-    return sorted({q.scaled for q in questions if q.scaled is not None})
+def _scaled(questions: list[Question]) -> list:
+    """The users (sp) or coalitions (gsp, as lists, smallest first) asked with their tasks fixed."""
+    found = sorted({q.scaled for q in questions if q.scaled is not None},
+                   key=lambda x: (1, len(x), x) if isinstance(x, tuple) else (0, 1, (x,)))
+    return [list(x) if isinstance(x, tuple) else x for x in found]
 
 
-def _users(users: list[int]) -> str:
-    """ "user 0 asked with its tasks" / "users 0, 2 each asked with their tasks" (0-based, as witnesses)."""
-    if len(users) == 1:
-        return f"user {users[0]} asked with its tasks"
-    return f"users {', '.join(str(u) for u in users)} each asked with their tasks"
+def _asked(scaled: list) -> str:
+    """ "user 0 asked with its tasks", "users 0, 2 each asked with their tasks", "coalitions [0], [0, 1]
+    each asked with their members' tasks" (0-based, as witnesses)."""
+    if any(isinstance(x, list) for x in scaled):
+        return f"coalitions {', '.join(str(x) for x in scaled)} each asked with their members' tasks"
+    if len(scaled) == 1:
+        return f"user {scaled[0]} asked with its tasks"
+    return f"users {', '.join(str(u) for u in scaled)} each asked with their tasks"

@@ -586,16 +586,26 @@ def solve(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef |
 
 def solve_reason(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef | None, str]:
     """`solve` with the reason of an unknown: "rlimit" (deterministic), "time" (outer stop), or z3's words."""
+    status, model, reason, _ = solve_spent(constraints, budget)
+    return status, model, reason
+
+
+def solve_spent(constraints: Sequence[Constraint], budget) -> tuple[str, z3.ModelRef | None, str, int]:
+    """`solve_reason` and the z3 resource units the question spent (its fresh context's ``rlimit
+    count``: deterministic; the whole rlimit when z3 gave up on it or does not say)."""
     if isinstance(budget, Budget):
         if budget.time_up():
-            return "unknown", None, "time"
+            return "unknown", None, "time", 0
         budget = budget.solver()
     elif not isinstance(budget, SolverBudget):
         if not budget > 0:
-            return "unknown", None, "time"
+            return "unknown", None, "time", 0
         budget = SolverBudget(seconds=float(budget))
     solver, ctx = isolated_solver(budget)
     for c in constraints:
         solver.add(c.expr.translate(ctx))
     status, reason = solver_check(solver)
-    return status, (solver.model().translate(z3.main_ctx()) if status == "sat" else None), reason
+    stats = solver.statistics()
+    counted = "rlimit count" in stats.keys()  # noqa: SIM118 (z3 Statistics has keys() but no __contains__)
+    spent = budget.rlimit if status == "unknown" or not counted else int(stats.get_key_value("rlimit count"))
+    return status, (solver.model().translate(z3.main_ctx()) if status == "sat" else None), reason, spent

@@ -20,7 +20,11 @@ The check searches like sp's (`fairlab.properties._search`), exactly:
    liars with the first few of each, in stages so that a small budget reaches both kinds;
 2. z3 on the mechanism's spec with the coalition UNKNOWN: one Bool per user (member or not), a
    member's declared row unknown (>= 0, not all zero), a non-member's its true row; the rule at
-   the misreported run. UNSAT covers every coalition and every misreport at once: ``holds``;
+   the misreported run. UNSAT covers every coalition and every misreport at once: ``holds``. It is
+   asked coalition by coalition (`GroupStrategyproofness.questions`): where every member's part of
+   the encoding only sees the direction of its declared row (`fairlab.core.scaling`; a task cap
+   breaks it), with each member's tasks under the lie fixed to 1, 0 or -1 (drf 3 x 3: 7 of 8 random
+   instances decided, where the single question decided 4);
 3. seeded random coalitions (random liars, random rows).
 
 A candidate fixes who lies; its one exact run decides every coalition that contains the liars
@@ -39,11 +43,12 @@ from typing import Any, Sequence
 
 import z3
 
+from fairlab.core import scaling
 from fairlab.core.errors import InputError
 from fairlab.core.exact import format_exact, to_fraction, z3_value
 from fairlab.mechanisms.base import Constraint, SymbolicInstance
 from fairlab.mechanisms.spec_names import check_independent
-from fairlab.properties import leontief
+from fairlab.properties import _search, leontief
 from fairlab.properties.base import (
     Encoding,
     fresh_tasks,
@@ -227,6 +232,11 @@ def randomised(instance, seed: int):
         yield tuple(k in lie for k in range(instance.n)), tuple(lie.get(k, truth[k]) for k in range(instance.n))
 
 
+def _reader(witness, pairs: list):
+    """`witness` reading a model of a question whose (unknown, value) `pairs` were substituted."""
+    return lambda model: witness(scaling.Pinned(model, pairs))
+
+
 # --------------------------------------------------------------------------- the property
 @dataclass(eq=False)
 class GroupStrategyproofness(DeviationProperty):
@@ -310,6 +320,37 @@ class GroupStrategyproofness(DeviationProperty):
             return CoalitionWitness(members, [[number(x) for x in row] for row in said], out).to_dict()
 
         return Encoding(constraints, witness, {"tasks": tasks, "after": after, "member": member, "lies": lies})
+
+    def questions(self, sym: SymbolicInstance, spec) -> list[_search.Question]:
+        """The per-instance z3 step, coalition by coalition: with the coalition S fixed (the flags and
+        the non-members' rows substituted), where `fairlab.core.scaling` finds each member's scaling
+        symmetry, one question per choice of 1, 0 or -1 for every member's tasks under the lie
+        (3^|S|); the coalitions without it in one question, as before. The empty coalition cannot
+        violate (no member gains), so it is not asked."""
+        encoding = self.encode(sym, spec)
+        member, lies, after = (encoding.variables[k] for k in ("member", "lies", "after"))
+        whole = z3.And([c.expr for c in list(sym.domain) + list(encoding.constraints)])
+        questions: list[_search.Question] = []
+        rest: list[tuple[int, ...]] = []
+        for size in range(1, sym.n + 1):
+            for coalition in itertools.combinations(range(sym.n), size):
+                pairs = [(member[i], z3.BoolVal(i in coalition)) for i in range(sym.n)]
+                pairs += [(lies[i][r], sym.demands[i][r]) for i in range(sym.n) if i not in coalition
+                          for r in range(sym.m)]
+                fixed = z3.substitute(whole, *pairs)
+                if any(scaling.obstruction([fixed], lies[j], after[j]) is not None for j in coalition):
+                    rest.append(coalition)
+                    continue
+                for values, case in scaling.cases([fixed], [after[j] for j in coalition]):
+                    label = f"coalition {list(coalition)}, tasks {list(values)}"
+                    pinned = pairs + [(after[j], z3.RealVal(v)) for j, v in zip(coalition, values)]
+                    questions.append(_search.Question(
+                        label, [Constraint(label, case)], _reader(encoding.witness, pinned), scaled=coalition))
+        if rest:
+            chosen = z3.Or([z3.And([member[i] == (i in coalition) for i in range(sym.n)]) for coalition in rest])
+            questions.append(_search.Question("", list(sym.domain) + list(encoding.constraints)
+                                              + [Constraint(f"{self.name}.coalitions", chosen)], encoding.witness))
+        return questions
 
     def holds(self, view, before, after, deviation, label):
         """"gsp holds between `before` and `after`" (the rule negated), for `fairlab.search.impossibility`;

@@ -524,19 +524,19 @@ class PerUserDeviationProperty(DeviationProperty):
             if scaling.obstruction([c.expr for c in named], up, down) is not None:
                 rest.append(i)
                 continue
-            for value, case in scaling.cases([c.expr for c in named], down):
+            for (value,), case in scaling.cases([c.expr for c in named], [down]):
                 label = f"user {i}, {down}={value}"
-                questions.append(_search.Question(label, [Constraint(label, case)],
-                                                  _pinned_reader(encoding.witness, down, value), scaled=i))
+                questions.append(_search.Question(label, [Constraint(label, case)], _pinned_reader(
+                    encoding.witness, [(down, z3.RealVal(value))]), scaled=i))
         if rest:
             questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest), truthful))
         return questions
 
 
-def _pinned_reader(witness: Callable[[Any], dict | None], down: z3.ArithRef, value: int
-                   ) -> Callable[[Any], dict | None]:
-    """`witness` reading a model of the case ``down = value`` (`fairlab.core.scaling.Pinned`)."""
-    return lambda model: witness(scaling.Pinned(model, down, value))
+def _pinned_reader(witness: Callable[[Any], dict | None], pairs: list) -> Callable[[Any], dict | None]:
+    """`witness` reading a model of a question whose (unknown, value) `pairs` were substituted
+    (`fairlab.core.scaling.Pinned`)."""
+    return lambda model: witness(scaling.Pinned(model, pairs))
 
 
 # --------------------------------------------------------------------------- the registry

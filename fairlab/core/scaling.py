@@ -10,8 +10,9 @@ by term, on the encoding actually asked, never taken from a mechanism's word:
 **Lemma.** Give each unknown a degree: +1 to the entries of ``L``, -1 to ``T``, 0 to every other
 unknown. If every atom (``=, <, <=, >, >=``, distinct) of the constraints compares terms that are
 homogeneous of one degree (a numeral is of degree 0, the numeral 0 of any degree; a sum, difference
-or ``If`` needs its parts of one degree; a product adds degrees; a division needs a denominator
-without unknowns), then for every ``k > 0`` the map ``L -> k L``, ``T -> T / k`` takes models to
+or ``If`` needs its parts of one degree, except the branch an ``If`` on a literal true or false
+never takes; a product adds degrees; a division needs a denominator without unknowns), then for
+every ``k > 0`` the map ``L -> k L``, ``T -> T / k`` takes models to
 models: each side of each atom is multiplied by the same ``k^d > 0``, so no atom changes its truth.
 
 **Consequence.** A model with ``T > 0`` maps (``k = |T|``) to one with ``T = 1``, one with ``T < 0``
@@ -27,6 +28,7 @@ A task cap on the user (``T <= cap``) breaks the symmetry, as does anything else
 
 from __future__ import annotations
 
+import itertools
 from typing import Iterable, Sequence
 
 import z3
@@ -37,7 +39,7 @@ ANY = None
 
 _ATOMS = {z3.Z3_OP_EQ, z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_DISTINCT}
 _CONNECTIVES = {z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES, z3.Z3_OP_XOR, z3.Z3_OP_TRUE,
-                z3.Z3_OP_FALSE, z3.Z3_OP_ITE}
+                z3.Z3_OP_FALSE}
 _SAME_DEGREE = {z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS}
 
 
@@ -118,11 +120,21 @@ class _Walk:
             return self.term(top)
         if kind == z3.Z3_OP_ITE:
             condition, then, other = args
+            taken = self._taken(condition, then, other)
+            if taken is not None:  # If(True, a, b) is a: the branch never taken does not matter
+                return self.term(taken)
             self.formula(condition)
             return self._same([self.term(then), self.term(other)], a)
         if kind == z3.Z3_OP_TO_REAL and self.ground(a):
             return 0
         raise _Mixed(f"an operation the lemma does not cover: {self.text(a)}")
+
+    def _taken(self, condition, then, other):
+        """The branch an ``If`` with the condition true or false takes; None for any other condition."""
+        parts = self._app(condition)
+        if parts is not None and not parts[1] and parts[0] in (z3.Z3_OP_TRUE, z3.Z3_OP_FALSE):
+            return then if parts[0] == z3.Z3_OP_TRUE else other
+        return None
 
     def _same(self, degrees: list[int | None], a) -> int | None:
         known = {d for d in degrees if d is not ANY}
@@ -141,6 +153,11 @@ class _Walk:
         kind, args = parts
         if kind == z3.Z3_OP_UNINTERPRETED and not args:
             return  # a Boolean unknown: the scaling leaves it alone
+        if kind == z3.Z3_OP_ITE:
+            taken = self._taken(*args)
+            for x in (args if taken is None else [taken]):
+                self.formula(x)
+            return
         if kind in _CONNECTIVES:
             for x in args:
                 self.formula(x)
@@ -182,23 +199,30 @@ def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], do
     return None
 
 
-def cases(constraints: Sequence[z3.BoolRef], down: z3.ArithRef) -> list[tuple[int, z3.BoolRef]]:
-    """The three questions that together are equisatisfiable with `constraints` when `obstruction`
-    found none: (value, the conjunction of `constraints` with `down` replaced by it) for the values
-    1, 0 and -1."""
-    whole = z3.And(list(constraints)) if constraints else z3.BoolVal(True, down.ctx)
-    return [(value, z3.substitute(whole, (down, z3.RealVal(value, down.ctx)))) for value in (1, 0, -1)]
+def cases(constraints: Sequence[z3.BoolRef], downs: Sequence[z3.ArithRef]
+          ) -> list[tuple[tuple[int, ...], z3.BoolRef]]:
+    """The questions that together are equisatisfiable with `constraints` when `obstruction` found
+    none for each of `downs` (each with its own scaled-up unknowns, the others' of degree 0): for
+    every choice of 1, 0 or -1 per unknown of `downs` (3^len(downs) of them, 1 first), the
+    conjunction of `constraints` with each replaced by its value. Several scalings compose: each
+    moves only its own unknowns, so applying them one after the other fixes every one."""
+    ctx = downs[0].ctx
+    whole = z3.And(list(constraints)) if constraints else z3.BoolVal(True, ctx)
+    return [(values, z3.substitute(whole, *[(d, z3.RealVal(v, ctx)) for d, v in zip(downs, values)]))
+            for values in itertools.product((1, 0, -1), repeat=len(downs))]
 
 
 class Pinned:
-    """A model of one of `cases`' questions read as a model of the original constraints: terms are
-    evaluated with `down` replaced by the case's value (the question no longer mentions it)."""
+    """A model of a question whose `pairs` (unknown, value) were substituted, read as a model of the
+    question before: terms are evaluated with the same substitution (the question no longer
+    mentions those unknowns)."""
 
-    def __init__(self, model, down: z3.ArithRef, value: int):
-        self.model, self.pair = model, (down, z3.RealVal(value, down.ctx))
+    def __init__(self, model, pairs: Sequence[tuple[z3.ExprRef, z3.ExprRef]]):
+        self.model, self.pairs = model, list(pairs)
 
     def eval(self, term: z3.ExprRef, model_completion: bool = False) -> z3.ExprRef:
-        return self.model.eval(z3.substitute(term, self.pair), model_completion=model_completion)
+        return self.model.eval(z3.substitute(term, *self.pairs) if self.pairs else term,
+                               model_completion=model_completion)
 
     def __getitem__(self, term):
         return self.eval(term, model_completion=True)

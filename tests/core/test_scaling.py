@@ -23,7 +23,7 @@ def _sat(constraints) -> bool:
 
 
 def _cases_sat(constraints) -> bool:
-    return any(_sat([case]) for _, case in scaling.cases(constraints, T))
+    return any(_sat([case]) for _, case in scaling.cases(constraints, [T]))
 
 
 def test_homogeneous_constraints_have_no_obstruction():
@@ -51,11 +51,11 @@ def test_without_the_check_fixing_t_would_lose_a_model():
 
 def test_a_model_of_a_case_reads_as_a_model_of_the_question():
     question = [T * L[0] == 3, T * L[1] == 1, L[0] + L[1] >= 1]
-    value, case = scaling.cases(question, T)[0]
+    (value,), case = scaling.cases(question, [T])[0]
     solver = z3.Solver()
     solver.add(case)
     assert value == 1 and solver.check() == z3.sat
-    model = scaling.Pinned(solver.model(), T, value)
+    model = scaling.Pinned(solver.model(), [(T, z3.RealVal(value))])
     assert all(z3.is_true(model.eval(c, model_completion=True)) for c in question)
     assert model[T * L[0]].as_fraction() == 3
 
@@ -91,4 +91,21 @@ def test_each_case_is_needed():
     for question, value in (([T * L[0] == 0, L[0] > 0], 0), ([T * L[0] <= -1, L[0] >= 0], -1),
                             ([T * L[0] >= 1, L[0] >= 0], 1)):
         assert scaling.obstruction(question, L, T) is None and _sat(question)
-        assert [v for v, case in scaling.cases(question, T) if _sat([case])] == [value]
+        assert [v for (v,), case in scaling.cases(question, [T]) if _sat([case])] == [value]
+
+
+def test_two_scalings_compose():
+    """Each scaling checked on its own (the other's unknowns of degree 0); the cases fix both."""
+    M, U = [z3.Real("M0")], z3.Real("U")
+    question = [T * L[0] >= 1, U * M[0] == 0, M[0] > 0, L[0] >= 0, T * L[0] + U * M[0] <= 5 * X, X <= 1]
+    assert scaling.obstruction(question, L, T) is None and scaling.obstruction(question, M, U) is None
+    answers = [values for values, case in scaling.cases(question, [T, U]) if _sat([case])]
+    assert len(scaling.cases(question, [T, U])) == 9 and answers == [(1, 0)]
+
+
+def test_a_branch_never_taken_does_not_count():
+    """If(true, a, b) is a (gsp fixes the coalition's flags first); a branch on an unknown counts."""
+    assert scaling.obstruction([z3.If(z3.BoolVal(True), L[0] >= 0, L[0] == 1)], L, T) is None
+    assert scaling.obstruction([z3.If(z3.BoolVal(False), L[0] == 1, L[0] >= 0)], L, T) is None
+    assert scaling.obstruction([z3.If(X > 0, L[0] >= 0, L[0] == 1)], L, T) is not None
+    assert scaling.obstruction([z3.If(z3.BoolVal(True), T * L[0], L[0]) >= 1], L, T) is None

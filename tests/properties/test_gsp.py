@@ -113,3 +113,19 @@ def test_the_impossibility_search_names_gsp_instead_of_dropping_it():
     assert "gsp" not in impossibility.PROPERTIES and "sp" in impossibility.PROPERTIES
     with pytest.raises(InputError, match="property 'gsp': not supported"):
         impossibility.search(["si", "gsp"])
+
+
+def test_each_coalition_is_asked_with_its_members_tasks_fixed():
+    """drf at 3 x 3 (positive demands, no caps): every one of the 7 coalitions has the scaling symmetry
+    (`fairlab.core.scaling`), and the 3^|S| questions each decide it; the old single question gave up."""
+    inst = Instance.build([9, 12, 10], [[1, 4, 2], [3, 1, 1], [2, 2, 5]])
+    r = properties.check("drf", "gsp", inst, evaluations=1, rlimit=2_000_000)
+    assert r.status == "holds" and r.budget["z3"] == "unsat"
+    assert r.budget["z3_scaled"] == [[0], [1], [2], [0, 1], [0, 2], [1, 2], [0, 1, 2]]
+    assert "coalitions [0], [1], [2]" in r.explanation
+
+
+def test_z3_finds_the_coalition_of_two_in_a_fixed_case():
+    r = properties.check("drf", "gsp", ZEROS, evaluations=1)  # one numeric candidate: z3 must find it
+    assert r.status == "violated" and r.budget["z3"] == "sat" and r.budget.get("z3_scaled")
+    assert len(r.witness.coalition) >= 2 and PROP.verify("drf", ZEROS, r.witness)

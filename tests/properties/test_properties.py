@@ -212,7 +212,7 @@ def test_bad_budget_is_an_input_error():
 def test_solver_giving_up_is_unknown_never_holds(monkeypatch):
     from fairlab.properties import _search
 
-    monkeypatch.setattr(_search, "solve_reason", lambda constraints, budget: ("unknown", None, "rlimit"))
+    monkeypatch.setattr(_search, "solve_spent", lambda constraints, budget: ("unknown", None, "rlimit", budget.rlimit))
     v = properties.check("drf", "sp", THM1, evaluations=1)
     assert v.status == "unknown"
     v = properties.check("drf", "sp", THM1, evaluations=5)

@@ -61,3 +61,24 @@ def test_a_spec_without_the_symmetry_is_asked_whole():
     inst = Instance.build([10, 10], [[1, 2], [2, 1]])
     v = properties.check(_capped_equal_split(), "sp", inst, evaluations=1)
     assert v.status == "violated" and v.budget["z3"] == "sat" and "z3_scaled" not in v.budget
+
+
+def test_the_questions_share_one_rlimit_in_order(monkeypatch):
+    """Each question may spend what the ones before it left; when nothing is left the step is unknown
+    (rlimit), so splitting the question never lets the z3 step spend more than --rlimit."""
+    from fairlab.properties import _search
+
+    given = []
+
+    def spend(constraints, budget):
+        given.append(budget.rlimit)
+        return "unsat", None, "", 400
+
+    monkeypatch.setattr(_search, "solve_spent", spend)
+    inst = Instance.build([9, 12, 10], DEMANDS)
+    assert properties.check("drf", "sp", inst, evaluations=1, rlimit=10_000).status == "holds"
+    assert given == [10_000 - 400 * k for k in range(9)]  # 3 users x 3 cases
+    given.clear()
+    v = properties.check("drf", "sp", inst, evaluations=1, rlimit=1_000)
+    assert given == [1_000, 600, 200] and v.status == "unknown"
+    assert v.budget["z3"] == "unknown" and v.budget["z3_reason"] == "rlimit 1000"
