@@ -321,11 +321,12 @@ class GroupStrategyproofness(DeviationProperty):
 
         return Encoding(constraints, witness, {"tasks": tasks, "after": after, "member": member, "lies": lies})
 
-    def questions(self, sym: SymbolicInstance, spec) -> list[_search.Question]:
+    def questions(self, sym: SymbolicInstance, spec) -> list:
         """The per-instance z3 step, coalition by coalition: with the coalition S fixed (the flags and
         the non-members' rows substituted), where `fairlab.core.scaling` finds each member's scaling
         symmetry, one question per choice of 1, 0 or -1 for every member's tasks under the lie
-        (3^|S|); the coalitions without it in one question, as before. The empty coalition cannot
+        (3^|S|); the coalitions without it in one question; and, only if those did not decide, the
+        whole question as before (`fairlab.properties._search.Fallback`). The empty coalition cannot
         violate (no member gains), so it is not asked."""
         encoding = self.encode(sym, spec)
         member, lies, after = (encoding.variables[k] for k in ("member", "lies", "after"))
@@ -346,11 +347,13 @@ class GroupStrategyproofness(DeviationProperty):
                     pinned = pairs + [(after[j], z3.RealVal(v)) for j, v in zip(coalition, values)]
                     questions.append(_search.Question(
                         label, [Constraint(label, case)], _reader(encoding.witness, pinned), scaled=coalition))
+        if not questions:  # no coalition has the symmetry: the one question, as before
+            return _search.whole(sym, encoding)
         if rest:
             chosen = z3.Or([z3.And([member[i] == (i in coalition) for i in range(sym.n)]) for coalition in rest])
             questions.append(_search.Question("", list(sym.domain) + list(encoding.constraints)
                                               + [Constraint(f"{self.name}.coalitions", chosen)], encoding.witness))
-        return questions
+        return questions + [_search.Fallback(lambda: _search.whole(sym, encoding)[0])]
 
     def holds(self, view, before, after, deviation, label):
         """"gsp holds between `before` and `after`" (the rule negated), for `fairlab.search.impossibility`;

@@ -434,7 +434,7 @@ class DeviationProperty(Property):
             return None
         return self.explain(inst, deviation, i, before[i], after[pos], mech.discrete)
 
-    def questions(self, sym: SymbolicInstance, spec: Spec) -> list[_search.Question]:
+    def questions(self, sym: SymbolicInstance, spec: Spec) -> list:
         """The per-instance z3 step's questions (`fairlab.properties._search`): the whole encoding."""
         return _search.whole(sym, self.encode(sym, spec))
 
@@ -502,7 +502,8 @@ class PerUserDeviationProperty(DeviationProperty):
     and the one that scales down (sp: the misreported row and that user's tasks under it): the
     per-instance z3 step then asks, for each user whose encoding `fairlab.core.scaling` finds the
     symmetry in, three questions with those tasks fixed to 1, 0 and -1 (no tasks x demand product
-    left), and the users without it together, as before."""
+    left), the users without it together, and, only if those did not decide, the whole question as
+    before (`fairlab.properties._search.Fallback`)."""
 
     scaling: Callable | None = None
 
@@ -510,7 +511,7 @@ class PerUserDeviationProperty(DeviationProperty):
                ) -> Encoding:
         return self.encode_deviations(sym, spec, prefix, user)
 
-    def questions(self, sym: SymbolicInstance, spec: Spec) -> list[_search.Question]:
+    def questions(self, sym: SymbolicInstance, spec: Spec) -> list:
         if self.scaling is None:
             return super().questions(sym, spec)
         questions: list[_search.Question] = []
@@ -528,9 +529,11 @@ class PerUserDeviationProperty(DeviationProperty):
                 label = f"user {i}, {down}={value}"
                 questions.append(_search.Question(label, [Constraint(label, case)], _pinned_reader(
                     encoding.witness, [(down, z3.RealVal(value))]), scaled=i))
+        if not questions:  # no user has the symmetry: the one question, as before
+            return _search.whole(sym, self.encode_deviations(sym, spec, None, None, truthful))
         if rest:
             questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest), truthful))
-        return questions
+        return questions + [_search.fallback(sym, lambda: self.encode_deviations(sym, spec, None, None, truthful))]
 
 
 def _pinned_reader(witness: Callable[[Any], dict | None], pairs: list) -> Callable[[Any], dict | None]:

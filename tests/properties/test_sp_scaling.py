@@ -64,21 +64,41 @@ def test_a_spec_without_the_symmetry_is_asked_whole():
 
 
 def test_the_questions_share_one_rlimit_in_order(monkeypatch):
-    """Each question may spend what the ones before it left; when nothing is left the step is unknown
-    (rlimit), so splitting the question never lets the z3 step spend more than --rlimit."""
+    """The split questions share half the rlimit, each at most an even part of what they left; when
+    some stay open, the whole question gets half of what is left, then each open one all that is
+    left: splitting never lets the z3 step spend more than --rlimit."""
     from fairlab.properties import _search
 
-    given = []
+    given, unknown_at = [], set()
 
-    def spend(constraints, budget):
+    def spend(constraints, budget):  # a fake z3: 400 units a question, unknown where told
         given.append(budget.rlimit)
+        if len(given) - 1 in unknown_at or budget.rlimit < 400:
+            return "unknown", None, "rlimit", budget.rlimit
         return "unsat", None, "", 400
 
     monkeypatch.setattr(_search, "solve_spent", spend)
     inst = Instance.build([9, 12, 10], DEMANDS)
-    assert properties.check("drf", "sp", inst, evaluations=1, rlimit=10_000).status == "holds"
-    assert given == [10_000 - 400 * k for k in range(9)]  # 3 users x 3 cases
+    v = properties.check("drf", "sp", inst, evaluations=1, rlimit=10_000)
+    phase, expected = 5_000, []
+    for k in range(9):  # 3 users x 3 cases, each unsat: no whole question
+        expected.append(phase // (9 - k))
+        phase -= 400
+    assert given == expected and v.status == "holds" and v.budget["z3_scaled"] == [0, 1, 2]
+
     given.clear()
+    unknown_at.add(1)  # one case undecided: the whole question, with half of what is left, decides
+    v = properties.check("drf", "sp", inst, evaluations=1, rlimit=10_000)
+    assert len(given) == 10 and given[9] == (10_000 - given[1] - 8 * 400) // 2
+    assert v.status == "holds" and "z3_scaled" not in v.budget
+
+    given.clear()
+    unknown_at.add(9)  # the whole question undecided too: the open case gets all that is left
+    v = properties.check("drf", "sp", inst, evaluations=1, rlimit=10_000)
+    assert len(given) == 11 and given[10] == 10_000 - given[1] - 8 * 400 - given[9]
+    assert v.status == "holds" and v.budget["z3_scaled"] == [0, 1, 2]
+
+    given.clear()
+    unknown_at.clear()
     v = properties.check("drf", "sp", inst, evaluations=1, rlimit=1_000)
-    assert given == [1_000, 600, 200] and v.status == "unknown"
-    assert v.budget["z3"] == "unknown" and v.budget["z3_reason"] == "rlimit 1000"
+    assert sum(given) <= 1_000 and v.status == "unknown" and v.budget["z3_reason"] == "rlimit 1000"
