@@ -55,11 +55,26 @@ def check_lecture_drf_gsp(ctx):
 
 
 def _one_truthful(witness) -> bool:
+    """A coalition of two in which exactly one member declares its true row, or a positive multiple
+    of it (the same declaration for DRF, which sees only a row's direction): with that row put back
+    to the true one, the coalition must still violate gsp, re-verified exactly."""
     if witness is None or len(witness.coalition) != 2:
         return False
     rows = Instance.from_dict(DRF_GSP_ZEROS).demands
     said = [[Fraction(str(x)) for x in row] for row in witness.misreports]
-    return sum(tuple(said[k]) == rows[i] for k, i in enumerate(witness.coalition)) == 1
+    truthful = [k for k, i in enumerate(witness.coalition) if _proportional(said[k], rows[i])]
+    if len(truthful) != 1:
+        return False
+    said[truthful[0]] = list(rows[witness.coalition[truthful[0]]])
+    fixed = {"coalition": list(witness.coalition), "misreports": [[str(x) for x in row] for row in said],
+             "gains": None}
+    return bool(properties.get("gsp").verify("drf", DRF_GSP_ZEROS, fixed))
+
+
+def _proportional(said, true) -> bool:
+    """`said` is c * `true` for some c > 0."""
+    ratios = {a / b for a, b in zip(said, true) if b}
+    return all((a == 0) == (b == 0) for a, b in zip(said, true)) and len(ratios) == 1 and ratios.pop() > 0
 
 
 def _prove(mechanism: str, n: int, m: int, domain: str) -> str:
