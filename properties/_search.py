@@ -15,6 +15,7 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
+from fairlab.core import scaling
 from fairlab.core.results import Result, Status
 from fairlab.mechanisms.base import SymbolicInstance
 from fairlab.mechanisms.plugin import PluginTimeout
@@ -53,6 +54,12 @@ def whole(sym, encoding: Encoding) -> list[Question]:
 def fallback(sym, encode: Callable[[], Encoding]) -> Fallback:
     """`whole`'s question, its encoding built (``encode()``) only if it is asked."""
     return Fallback(lambda: whole(sym, encode())[0])
+
+
+def pinned_reader(witness: Callable[[object], dict | None], pairs: list) -> Callable[[object], dict | None]:
+    """`witness` reading a model of a question whose (unknown, value) `pairs` were substituted
+    (`fairlab.core.scaling.Pinned`): the cases of sp and gsp."""
+    return lambda model: witness(scaling.Pinned(model, pairs))
 
 
 def symbolic_at(mech, inst, budget: Budget, questions):

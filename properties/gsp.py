@@ -232,11 +232,6 @@ def randomised(instance, seed: int):
         yield tuple(k in lie for k in range(instance.n)), tuple(lie.get(k, truth[k]) for k in range(instance.n))
 
 
-def _reader(witness, pairs: list):
-    """`witness` reading a model of a question whose (unknown, value) `pairs` were substituted."""
-    return lambda model: witness(scaling.Pinned(model, pairs))
-
-
 # --------------------------------------------------------------------------- the property
 @dataclass(eq=False)
 class GroupStrategyproofness(DeviationProperty):
@@ -345,15 +340,15 @@ class GroupStrategyproofness(DeviationProperty):
                 for values, case in scaling.cases([fixed], [after[j] for j in coalition]):
                     label = f"coalition {list(coalition)}, tasks {list(values)}"
                     pinned = pairs + [(after[j], z3.RealVal(v)) for j, v in zip(coalition, values)]
-                    questions.append(_search.Question(
-                        label, [Constraint(label, case)], _reader(encoding.witness, pinned), scaled=coalition))
+                    reader = _search.pinned_reader(encoding.witness, pinned)
+                    questions.append(_search.Question(label, [Constraint(label, case)], reader, scaled=coalition))
         if not questions:  # no coalition has the symmetry: the one question, as before
             return _search.whole(sym, encoding)
         if rest:
             chosen = z3.Or([z3.And([member[i] == (i in coalition) for i in range(sym.n)]) for coalition in rest])
             questions.append(_search.Question("", list(sym.domain) + list(encoding.constraints)
                                               + [Constraint(f"{self.name}.coalitions", chosen)], encoding.witness))
-        return questions + [_search.Fallback(lambda: _search.whole(sym, encoding)[0])]
+        return questions + [_search.fallback(sym, lambda: encoding)]
 
     def holds(self, view, before, after, deviation, label):
         """"gsp holds between `before` and `after`" (the rule negated), for `fairlab.search.impossibility`;

@@ -527,19 +527,13 @@ class PerUserDeviationProperty(DeviationProperty):
                 continue
             for (value,), case in scaling.cases([c.expr for c in named], [down]):
                 label = f"user {i}, {down}={value}"
-                questions.append(_search.Question(label, [Constraint(label, case)], _pinned_reader(
+                questions.append(_search.Question(label, [Constraint(label, case)], _search.pinned_reader(
                     encoding.witness, [(down, z3.RealVal(value))]), scaled=i))
         if not questions:  # no user has the symmetry: the one question, as before
             return _search.whole(sym, self.encode_deviations(sym, spec, None, None, truthful))
         if rest:
             questions += _search.whole(sym, self.encode_deviations(sym, spec, None, tuple(rest), truthful))
         return questions + [_search.fallback(sym, lambda: self.encode_deviations(sym, spec, None, None, truthful))]
-
-
-def _pinned_reader(witness: Callable[[Any], dict | None], pairs: list) -> Callable[[Any], dict | None]:
-    """`witness` reading a model of a question whose (unknown, value) `pairs` were substituted
-    (`fairlab.core.scaling.Pinned`)."""
-    return lambda model: witness(scaling.Pinned(model, pairs))
 
 
 # --------------------------------------------------------------------------- the registry
