@@ -3,7 +3,7 @@ each measured in this run beside the figure it was filed with (the "filed" colum
 this 2-core machine, quiet, before the work) and the goal. Where a row is a ratio, both sides are
 measured here, interleaved.
 
-    python benchmarks/bench_loop.py [--repeat 2] [--candidates 60] [--suite]
+    python benchmarks/bench_loop.py [--repeat 2] [--candidates 500] [--suite]
 
 Rows:
 * asset / drf, 2000 x 3 and 1000 x 10: CPU seconds of the two exact fills on the same instance
@@ -13,7 +13,8 @@ Rows:
 * the same allocator with its spec against without (`benchmarks/plugins/spec_twins.py`), 3 x 3:
   the ratio of the two audits' wall seconds (CPU beside it);
 * sp search at drf 3 x 3, grid + random: exact candidates decided per second
-  (`fairlab.search.engines.search`, --candidates candidates);
+  (`fairlab.search.engines.search`, --candidates candidates: by default `fairlab search`'s 500,
+  so each instance shape's template, built once, weighs as in a user's run);
 * `fairlab rediscover`: wall seconds in a fresh process (CPU: the command's own process only; the
   workers the fork server starts are not its children);
 * the default suite (--suite only: minutes): wall seconds of `python -m pytest -q`.
@@ -41,8 +42,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_asset import instance as asset_instance  # noqa: E402
 
 from fairlab import mechanisms  # noqa: E402
+from fairlab.properties import _parametric  # noqa: E402
 from fairlab.search import engines  # noqa: E402
-from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT  # noqa: E402
+from fairlab.search.budgets import CHECK_EVALUATIONS, CHECK_RLIMIT, DEFAULT_CANDIDATES  # noqa: E402
 
 #: what the CPU column of a command counts: its own process (workers started by the fork server are
 #: not its children, so their CPU is not in `RUSAGE_CHILDREN`)
@@ -74,24 +76,33 @@ def audit(mechanism: str) -> tuple[float, float, dict]:
     return wall, cpu, json.loads(out)
 
 
-def sp_check_split(count: int = 12) -> tuple[float, float]:
+def sp_check_split(count: int = 12) -> tuple[float, float, float]:
     """Milliseconds of one exact sp check of drf at 3 x 3 as the search asks it (its per-check budget)
-    with its z3 question and without it (`symbolic=False`: the numeric misreports alone), mean over
-    the search's first `count` random candidates."""
+    with its z3 questions from warm templates, without them (`symbolic=False`: the numeric
+    misreports alone), mean over the search's first `count` random candidates; and of building one
+    shape's template (`fairlab.properties._parametric`: the first check of a shape, less a warm one)."""
     import itertools
 
     from fairlab import properties
+    from fairlab.properties import _parametric
     from fairlab.search import space
 
     instances = list(itertools.islice(space.random_instances(3, 3, seed=0), count))
-    out = []
-    for symbolic in (True, False):
+
+    def mean(symbolic: bool) -> float:
         start = time.process_time()
         for inst in instances:
             properties.check("drf", "sp", inst, symbolic=symbolic, evaluations=CHECK_EVALUATIONS,
                              rlimit=CHECK_RLIMIT)
-        out.append(1000 * (time.process_time() - start) / count)
-    return out[0], out[1]
+        return 1000 * (time.process_time() - start) / count
+
+    mean(True)  # the templates of these shapes built
+    warm, numeric = mean(True), mean(False)
+    _parametric.forget()
+    first = time.process_time()
+    properties.check("drf", "sp", instances[0], evaluations=CHECK_EVALUATIONS, rlimit=CHECK_RLIMIT)
+    build = 1000 * (time.process_time() - first) - warm
+    return warm, numeric, build
 
 
 def row(what: str, now: str, filed: str, goal: str, met: bool | None, limit: str = "") -> None:
@@ -115,7 +126,8 @@ def costliest(split: dict[str, tuple[float, int]], k: int = 3) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--candidates", type=int, default=60)
+    parser.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
+                        help="of the sp search row (default: `fairlab search`'s)")
     parser.add_argument("--suite", action="store_true", help="also time the default suite (minutes)")
     args = parser.parse_args()
     drf, asset = mechanisms.get("drf"), mechanisms.get("asset")
@@ -170,16 +182,16 @@ def main() -> None:
     seconds = time.monotonic() - start
     decided = sum((result.details.get("evaluated") or {}).values())
     rate = decided / seconds if seconds else float("inf")
-    with_z3, numeric = sp_check_split()
-    row("sp search, drf 3×3, grid + random", f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s: "
-        f"{engines.summary(result)})", "1–3 /s", "≥ 20 /s", rate >= 20,
-        f"one candidate's exact check costs {with_z3:.0f} ms CPU with its z3 questions (every misreport ruled out: "
-        f"the candidate counts as decided exactly) and {numeric:.0f} ms without them ({CHECK_EVALUATIONS} exact "
-        "misreports). The questions are asked user by user with the user's tasks fixed where the encoding has "
-        "the scaling symmetry (fairlab.core.scaling: ~10 ms of z3 each, where the whole question gave up at its "
-        "rlimit); most of what is left is building the encoding in Python (the spec twice per user, namespaced, "
-        "independence-checked). Next: build it once per size over unknown parameters and substitute each "
-        "candidate's values")
+    shapes = _parametric.built()
+    with_z3, numeric, build = sp_check_split()
+    row(f"sp search, drf 3×3, grid + random ({args.candidates} candidates, `fairlab search`'s default)",
+        f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s: {engines.summary(result)}; one check "
+        f"{with_z3:.0f} ms CPU with its z3 questions, {numeric:.0f} ms for the {CHECK_EVALUATIONS} numeric misreports "
+        f"alone; {shapes} instance shapes, each template built once in about {build:.0f} ms)", "1–3 /s", "≥ 20 /s",
+        rate >= 20,
+        "z3's questions, built once per instance shape over unknown numbers (fairlab.properties._parametric) and asked "
+        "first; what is left is z3 itself (a fresh context per question, about 4 live questions per candidate) and "
+        "each shape's template. Next: one fresh context per check for its questions")
 
     wall, cpu, out = child([sys.executable, "-m", "fairlab", "rediscover", "--format", "json"])
     claims = sorted(((r["details"]["claim"], r["seconds"]) for r in json.loads(out)["results"]), key=lambda c: -c[1])

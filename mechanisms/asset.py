@@ -206,7 +206,7 @@ MECHANISM = register(
         source="DRF paper §5.1; lecture 'Candidate #1'",
         allocate=allocate,
         spec=spec,
-        scale_invariant=True, anonymous=True,
+        scale_invariant=True, anonymous=True, parametric_spec=True,
         # one weight per user (the allocator declines weight vectors)
         domain=Domain(weights="scalar"),
         module=__name__,

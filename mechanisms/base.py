@@ -482,6 +482,13 @@ class Mechanism:
     #: violates a per-user property. For plug-ins both facts are the author's claims (function
     #: attributes `.scale_invariant` / `.anonymous`); conformance does not verify them.
     anonymous: bool = False
+    #: Lab's own fact, for built-in mechanisms only (ignored for any other): the spec builds the
+    #: same formula for every instance of one shape (size, which users are capped), reading the
+    #: instance's numbers only as z3 terms, never testing one in Python. Licenses sp's per-instance
+    #: z3 step to build its questions once per shape over unknown parameters and substitute each
+    #: instance's numbers (`fairlab.properties._parametric`); tests/properties/test_parametric.py
+    #: checks every mechanism that sets it against the instance-by-instance questions.
+    parametric_spec: bool = False
     #: the setting it allocates in (`fairlab.core.instance.SETTINGS`): "pool" (one divisible pool),
     #: "machines" (whole tasks on several machines) or "dynamic" (agents arriving over time)
     setting: str = "pool"

@@ -48,7 +48,7 @@ MECHANISM = register(
         source="DRF paper §4, §4.3 (weights), appendix A.1 (progressive filling)",
         allocate=allocate,
         spec=spec,
-        scale_invariant=True, anonymous=True,
+        scale_invariant=True, anonymous=True, parametric_spec=True,
         module=__name__,
     )
 )

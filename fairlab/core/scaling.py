@@ -11,7 +11,9 @@ by term, on the encoding actually asked, never taken from a mechanism's word:
 unknown. If every atom (``=, <, <=, >, >=``, distinct) of the constraints compares terms that are
 homogeneous of one degree (a numeral is of degree 0, the numeral 0 of any degree; a sum, difference
 or ``If`` needs its parts of one degree, except the branch an ``If`` on a literal true or false
-never takes; a product adds degrees; a division needs a denominator without unknowns), then for
+never takes; a product adds degrees; a division needs a denominator without unknowns, or one
+built with ``+`` and ``*`` from positive numerals and unknowns the caller declares positive in
+every use of the formula, so of degree 0 and never zero), then for
 every ``k > 0`` the map ``L -> k L``, ``T -> T / k`` takes models to
 models: each side of each atom is multiplied by the same ``k^d > 0``, so no atom changes its truth.
 
@@ -29,6 +31,7 @@ A task cap on the user (``T <= cap``) breaks the symmetry, as does anything else
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from typing import Iterable, Sequence
 
 import z3
@@ -51,9 +54,10 @@ class _Walk:
     """Degrees of terms and the check of formulas, read through z3's C API (`z3.z3core`, as
     `fairlab.mechanisms.spec_names.unknowns` does): no Python object per sub-term."""
 
-    def __init__(self, ctx: z3.Context, degrees: dict[int, int]):
+    def __init__(self, ctx: z3.Context, degrees: dict[int, int], positive: frozenset[int] = frozenset()):
         self.ctx, self.ref = ctx, ctx.ref()
         self.fixed = degrees  # ast id of an unknown -> its degree (others: 0)
+        self.positive_ids = positive  # ast ids of unknowns the caller declares > 0 (degree 0)
         self.memo: dict[int, int | None] = {}
         self.checked: set[int] = set()
         self.ground_memo: dict[int, bool] = {}
@@ -88,6 +92,19 @@ class _Walk:
                     parts[0] != z3.Z3_OP_UNINTERPRETED and all(self.ground(x) for x in parts[1]))
         return self.ground_memo[key]
 
+    def positive(self, a) -> bool:
+        """`a` is built with ``+`` and ``*`` from positive numerals and unknowns declared positive."""
+        ref = self.ref
+        if core.Z3_get_ast_kind(ref, a) == z3.Z3_NUMERAL_AST:
+            return Fraction(core.Z3_get_numeral_string(ref, a)) > 0
+        parts = self._app(a)
+        if parts is None:
+            return False
+        kind, args = parts
+        if kind == z3.Z3_OP_UNINTERPRETED:
+            return not args and core.Z3_get_ast_id(ref, a) in self.positive_ids
+        return kind in (z3.Z3_OP_ADD, z3.Z3_OP_MUL) and all(self.positive(x) for x in args)
+
     def term(self, a) -> int | None:
         key = core.Z3_get_ast_id(self.ref, a)
         if key not in self.memo:
@@ -115,8 +132,9 @@ class _Walk:
             return ANY if any(d is ANY for d in degrees) else sum(d for d in degrees if d is not ANY)
         if kind == z3.Z3_OP_DIV:
             top, bottom = args
-            if not self.ground(bottom) or _nonzero(z3.simplify(z3.ExprRef(bottom, self.ctx))) is not True:
-                raise _Mixed(f"a division by a term with unknowns or by zero: {self.text(a)}")
+            if not self.positive(bottom) and (
+                    not self.ground(bottom) or _nonzero(z3.simplify(z3.ExprRef(bottom, self.ctx))) is not True):
+                raise _Mixed(f"a division by a term with unknowns not declared positive, or by zero: {self.text(a)}")
             return self.term(top)
         if kind == z3.Z3_OP_ITE:
             condition, then, other = args
@@ -180,9 +198,12 @@ def _nonzero(e: z3.ExprRef) -> bool | None:
     return None
 
 
-def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], down: z3.ArithRef) -> str | None:
+def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], down: z3.ArithRef,
+                positive: Sequence[z3.ArithRef] = ()) -> str | None:
     """None when `constraints` keep their truth under ``up -> k up``, ``down -> down / k`` (k > 0,
-    every other unknown fixed), by the module's lemma; else the first term that breaks it."""
+    every other unknown fixed), by the module's lemma; else the first term that breaks it.
+    `positive`: unknowns the caller guarantees > 0 wherever the answer is used (the capacities and
+    weights of `fairlab.properties._parametric`'s parameters): a denominator may be built of them."""
     variables = list(up) + [down]
     if not all(z3.is_const(v) and v.decl().kind() == z3.Z3_OP_UNINTERPRETED and v.is_real() for v in variables):
         return "the scaled unknowns must be real constants"
@@ -190,7 +211,11 @@ def obstruction(constraints: Iterable[z3.BoolRef], up: Sequence[z3.ArithRef], do
     if down.get_id() in degrees:
         return "the scaled-down unknown is also scaled up"
     degrees[down.get_id()] = -1
-    walk = _Walk(down.ctx, degrees)
+    if not all(z3.is_const(p) and p.decl().kind() == z3.Z3_OP_UNINTERPRETED for p in positive):
+        return "the unknowns declared positive must be constants"
+    if any(p.get_id() in degrees for p in positive):
+        return "a scaled unknown is declared positive"
+    walk = _Walk(down.ctx, degrees, frozenset(p.get_id() for p in positive))
     try:
         for c in constraints:
             walk.formula(c.as_ast())
@@ -212,6 +237,82 @@ def cases(constraints: Sequence[z3.BoolRef], downs: Sequence[z3.ArithRef]
             for values in itertools.product((1, 0, -1), repeat=len(downs))]
 
 
+def _regime(down: z3.ArithRef, threshold: z3.ArithRef, below: bool) -> list[tuple[z3.BoolRef, z3.BoolRef]]:
+    """(atom, its truth) for every atom comparing `down` with `threshold`, when ``down < threshold``
+    (`below`) or ``down > threshold``: z3 builds the same term for the same atom, so a
+    substitution finds each one however the spec wrote it, in either orientation."""
+    t, c = down, threshold
+    truth = {  # the relation of the left side to the right side
+        "le": below, "lt": below, "ge": not below, "gt": not below, "eq": False, "ne": True,
+    }
+    atoms = []
+    for left, right, flip in ((t, c, False), (c, t, True)):
+        for name, make in (("le", lambda a, b: a <= b), ("lt", lambda a, b: a < b), ("ge", lambda a, b: a >= b),
+                           ("gt", lambda a, b: a > b), ("eq", lambda a, b: a == b),
+                           ("ne", lambda a, b: z3.Distinct(a, b))):
+            value = truth[name] if not flip or name in ("eq", "ne") else truth[{"le": "ge", "lt": "gt", "ge": "le",
+                                                                               "gt": "lt"}[name]]
+            atoms.append((make(left, right), z3.BoolVal(value, down.ctx)))
+    return atoms
+
+
+def threshold_cases(constraints: Sequence[z3.BoolRef], up: Sequence[z3.ArithRef], down: z3.ArithRef,
+                    threshold: z3.ArithRef, positive: Sequence[z3.ArithRef] = ()
+                    ) -> list[tuple[str, z3.BoolRef, list]] | str:
+    """The question split at ``down = threshold`` when comparisons of `down` with `threshold` (a
+    term without the scaled unknowns: a task cap, ``T <= cap`` and ``T == cap``) are all that
+    break the symmetry; else the first term that breaks it (str).
+
+    The question is ``(φ ∧ T = c) ∨ (φ ∧ T < c) ∨ (φ ∧ T > c)``. The first is φ with ``T := c``.
+    Below c every atom comparing T with c has a known truth; φ with those substituted (φ<) must
+    pass `obstruction`, and then φ< ∧ T < c is satisfiable exactly when one of these is: φ<[T:=1]
+    with c > 0 (scale the model down to T = c/2), φ<[T:=0] with c > 0, φ<[T:=-1] (scale to any
+    T < min(c, 0)). Above c likewise (φ>[T:=1]; φ>[T:=0] with c < 0; φ>[T:=-1] with c < 0).
+    Returns (label, formula, pins): `Pinned(model, pins)` reads a model of the formula as a model
+    of the question (the scaled model the argument names)."""
+    if any(term.get_id() in {v.get_id() for v in [*up, down]} for term in _constants(threshold)):
+        return "the threshold mentions a scaled unknown"
+    whole = z3.And(list(constraints)) if constraints else z3.BoolVal(True, down.ctx)
+    ctx, c = down.ctx, threshold
+    one, zero, minus = (z3.RealVal(v, ctx) for v in (1, 0, -1))
+
+    def scaled(t_value, k):  # T -> t_value, each L -> k L: the model of the ray the argument picks
+        return [(down, t_value)] + [(x, k * x) for x in up]
+
+    out: list[tuple[str, z3.BoolRef, list]] = [("=cap", z3.substitute(whole, (down, c)), [(down, c)])]
+    for below in (True, False):
+        regime = z3.substitute(whole, *_regime(down, c, below))
+        if z3.is_false(z3.simplify(regime)):  # e.g. above a cap: T <= cap is false there
+            continue
+        why = obstruction([regime], up, down, positive)
+        if why is not None:
+            return f"{'below' if below else 'above'} the threshold: {why}"
+        if below:
+            low = z3.If(c > -1, minus, c - 1)  # a negative T below c
+            rows = [("<cap,1", one, c > 0, scaled(c / 2, 2 / c)), ("<cap,0", zero, c > 0, [(down, zero)]),
+                    ("<cap,-1", minus, z3.BoolVal(True, ctx), scaled(low, -1 / low))]
+        else:
+            high = z3.If(c < 1, one, c + 1)  # a positive T above c
+            rows = [(">cap,1", one, z3.BoolVal(True, ctx), scaled(high, 1 / high)),
+                    (">cap,0", zero, c < 0, [(down, zero)]), (">cap,-1", minus, c < 0, scaled(c / 2, -2 / c))]
+        out += [(label, z3.And(z3.substitute(regime, (down, value)), side), pins) for label, value, side, pins in rows]
+    return out
+
+
+def _constants(term: z3.ExprRef) -> list[z3.ExprRef]:
+    seen, found, stack = set(), [], [term]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.append(e)
+        elif z3.is_app(e):
+            stack.extend(e.children())
+    return found
+
+
 class Pinned:
     """A model of a question whose `pairs` (unknown, value) were substituted, read as a model of the
     question before: terms are evaluated with the same substitution (the question no longer
@@ -226,3 +327,22 @@ class Pinned:
 
     def __getitem__(self, term):
         return self.eval(term, model_completion=True)
+
+
+class Substitution:
+    """``z3.substitute(formula, *pairs)`` for many formulas with the same `pairs`: the pairs' sorts
+    are checked once here, and each formula goes straight to z3's C function (`z3.z3core`), where
+    ``z3.substitute`` checks every pair's sort again in Python on each call (measured: most of the
+    cost of substituting an instance's 40 numbers into a template's questions)."""
+
+    def __init__(self, pairs: Sequence[tuple[z3.ExprRef, z3.ExprRef]]):
+        if not all(a.sort().eq(b.sort()) for a, b in pairs):
+            raise ValueError("a substitution pairs terms of different sorts")
+        self.count = len(pairs)
+        self.sources = (z3.Ast * self.count)(*[a.as_ast() for a, _ in pairs])
+        self.targets = (z3.Ast * self.count)(*[b.as_ast() for _, b in pairs])
+        self.keep = list(pairs)  # the terms own the ASTs the arrays point to
+
+    def formula(self, expr: z3.BoolRef) -> z3.BoolRef:
+        ctx = expr.ctx
+        return z3.BoolRef(core.Z3_substitute(ctx.ref(), expr.as_ast(), self.count, self.sources, self.targets), ctx)

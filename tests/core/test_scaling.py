@@ -3,6 +3,9 @@ three linear cases answer exactly as the original question does."""
 
 from __future__ import annotations
 
+from fractions import Fraction as F
+
+import pytest
 import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -109,3 +112,90 @@ def test_a_branch_never_taken_does_not_count():
     assert scaling.obstruction([z3.If(z3.BoolVal(False), L[0] == 1, L[0] >= 0)], L, T) is None
     assert scaling.obstruction([z3.If(X > 0, L[0] >= 0, L[0] == 1)], L, T) is not None
     assert scaling.obstruction([z3.If(z3.BoolVal(True), T * L[0], L[0]) >= 1], L, T) is None
+
+
+def test_a_denominator_of_unknowns_declared_positive_is_accepted():
+    """`positive` (capacities and weights of `fairlab.properties._parametric`): a denominator built
+    of them with + and * and positive numerals is of degree 0 and never zero; anything else is not."""
+    c, w, d = z3.Reals("c w d")
+    down, (up,) = z3.Real("T"), [z3.Real("L")]
+    good = [down * up / (c * w) <= 1, down * up / (c + 2 * w) >= 0]
+    assert scaling.obstruction(good, [up], down, positive=[c, w]) is None
+    assert "not declared positive" in scaling.obstruction(good, [up], down)
+    assert "not declared positive" in scaling.obstruction([down * up / d <= 1], [up], down, positive=[c, w])
+    assert "not declared positive" in scaling.obstruction([down * up / (c - 1) <= 1], [up], down, positive=[c])
+    assert "not declared positive" in scaling.obstruction([down * up / (-2 * c) <= 1], [up], down, positive=[c])
+    assert "declared positive" in scaling.obstruction(good, [up], down, positive=[c, down])
+
+
+def test_a_substitution_answers_as_z3_substitute():
+    x, y, p = z3.Reals("x y p")
+    formula = z3.And(p * x + y <= 3, z3.Or(x == p, y > 2 * p))
+    pairs = [(p, z3.RealVal(F(1, 3))), (y, z3.RealVal(2))]
+    assert scaling.Substitution(pairs).formula(formula).eq(z3.substitute(formula, *pairs))
+    with pytest.raises(ValueError):
+        scaling.Substitution([(p, z3.BoolVal(True))])
+
+
+CAP = z3.Real("cap")  # a task cap: of degree 0, compared with T
+
+
+def _split_sat(constraints, cap=CAP) -> bool:
+    split = scaling.threshold_cases(constraints, L, T, cap)
+    assert not isinstance(split, str), split
+    return any(_sat([case]) for _, case, _ in split)
+
+
+@st.composite
+def capped_questions(draw):
+    """`homogeneous_questions` with a task cap (T <= cap, perhaps T == cap among options), the cap
+    drawn as an unknown >= 0 or a numeral (0 included)."""
+    question = draw(homogeneous_questions())
+    cap = draw(st.sampled_from([CAP, z3.RealVal(0), z3.RealVal(F(1, 3)), z3.RealVal(2)]))
+    question.append(T <= cap)  # noqa: SIM300
+    if draw(st.booleans()):
+        question.append(z3.Or(T == cap, T * L[0] >= draw(_coefficient) * X))  # noqa: SIM300
+    if cap is CAP:
+        question.append(CAP >= 0)
+    return question, cap
+
+
+@settings(max_examples=60, deadline=None)
+@given(capped_questions())
+def test_the_split_at_a_cap_answers_as_the_question_does(drawn):
+    question, cap = drawn
+    assert _sat(question) == _split_sat(question, cap)
+
+
+def test_a_model_of_a_split_case_reads_as_a_model_of_the_question():
+    """Below the cap the case T = 1 is scaled down to T = cap / 2 with L scaled up: the pins give
+    a model of the question itself (T = 1 would break T <= cap)."""
+    question = [T * L[0] == 3, L[0] >= 0, T <= CAP, CAP == F(1, 2)]  # noqa: SIM300
+    split = scaling.threshold_cases(question, L, T, CAP)
+    found = [(label, case, pins) for label, case, pins in split if _sat([case])]
+    assert [label for label, _, _ in found] == ["=cap", "<cap,1"]
+    for _, case, pins in found:
+        solver = z3.Solver()
+        solver.add(case)
+        assert solver.check() == z3.sat
+        model = scaling.Pinned(solver.model(), pins)
+        assert all(z3.is_true(model.eval(c, model_completion=True)) for c in question)
+
+
+def test_each_side_of_the_cap_is_needed():
+    """A question only T = cap satisfies, one only T < cap does (T > 0 and T = 0), one only
+    T > cap does (its cap negative)."""
+    for question, label in (([T * L[0] == 1, L[0] >= 0, T <= CAP, z3.Or(T == CAP, T * L[0] >= 2), CAP == F(1, 2)],  # noqa: SIM300
+                             "=cap"),
+                            ([T * L[0] == 1, L[0] >= 0, T < CAP, CAP == 1], "<cap,1"),
+                            ([T * L[0] == 0, L[0] > 0, T != CAP, T <= CAP, CAP == 1], "<cap,0"),
+                            ([T * L[0] == -1, L[0] > 0, T > CAP, CAP == -3], ">cap,-1")):
+        assert _sat(question)
+        split = scaling.threshold_cases(question, L, T, CAP)
+        assert [lab for lab, case, _ in split if _sat([case])] == [label], question
+
+
+def test_a_split_at_a_cap_refuses_what_else_breaks_the_symmetry():
+    assert "below" in scaling.threshold_cases([T - CAP <= 0, T * L[0] == 1], L, T, CAP)  # not an atom T ~ cap
+    assert "degrees" in scaling.threshold_cases([T <= CAP, T <= 3], L, T, CAP)  # another threshold
+    assert "scaled unknown" in scaling.threshold_cases([T <= L[0]], L, T, L[0])  # noqa: SIM300
