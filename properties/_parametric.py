@@ -64,6 +64,8 @@ class Template:
     sym: SymbolicInstance
     questions: list
     positive: list
+    #: the property and mechanism it was built for (their ids are in the cache key)
+    owners: tuple = ()
 
 
 _templates: OrderedDict[tuple, Template] = OrderedDict()
@@ -158,9 +160,11 @@ def symbolic_at(prop, mech, inst, budget: Budget, concrete: Callable[[], list] |
         # (every T = -1 case: tasks >= 0): dropped once here rather than at each instance
         kept = [q for q in prop.questions(sym, spec, positive=positive)
                 if not (isinstance(q, _search.Question) and _search.trivially_unsat(q))]
-        return Template(sym, kept, positive)
+        return Template(sym, kept, positive, (prop, mech))
 
-    key = (prop.name, mech.name, id(mech), repr(sorted(options.items())), shape)
+    # the objects' identities, not only their names; the template keeps both alive, so an id is
+    # never reused by another object while its entry lasts
+    key = (id(prop), prop.name, id(mech), mech.name, repr(sorted(options.items())), shape)
 
     def questions() -> list:
         made = template(key, build)

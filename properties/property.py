@@ -525,14 +525,20 @@ class PerUserDeviationProperty(DeviationProperty):
         """`questions` built once per instance shape over parameters where the mechanism allows it
         (`fairlab.properties._parametric`), else at the instance."""
         concrete = super().symbolic_step(mech, inst, b)
-        if self.scaling is None:
+        if not self._templated():
             return concrete
         return _parametric.symbolic_at(self, mech, inst, b, concrete)
 
     def z3_first(self, mech: Mechanism, inst: Instance, b: Budget) -> bool:
         """Where the questions come from a template (cheap: measured about 25 ms at drf 3 x 3, where
         the 60 structured misreports cost about 40 ms), z3 is asked first."""
-        return self.scaling is not None and _parametric.applies(mech, inst, b)
+        return self._templated() and _parametric.applies(mech, inst, b)
+
+    def _templated(self) -> bool:
+        """Only the lab's own registered property takes the template route: a plug-in property's
+        encoding is foreign code (it may test a number in Python), and two properties of one name
+        must never share a template."""
+        return self.scaling is not None and REGISTRY.get(self.name) is self and self.name not in PLUGINS
 
     def questions(self, sym: SymbolicInstance, spec: Spec, positive: Sequence[Any] = ()) -> list:
         """`positive`: unknowns of `sym` the caller guarantees > 0 (`fairlab.core.scaling.obstruction`)."""

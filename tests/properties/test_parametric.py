@@ -139,3 +139,21 @@ def test_a_template_check_decides_as_before():
     v = properties.check("drf", "sp", inst)
     assert v.status == "holds" and v.exactness == "rational"
     assert "asked before any numeric candidate" in v.explanation and v.budget["z3_scaled"] == [0, 1, 2]
+
+
+def test_two_properties_of_one_name_never_share_a_template():
+    """Found by review: a property object of the same name with another rule (a weak gain counts)
+    got the first one's cached questions and a false `holds`. A property that is not the lab's own
+    registered one never takes the template route, and the cache is keyed by identity."""
+    sp = properties.get("sp")
+    inst = Instance.build([9, 18], [[1, 4], [3, 1]])
+
+    def weak(view, i, before_i, after_i, deviation):
+        return view.at_least(i, [after_i * d for d in deviation[1]], before_i)
+
+    first = dataclasses.replace(sp, name="mysp")
+    second = dataclasses.replace(sp, name="mysp", rule=weak)
+    assert properties.check("drf", first, inst).status == "holds"
+    assert properties.check("drf", second, inst).status == "violated"
+    assert not first.z3_first(mechanisms.get("drf"), inst, budget())
+    assert sp.z3_first(mechanisms.get("drf"), inst, budget())
