@@ -25,7 +25,7 @@ import z3
 from fairlab.core.errors import InputError, OptionError, PluginError
 from fairlab.core.exact import Algebraic, format_exact, z3_value
 from fairlab.core.instance import Instance
-from fairlab.core.isolated import Isolated
+from fairlab.core.isolated import Isolated, free_constants
 from fairlab.core.results import Result, Status
 from fairlab.core.solving import SolverBudget, new_solver
 from fairlab.core.solving import check as z3_check
@@ -206,19 +206,7 @@ def _placement_fixed(sym: SymbolicInstance, tasks, allocation, spec) -> list:
 
 def _constants(exprs) -> set[str]:
     """Names of the uninterpreted constants (unknowns) in z3 expressions."""
-    seen: set[int] = set()
-    out: set[str] = set()
-    stack = list(exprs)
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(e.decl().name())
-        else:
-            stack.extend(e.children())
-    return out
+    return {c.decl().name() for c in free_constants(exprs)}
 
 
 # --------------------------------------------------------------------------- seeded samples

@@ -59,11 +59,10 @@ class Shape:
 
 @dataclass
 class Template:
-    """The questions over the parameters `sym`, and the parameters declared positive."""
+    """The questions over the parameters `sym`."""
 
     sym: SymbolicInstance
     questions: list
-    positive: list
     #: the property and mechanism it was built for (their ids are in the cache key)
     owners: tuple = ()
 
@@ -160,7 +159,7 @@ def symbolic_at(prop, mech, inst, budget: Budget, concrete: Callable[[], list] |
         # (every T = -1 case: tasks >= 0): dropped once here rather than at each instance
         kept = [q for q in prop.questions(sym, spec, positive=positive)
                 if not (isinstance(q, _search.Question) and _search.trivially_unsat(q))]
-        return Template(sym, kept, positive, (prop, mech))
+        return Template(sym, kept, (prop, mech))
 
     # the objects' identities, not only their names; the template keeps both alive, so an id is
     # never reused by another object while its entry lasts

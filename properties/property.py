@@ -559,7 +559,7 @@ class PerUserDeviationProperty(DeviationProperty):
                          for (value,), case in scaling.cases(exprs, [down])]
             else:  # a task cap (T <= cap, T == cap) is the usual obstruction: split at the cap
                 cap = sym.max_tasks[i]
-                split = scaling.threshold_cases(exprs, up, down, cap, positive) if cap is not None else ""
+                split = scaling.threshold_cases(exprs, up, down, cap, positive) if cap is not None else "no cap"
                 if isinstance(split, str):
                     rest.append(i)
                     continue

@@ -31,11 +31,14 @@ A task cap on the user (``T <= cap``) breaks the symmetry, as does anything else
 from __future__ import annotations
 
 import itertools
+import operator
 from fractions import Fraction
 from typing import Iterable, Sequence
 
 import z3
 from z3 import z3core as core
+
+from fairlab.core.isolated import free_constants
 
 #: a degree that any degree matches (the numeral 0, a product with a zero factor)
 ANY = None
@@ -240,19 +243,15 @@ def cases(constraints: Sequence[z3.BoolRef], downs: Sequence[z3.ArithRef]
 def _regime(down: z3.ArithRef, threshold: z3.ArithRef, below: bool) -> list[tuple[z3.BoolRef, z3.BoolRef]]:
     """(atom, its truth) for every atom comparing `down` with `threshold`, when ``down < threshold``
     (`below`) or ``down > threshold``: z3 builds the same term for the same atom, so a
-    substitution finds each one however the spec wrote it, in either orientation."""
-    t, c = down, threshold
-    truth = {  # the relation of the left side to the right side
-        "le": below, "lt": below, "ge": not below, "gt": not below, "eq": False, "ne": True,
-    }
+    substitution finds each one however the spec wrote it, in either orientation. Each truth is
+    the relation's on two numbers in that order (0 and 1 below, 1 and 0 above)."""
+    relations = (operator.le, operator.lt, operator.ge, operator.gt, operator.eq, operator.ne)
+    t_value, c_value = (0, 1) if below else (1, 0)
     atoms = []
-    for left, right, flip in ((t, c, False), (c, t, True)):
-        for name, make in (("le", lambda a, b: a <= b), ("lt", lambda a, b: a < b), ("ge", lambda a, b: a >= b),
-                           ("gt", lambda a, b: a > b), ("eq", lambda a, b: a == b),
-                           ("ne", lambda a, b: z3.Distinct(a, b))):
-            value = truth[name] if not flip or name in ("eq", "ne") else truth[{"le": "ge", "lt": "gt", "ge": "le",
-                                                                               "gt": "lt"}[name]]
-            atoms.append((make(left, right), z3.BoolVal(value, down.ctx)))
+    for relation in relations:
+        for (left, right), (a, b) in (((down, threshold), (t_value, c_value)), ((threshold, down), (c_value, t_value))):
+            atom = z3.Distinct(left, right) if relation is operator.ne else relation(left, right)
+            atoms.append((atom, z3.BoolVal(relation(a, b), down.ctx)))
     return atoms
 
 
@@ -270,7 +269,7 @@ def threshold_cases(constraints: Sequence[z3.BoolRef], up: Sequence[z3.ArithRef]
     T < min(c, 0)). Above c likewise (φ>[T:=1]; φ>[T:=0] with c < 0; φ>[T:=-1] with c < 0).
     Returns (label, formula, pins): `Pinned(model, pins)` reads a model of the formula as a model
     of the question (the scaled model the argument names)."""
-    if any(term.get_id() in {v.get_id() for v in [*up, down]} for term in _constants(threshold)):
+    if any(term.get_id() in {v.get_id() for v in [*up, down]} for term in free_constants([threshold])):
         return "the threshold mentions a scaled unknown"
     whole = z3.And(list(constraints)) if constraints else z3.BoolVal(True, down.ctx)
     ctx, c = down.ctx, threshold
@@ -297,20 +296,6 @@ def threshold_cases(constraints: Sequence[z3.BoolRef], up: Sequence[z3.ArithRef]
                     (">cap,0", zero, c < 0, [(down, zero)]), (">cap,-1", minus, c < 0, scaled(c / 2, -2 / c))]
         out += [(label, z3.And(z3.substitute(regime, (down, value)), side), pins) for label, value, side, pins in rows]
     return out
-
-
-def _constants(term: z3.ExprRef) -> list[z3.ExprRef]:
-    seen, found, stack = set(), [], [term]
-    while stack:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.append(e)
-        elif z3.is_app(e):
-            stack.extend(e.children())
-    return found
 
 
 class Pinned:
