@@ -131,6 +131,7 @@ def main() -> None:
     parser.add_argument("--suite", action="store_true", help="also time the default suite (minutes)")
     args = parser.parse_args()
     drf, asset = mechanisms.get("drf"), mechanisms.get("asset")
+    stolen_before = stolen()
     print("| what | now (this run) | filed | goal | | what limits it · next step |", "|---|---|---|---|---|---|",
           sep="\n", flush=True)
 
@@ -177,15 +178,16 @@ def main() -> None:
         "--candidates 100`: 279 s against 4.4 s without the spec, on a loaded machine). Next: one question over "
         "every cap pattern (an indicator per cap) and one rlimit per size shared by the streams")
 
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), time.process_time()
     result = engines.search(drf, "sp", 3, 3, engines=["grid", "random"], candidates=args.candidates)
-    seconds = time.monotonic() - start
+    seconds, search_cpu = time.monotonic() - start, time.process_time() - cpu_start
     decided = sum((result.details.get("evaluated") or {}).values())
     rate = decided / seconds if seconds else float("inf")
     shapes = _parametric.built()
     with_z3, numeric, build = sp_check_split()
     row(f"sp search, drf 3×3, grid + random ({args.candidates} candidates, `fairlab search`'s default)",
-        f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s: {engines.summary(result)}; one check "
+        f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s, {search_cpu:.1f} s CPU: {engines.summary(result)}; "
+        f"one check "
         f"{with_z3:.0f} ms CPU with its z3 questions, {numeric:.0f} ms for the {CHECK_EVALUATIONS} numeric misreports "
         f"alone; {shapes} instance shapes, each template built once in about {build:.0f} ms)", "1–3 /s", "≥ 20 /s",
         rate >= 20,
@@ -213,6 +215,20 @@ def main() -> None:
     else:
         row("default suite (2 cores)", "not run (--suite; `python benchmarks/bench_suite.py`)", "about 5 min",
             "≤ 3 min", None)
+    after = stolen()
+    if stolen_before is not None and after is not None and after[1] > stolen_before[1]:
+        share = (after[0] - stolen_before[0]) / (after[1] - stolen_before[1])
+        print(f"\nCPU time the host took from this machine during the run (steal, /proc/stat): {share:.1%}; "
+              "a run with more than a few percent is not the quiet machine the filed figures were measured on.")
+
+
+def stolen() -> tuple[int, int] | None:
+    """(steal, total) jiffies of /proc/stat's cpu line, or None where there is none."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields)
 
 
 #: what limits the suite (tests/conftest.py HEAVY lists each slow test and what it buys)

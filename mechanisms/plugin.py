@@ -483,7 +483,14 @@ def _allocator(name: str, call, discrete: bool = False, where: str | None = None
         return allocation
 
     allocate.defined_at = where  # type: ignore[attr-defined]  # where a wrong answer is reported (`run`)
+    FEASIBILITY_CHECKED.add(allocate)
     return allocate
+
+
+#: the allocators `_allocator` built: each exact allocation they return has passed `check_feasible` on
+#: the instance it was asked for (an infeasible one is a `PluginBadAnswer`), so the properties' `run`
+#: does not check it again (identity, not an attribute a foreign allocator could set)
+FEASIBILITY_CHECKED: weakref.WeakSet = weakref.WeakSet()
 
 
 def _after_name(message: str, name: str) -> str:

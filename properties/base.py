@@ -314,9 +314,12 @@ def send_ahead(mechanism: Mechanism, instances: Sequence[Instance], options: Map
 
 def _exact_tasks(mechanism: Mechanism, instance: Instance, options: Mapping[str, Any], feasible: bool = True
                  ) -> tuple[Exact, ...]:
-    """The exact tasks of a run, exactly feasible (`feasible`: checked here; False for a second run
+    """The exact tasks of a run, exactly feasible (`feasible`: checked here, unless a plug-in's
+    allocator already checked its exact answer, `plugin.FEASIBILITY_CHECKED`; False for a second run
     whose tasks are then compared with a checked first one)."""
     allocation = mechanism(instance, **dict(options))
+    if mechanism.allocate in plugin.FEASIBILITY_CHECKED and allocation.is_exact():
+        feasible = False  # the plug-in's allocator checked this exact answer on this instance (`plugin._allocator`)
     if not allocation.is_exact():
         allocation = _exact_allocation(mechanism, instance, options, allocation)
     tasks = tuple(allocation.tasks)
