@@ -24,6 +24,11 @@ can be: the audit's costliest properties from its own report, one sp check's cos
 its z3 question, the costliest rediscover claims) and the next step.
 
 On a machine shared with other work the wall clock moves with the load; the CPU column much less.
+
+Three filed figures are not what the filing day's code measures on this machine today: at 6a3e384
+(the commit that added this table, 2026-11-27) the same spec-less audit took 77.8 s and
+`fairlab rediscover` 15.8 s (2026-11-29, quiet), against 10.7 s and 6.8 s filed. Read those rows'
+"now" against these too.
 """
 
 from __future__ import annotations
