@@ -25,7 +25,7 @@ its z3 question, the costliest rediscover claims) and the next step.
 
 On a machine shared with other work the wall clock moves with the load; the CPU column much less.
 
-Three filed figures are not what the filing day's code measures on this machine today: at 6a3e384
+Two filed figures are not what the filing day's code measures on this machine today: at 6a3e384
 (the commit that added this table, 2026-11-27) the same spec-less audit took 77.8 s and
 `fairlab rediscover` 15.8 s (2026-11-29, quiet), against 10.7 s and 6.8 s filed. Read those rows'
 "now" against these too.
@@ -192,10 +192,9 @@ def main() -> None:
     with_z3, numeric, build = sp_check_split()
     row(f"sp search, drf 3×3, grid + random ({args.candidates} candidates, `fairlab search`'s default)",
         f"{rate:.1f} candidates/s ({decided} in {seconds:.1f} s, {search_cpu:.1f} s CPU: {engines.summary(result)}; "
-        f"one check "
-        f"{with_z3:.0f} ms CPU with its z3 questions, {numeric:.0f} ms for the {CHECK_EVALUATIONS} numeric misreports "
-        f"alone; {shapes} instance shapes, each template built once in about {build:.0f} ms)", "1–3 /s", "≥ 20 /s",
-        rate >= 20,
+        f"one check {with_z3:.0f} ms CPU with its z3 questions, {numeric:.0f} ms for the {CHECK_EVALUATIONS} numeric "
+        f"misreports alone; {shapes} instance shapes, each template built once in about {build:.0f} ms)", "1–3 /s",
+        "≥ 20 /s", rate >= 20,
         "z3's questions, built once per instance shape over unknown numbers (fairlab.properties._parametric) and asked "
         "first; what is left is z3 itself (a fresh context per question, about 4 live questions per candidate) and "
         "each shape's template. Next: one fresh context per check for its questions")
